@@ -1,0 +1,22 @@
+//! `_meta` maps and the reserved keys the server reads or writes.
+//!
+//! Spec: `docs/specification/2025-06-18/basic/index.mdx` §General fields and
+//! `docs/specification/2026-07-28/basic/index.mdx` §`_meta`.
+
+/// A `_meta` object: free-form, keyed by `[prefix/]name`.
+pub type Meta = serde_json::Map<String, serde_json::Value>;
+
+/// 2026-07-28 request key: the protocol revision of this request (required).
+pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// 2026-07-28 request key: the client's capabilities (required).
+pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// 2026-07-28 request key: the client's `Implementation` (SHOULD).
+pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// 2026-07-28 request key: per-request log level (deprecated feature).
+pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// 2026-07-28 result key: the server's `Implementation` (SHOULD).
+pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+/// 2026-07-28 listen-stream notification key: the listen request's id (MUST).
+pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+/// Progress token key (every revision).
+pub const PROGRESS_TOKEN: &str = "progressToken";
