@@ -1,1 +1,66 @@
-//! server
+//! A framework for Model Context Protocol (MCP) servers.
+//!
+//! Build a [`Server`] from [`Tool`]s, then serve it over a [`Transport`]
+//! (stdio here, Streamable HTTP in `mcp-http`). One server speaks every
+//! revision from 2024-11-05 to 2026-07-28: legacy clients negotiate with
+//! `initialize`, 2026-07-28 clients send their version and capabilities in
+//! each request's `_meta`, and every result is shaped for the revision in use.
+//!
+//! ```no_run
+//! use mcp_server::{Json, RequestContext, Server, Tool};
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Args { name: String }
+//!
+//! #[derive(Serialize, JsonSchema)]
+//! struct Greeting { message: String }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), mcp_server::Error> {
+//!     Server::builder("greeter", "1.0.0")
+//!         .tool(Tool::new("greet").description("Greets someone by name.").handler(
+//!             |args: Args, _ctx: RequestContext| async move {
+//!                 Ok(Json(Greeting { message: format!("Hello, {}!", args.name) }))
+//!             },
+//!         ))
+//!         .build()?
+//!         .serve_stdio()
+//!         .await
+//! }
+//! ```
+//!
+//! The main pieces:
+//! - [`Tool`], [`Json`], [`ToolError`]: tools as typed async functions.
+//! - [`RequestContext`]: cancellation, progress, identity for one request.
+//! - [`HandleStore`]: state behind opaque handles for stateful tools.
+//! - [`Server::accept`]: the dispatcher, for transports of your own.
+//! - [`transport`]: the [`Transport`] seam and newline-delimited JSON (stdio).
+
+mod context;
+mod dispatch;
+mod error;
+mod handles;
+mod lifecycle;
+mod options;
+mod registry;
+mod server;
+mod session;
+mod shape;
+mod tool;
+mod tools_methods;
+pub mod transport;
+
+pub use context::{Outbound, Principal, RequestContext};
+pub use dispatch::Accepted;
+pub use error::{Error, Result};
+pub use handles::HandleStore;
+pub use mcp_types as types;
+pub use mcp_types::{CallToolResult, ContentBlock, ErrorObject, ProtocolVersion, RequestId};
+pub use options::{ArgumentErrorMode, ServerOptions};
+pub use registry::ListChanged;
+pub use server::{Server, ServerBuilder};
+pub use session::{Negotiated, Session};
+pub use tool::{IntoToolResult, Json, NoArgs, Tool, ToolError, ToolHandler, schema_of};
+pub use transport::Transport;

@@ -1,0 +1,197 @@
+//! What a handler knows about the request it serves, and how it talks back.
+//!
+//! A [`RequestContext`] is cheap to clone and carries the request id, the
+//! negotiated (or per-request) protocol revision, a cancellation token that
+//! fires on `notifications/cancelled` (or a closed stream), the caller's
+//! progress token and identity. Progress sent through it is dropped once the
+//! request has been answered or cancelled, so a handler can never emit
+//! progress after its response (spec: `basic/utilities/progress.mdx`).
+
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use mcp_types::jsonrpc::encode_notification;
+use mcp_types::notifications::{ProgressParams, ProgressToken, method};
+use mcp_types::{ClientCapabilities, Implementation, Meta, ProtocolVersion, RequestId};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::shape;
+
+/// Where serialized messages for one client go.
+pub type Outbound = mpsc::Sender<Vec<u8>>;
+
+/// The authenticated identity of a caller, set by the transport. stdio has
+/// none; the HTTP transport fills it from the bearer token.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Principal {
+    /// A stable subject identifier (e.g. the token's `sub`).
+    pub subject: String,
+}
+
+impl Principal {
+    /// A principal with this subject.
+    pub fn new(subject: impl Into<String>) -> Self {
+        Self { subject: subject.into() }
+    }
+}
+
+/// Per-request information and capabilities handed to handlers.
+#[derive(Debug, Clone)]
+pub struct RequestContext {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    id: RequestId,
+    version: ProtocolVersion,
+    cancel: CancellationToken,
+    progress_token: Option<ProgressToken>,
+    last_progress: Mutex<Option<f64>>,
+    finished: AtomicBool,
+    outbound: Outbound,
+    principal: Option<Principal>,
+    client_info: Option<Implementation>,
+    client_capabilities: ClientCapabilities,
+    meta: Option<Meta>,
+}
+
+/// Everything needed to build a [`RequestContext`]; filled by the dispatcher.
+#[derive(Debug)]
+pub(crate) struct ContextParts {
+    pub id: RequestId,
+    pub version: ProtocolVersion,
+    pub cancel: CancellationToken,
+    pub progress_token: Option<ProgressToken>,
+    pub outbound: Outbound,
+    pub principal: Option<Principal>,
+    pub client_info: Option<Implementation>,
+    pub client_capabilities: ClientCapabilities,
+    pub meta: Option<Meta>,
+}
+
+impl RequestContext {
+    pub(crate) fn new(p: ContextParts) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                id: p.id,
+                version: p.version,
+                cancel: p.cancel,
+                progress_token: p.progress_token,
+                last_progress: Mutex::new(None),
+                finished: AtomicBool::new(false),
+                outbound: p.outbound,
+                principal: p.principal,
+                client_info: p.client_info,
+                client_capabilities: p.client_capabilities,
+                meta: p.meta,
+            }),
+        }
+    }
+
+    /// A context for calling a handler outside any connection (unit tests,
+    /// `mcpd call`): latest revision, no progress token, nobody listening.
+    pub fn detached(id: RequestId) -> Self {
+        let (tx, _rx) = mpsc::channel(1);
+        Self::new(ContextParts {
+            id,
+            version: ProtocolVersion::LATEST,
+            cancel: CancellationToken::new(),
+            progress_token: None,
+            outbound: tx,
+            principal: None,
+            client_info: None,
+            client_capabilities: ClientCapabilities::default(),
+            meta: None,
+        })
+    }
+
+    /// The JSON-RPC id of the request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.id
+    }
+
+    /// The protocol revision this request is served under.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.version
+    }
+
+    /// The caller's identity, if the transport authenticated one.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner.principal.as_ref()
+    }
+
+    /// The client's self-reported identity (not for security decisions).
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.client_info.as_ref()
+    }
+
+    /// What the client declared it can do: negotiated by `initialize`
+    /// (legacy) or sent with this very request (2026-07-28).
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.client_capabilities
+    }
+
+    /// The request's `_meta`, as sent.
+    pub fn meta(&self) -> Option<&Meta> {
+        self.inner.meta.as_ref()
+    }
+
+    /// True once the client cancelled this request.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    /// Completes when the client cancels this request. The dispatcher already
+    /// drops the handler's future on cancellation; use this to stop work that
+    /// runs elsewhere (a spawned task, a child process).
+    pub async fn cancelled(&self) {
+        self.inner.cancel.cancelled().await
+    }
+
+    /// The cancellation token itself, to hand to other tasks.
+    pub fn cancellation_token(&self) -> CancellationToken {
+        self.inner.cancel.clone()
+    }
+
+    /// The caller's progress token, if it asked for progress.
+    pub fn progress_token(&self) -> Option<&ProgressToken> {
+        self.inner.progress_token.as_ref()
+    }
+
+    /// Reports progress. Sends `notifications/progress` only when the caller
+    /// gave a progress token, the request is still running, and `progress`
+    /// is greater than the last value sent (the spec requires strictly
+    /// increasing values); otherwise it does nothing. Returns whether a
+    /// notification was queued.
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        let Some(token) = &self.inner.progress_token else { return false };
+        if self.is_cancelled() || self.inner.finished.load(Ordering::Acquire) || !progress.is_finite()
+        {
+            return false;
+        }
+        {
+            let mut last = self.inner.last_progress.lock().expect("progress lock poisoned");
+            if last.is_some_and(|l| progress <= l) {
+                return false;
+            }
+            *last = Some(progress);
+        }
+        let params = ProgressParams {
+            progress_token: token.clone(),
+            progress,
+            total,
+            message: message.map(str::to_owned),
+        };
+        let params = shape::progress(params, self.inner.version);
+        let bytes = encode_notification(method::PROGRESS, Some(&params));
+        self.inner.outbound.send(bytes).await.is_ok()
+    }
+
+    /// Marks the request answered: later progress is dropped.
+    pub(crate) fn finish(&self) {
+        self.inner.finished.store(true, Ordering::Release);
+    }
+}

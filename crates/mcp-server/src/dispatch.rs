@@ -1,0 +1,361 @@
+//! From bytes to a response: parse, classify, route, run, answer.
+//!
+//! [`Server::accept`] does the synchronous part of handling one frame on the
+//! connection's own task: it parses the envelope (borrowing, params kept raw),
+//! applies the JSON-RPC rules, decides the era from `_meta`, checks the
+//! lifecycle, looks the method up, and registers the request's cancellation
+//! token. Errors found there, and notifications, are finished on the spot
+//! ([`Accepted::Done`]), in arrival order. A request that reaches a handler
+//! comes back as [`Accepted::Pending`]: a future the transport may run
+//! concurrently with others. Registering the token before that future
+//! exists is what makes a `notifications/cancelled` that follows right
+//! behind its request find it.
+//!
+//! The future catches panics (`-32603`), drops the handler when the request
+//! is cancelled (and then answers nothing, as the cancellation utility asks),
+//! and serializes the response once.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use futures::future::{BoxFuture, join_all};
+use mcp_types::jsonrpc::{MessageKind, encode_error, encode_result};
+use mcp_types::notifications::{CancelledParams, method};
+use mcp_types::{ErrorObject, IncomingMessage, ProtocolVersion, RequestId};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::context::{ContextParts, RequestContext};
+use crate::lifecycle::RequestMeta;
+use crate::server::Server;
+use crate::session::Session;
+
+/// The outcome of [`Server::accept`].
+pub enum Accepted {
+    /// Fully handled; send these bytes if any (a notification gets none).
+    Done(Option<Vec<u8>>),
+    /// A request for a handler: run the future, then send what it yields
+    /// (nothing when the request was cancelled).
+    Pending(BoxFuture<'static, Option<Vec<u8>>>),
+}
+
+impl std::fmt::Debug for Accepted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Accepted::Done(b) => f.debug_tuple("Done").field(&b.as_ref().map(|b| b.len())).finish(),
+            Accepted::Pending(_) => f.write_str("Pending(..)"),
+        }
+    }
+}
+
+impl Accepted {
+    /// Runs a pending request to completion.
+    pub async fn resolve(self) -> Option<Vec<u8>> {
+        match self {
+            Accepted::Done(bytes) => bytes,
+            Accepted::Pending(fut) => fut.await,
+        }
+    }
+}
+
+/// Methods the server routes to handlers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    Ping,
+    Discover,
+    ToolsList,
+    ToolsCall,
+}
+
+/// Methods 2026-07-28 removed; as modern requests they are `-32601`
+/// (spec.md §b.1, conformance `stateless.ts`).
+const REMOVED_IN_2026: [&str; 5] =
+    ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
+
+/// Parses a method's params into its type; failures are `-32602` with
+/// serde's explanation. Absent params read as `{}`.
+pub(crate) fn parse_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
+    serde_json::from_str(params.map_or("{}", RawValue::get)).map_err(ErrorObject::invalid_params)
+}
+
+/// Serializes a result struct into the map the decorators work on.
+pub(crate) fn to_map<T: Serialize>(value: &T) -> Result<Map<String, Value>, ErrorObject> {
+    match serde_json::to_value(value) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(ErrorObject::internal("a result must be a JSON object")),
+        Err(e) => Err(ErrorObject::internal(e)),
+    }
+}
+
+fn error_bytes(id: Option<&RequestId>, error: ErrorObject) -> Accepted {
+    Accepted::Done(Some(encode_error(id, &error)))
+}
+
+impl Server {
+    /// Handles one frame (a message or a 2025-03-26 batch) from `session`.
+    pub fn accept(&self, session: &Arc<Session>, frame: &[u8]) -> Accepted {
+        if frame.trim_ascii_start().first() == Some(&b'[') {
+            return self.accept_batch(session, frame);
+        }
+        self.accept_one(session, frame, false)
+    }
+
+    /// Handles one frame and waits for its response: the simple entry point
+    /// for transports that answer each message on its own (and for tests).
+    pub async fn handle_frame(&self, session: &Arc<Session>, frame: &[u8]) -> Option<Vec<u8>> {
+        self.accept(session, frame).resolve().await
+    }
+
+    fn accept_batch(&self, session: &Arc<Session>, frame: &[u8]) -> Accepted {
+        let items: Vec<&RawValue> = match serde_json::from_slice(frame) {
+            Ok(items) => items,
+            Err(e) if e.is_data() => {
+                return error_bytes(None, ErrorObject::invalid_request("malformed batch"));
+            }
+            Err(e) => return error_bytes(None, ErrorObject::parse_error(e)),
+        };
+        match session.negotiated_version() {
+            Some(v) if v.allows_batches() => {}
+            Some(v) => {
+                return error_bytes(
+                    None,
+                    ErrorObject::invalid_request(format!(
+                        "JSON-RPC batches are accepted only under protocol revision 2025-03-26; this connection negotiated {v}: send one message per line"
+                    )),
+                );
+            }
+            None => {
+                return error_bytes(
+                    None,
+                    ErrorObject::invalid_request(
+                        "JSON-RPC batches are accepted only after initialize negotiated 2025-03-26 (initialize itself must not be batched)",
+                    ),
+                );
+            }
+        }
+        if items.is_empty() {
+            return error_bytes(None, ErrorObject::invalid_request("empty batch"));
+        }
+        let parts: Vec<Accepted> =
+            items.iter().map(|raw| self.accept_one(session, raw.get().as_bytes(), true)).collect();
+        Accepted::Pending(Box::pin(async move {
+            let responses: Vec<Vec<u8>> =
+                join_all(parts.into_iter().map(Accepted::resolve)).await.into_iter().flatten().collect();
+            if responses.is_empty() {
+                return None;
+            }
+            let mut out = Vec::with_capacity(responses.iter().map(|r| r.len() + 1).sum::<usize>() + 1);
+            out.push(b'[');
+            for (i, r) in responses.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(r);
+            }
+            out.push(b']');
+            Some(out)
+        }))
+    }
+
+    fn accept_one(&self, session: &Arc<Session>, frame: &[u8], in_batch: bool) -> Accepted {
+        let message = match IncomingMessage::parse(frame) {
+            Ok(m) => m,
+            Err(e) => return error_bytes(None, e),
+        };
+        let kind = match message.kind() {
+            Ok(k) => k,
+            Err(e) => {
+                // Address the error to the id when it can be read; a null or
+                // malformed id gets `"id": null`.
+                return error_bytes(message.readable_id().as_ref(), e);
+            }
+        };
+        match kind {
+            MessageKind::Notification { method, params } => {
+                self.on_notification(session, method, params);
+                Accepted::Done(None)
+            }
+            // The core sends no requests to clients, so there is nothing to
+            // match a response against; JSON-RPC forbids answering it.
+            MessageKind::Response { id } => {
+                tracing::debug!(%id, "ignoring a response to no pending request");
+                Accepted::Done(None)
+            }
+            MessageKind::Request { id, method, params } => {
+                self.accept_request(session, id, method, params, in_batch)
+            }
+        }
+    }
+
+    fn on_notification(&self, session: &Session, method: &str, params: Option<&RawValue>) {
+        match method {
+            method::INITIALIZED => session.mark_ready(),
+            method::CANCELLED => match parse_params::<CancelledParams>(params) {
+                Ok(p) => {
+                    let found = session.cancel(&p.request_id);
+                    tracing::debug!(id = %p.request_id, found, reason = ?p.reason, "cancel");
+                }
+                // Malformed notifications are ignored: they are never answered.
+                Err(e) => tracing::debug!(error = %e, "ignoring malformed notifications/cancelled"),
+            },
+            other => tracing::debug!(method = other, "ignoring notification"),
+        }
+    }
+
+    fn accept_request(
+        &self,
+        session: &Arc<Session>,
+        id: RequestId,
+        method: &str,
+        params: Option<&RawValue>,
+        in_batch: bool,
+    ) -> Accepted {
+        let meta = RequestMeta::peek(params);
+        let modern = method == "server/discover" || meta.is_modern();
+        let inner = &self.inner;
+        let (version, client_info, client_capabilities) = if modern {
+            let version = match meta.validate_modern() {
+                Ok(v) => v,
+                Err(e) => return error_bytes(Some(&id), e),
+            };
+            if REMOVED_IN_2026.contains(&method) {
+                return error_bytes(
+                    Some(&id),
+                    ErrorObject::method_not_found(method).with_data(serde_json::json!({
+                        "reason": format!("{method} does not exist in protocol revision {version}")
+                    })),
+                );
+            }
+            (version, meta.client_info(), meta.client_capabilities())
+        } else {
+            match method {
+                "initialize" if in_batch => {
+                    return error_bytes(
+                        Some(&id),
+                        ErrorObject::invalid_request("initialize must not be part of a batch"),
+                    );
+                }
+                "initialize" => {
+                    return Accepted::Done(Some(match inner.initialize(session, params) {
+                        Ok(result) => encode_result(&id, &result),
+                        Err(e) => encode_error(Some(&id), &e),
+                    }));
+                }
+                _ => {}
+            }
+            match session.negotiated() {
+                Some(n) => (n.version, Some(n.client_info), n.client_capabilities),
+                None if method == "ping" => (ProtocolVersion::LATEST_LEGACY, None, Default::default()),
+                None => {
+                    return error_bytes(
+                        Some(&id),
+                        ErrorObject::invalid_request(format!(
+                            "Server not initialized: send initialize before {method} (or use the 2026-07-28 per-request _meta)"
+                        )),
+                    );
+                }
+            }
+        };
+        let route = match self.route(method, version) {
+            Some(r) => r,
+            None => return error_bytes(Some(&id), ErrorObject::method_not_found(method)),
+        };
+        if route == Route::Ping {
+            return Accepted::Done(Some(encode_result(&id, &Map::new())));
+        }
+        let token = CancellationToken::new();
+        if !session.register(&id, &token) {
+            return error_bytes(
+                Some(&id),
+                ErrorObject::invalid_request(format!(
+                    "request id {id} is already in use by a request in flight"
+                )),
+            );
+        }
+        let ctx = RequestContext::new(ContextParts {
+            id: id.clone(),
+            version,
+            cancel: token.clone(),
+            progress_token: meta.progress_token(),
+            outbound: session.outbound().clone(),
+            principal: session.principal().cloned(),
+            client_info,
+            client_capabilities,
+            meta: meta.meta,
+        });
+        let params: Option<Box<RawValue>> = params.map(ToOwned::to_owned);
+        let server = self.clone();
+        let session = Arc::clone(session);
+        Accepted::Pending(Box::pin(async move {
+            let work = server.run(route, &ctx, params.as_deref());
+            let outcome = tokio::select! {
+                biased;
+                _ = token.cancelled() => None,
+                r = AssertUnwindSafe(work).catch_unwind() => Some(r),
+            };
+            ctx.finish();
+            session.unregister(&id);
+            let bytes = match outcome? {
+                Ok(Ok(mut result)) => {
+                    if modern {
+                        server.inner.decorate_modern(&mut result, route_cache(&server, route));
+                    }
+                    encode_result(&id, &result)
+                }
+                Ok(Err(error)) => encode_error(Some(&id), &error),
+                Err(panic) => {
+                    let what = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| (*s).to_owned())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "unknown panic".into());
+                    tracing::error!(%id, panic = %what, "handler panicked");
+                    encode_error(Some(&id), &ErrorObject::internal("the handler panicked"))
+                }
+            };
+            Some(bytes)
+        }))
+    }
+
+    fn route(&self, method: &str, version: ProtocolVersion) -> Option<Route> {
+        let tools = self.inner.tools_enabled;
+        Some(match method {
+            "ping" if version.is_legacy() => Route::Ping,
+            "server/discover" => Route::Discover,
+            "tools/list" if tools => Route::ToolsList,
+            "tools/call" if tools => Route::ToolsCall,
+            _ => return None,
+        })
+    }
+
+    async fn run(
+        &self,
+        route: Route,
+        ctx: &RequestContext,
+        params: Option<&RawValue>,
+    ) -> Result<Map<String, Value>, ErrorObject> {
+        match route {
+            Route::Ping => Ok(Map::new()),
+            Route::Discover => self.inner.discover(),
+            Route::ToolsList => self.list_tools(ctx, params),
+            Route::ToolsCall => self.call_tool(ctx, params).await,
+        }
+    }
+}
+
+fn route_cache(
+    server: &Server,
+    route: Route,
+) -> Option<(std::time::Duration, mcp_types::lifecycle::CacheScope)> {
+    use mcp_types::lifecycle::CacheScope;
+    let o = &server.inner.options;
+    match route {
+        Route::Discover => Some((o.discover_ttl, CacheScope::Public)),
+        Route::ToolsList => Some((o.list_ttl, CacheScope::Public)),
+        Route::Ping | Route::ToolsCall => None,
+    }
+}

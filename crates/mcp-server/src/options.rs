@@ -1,0 +1,53 @@
+//! Tunables with safe defaults.
+
+use std::time::Duration;
+
+/// How a `tools/call` whose arguments fail the tool's `inputSchema` is answered.
+///
+/// 2025-11-25 made this a tool execution error (SEP-1303) so the model can
+/// correct itself; older revisions' text also allowed `-32602`. The default,
+/// [`ArgumentErrorMode::ToolError`], is used for every revision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ArgumentErrorMode {
+    /// `isError: true` result with the validation messages (default).
+    #[default]
+    ToolError,
+    /// JSON-RPC `-32602` error, for clients that expect the older behaviour.
+    ProtocolError,
+}
+
+/// Server options. Construct with [`ServerOptions::default`] and adjust fields.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServerOptions {
+    /// Largest accepted message in bytes (default 4 MiB). A longer stdio line
+    /// is discarded and answered with `-32600`.
+    pub max_message_size: usize,
+    /// Items per page of `tools/list` (default 100).
+    pub page_size: usize,
+    /// How long in-flight requests may run after the client closes its input
+    /// before they are cancelled (default 10 s).
+    pub shutdown_grace: Duration,
+    /// How argument validation failures are reported.
+    pub argument_errors: ArgumentErrorMode,
+    /// Messages queued for a slow client before handlers wait (default 1024).
+    pub outbound_queue: usize,
+    /// `ttlMs` of 2026-07-28 list results (default 60 s).
+    pub list_ttl: Duration,
+    /// `ttlMs` of the 2026-07-28 `server/discover` result (default 5 min).
+    pub discover_ttl: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            max_message_size: 4 * 1024 * 1024,
+            page_size: 100,
+            shutdown_grace: Duration::from_secs(10),
+            argument_errors: ArgumentErrorMode::ToolError,
+            outbound_queue: 1024,
+            list_ttl: Duration::from_secs(60),
+            discover_ttl: Duration::from_secs(300),
+        }
+    }
+}
