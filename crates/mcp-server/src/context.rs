@@ -94,6 +94,11 @@ impl RequestContext {
     /// A context for calling a handler outside any connection (unit tests,
     /// `mcpd call`): latest revision, no progress token, nobody listening.
     pub fn detached(id: RequestId) -> Self {
+        Self::detached_as(id, None)
+    }
+
+    /// Like [`RequestContext::detached`], acting as `principal`.
+    pub fn detached_as(id: RequestId, principal: Option<Principal>) -> Self {
         let (tx, _rx) = mpsc::channel(1);
         Self::new(ContextParts {
             id,
@@ -101,7 +106,7 @@ impl RequestContext {
             cancel: CancellationToken::new(),
             progress_token: None,
             outbound: tx,
-            principal: None,
+            principal,
             client_info: None,
             client_capabilities: ClientCapabilities::default(),
             meta: None,

@@ -1,0 +1,16 @@
+//! Integration tests of the framework through `mcp-testkit`: every module
+//! drives a real connection loop over an in-memory pipe.
+
+mod common;
+/// Batches, malformed input, limits: every bad line gets its error and the server keeps serving.
+mod bad_input;
+/// Cancellation, progress, panics, concurrency, end of input.
+mod concurrency;
+/// Stateful tools through handles.
+mod handles;
+/// initialize, version negotiation, 2026-07-28 per-request `_meta`, server/discover.
+mod lifecycle;
+/// Property tests: random bytes and random JSON never panic the dispatcher.
+mod properties;
+/// tools/list, tools/call, validation, structured output, shaping, registration.
+mod tools;
