@@ -173,8 +173,7 @@ impl RequestContext {
     /// notification was queued.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
         let Some(token) = &self.inner.progress_token else { return false };
-        if self.is_cancelled() || self.inner.finished.load(Ordering::Acquire) || !progress.is_finite()
-        {
+        if self.is_cancelled() || self.inner.finished.load(Ordering::Acquire) || !progress.is_finite() {
             return false;
         }
         {

@@ -52,7 +52,10 @@ pub struct HandleStore<T> {
 
 impl<T> std::fmt::Debug for HandleStore<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HandleStore").field("kind", &self.kind).field("ttl", &self.ttl).finish_non_exhaustive()
+        f.debug_struct("HandleStore")
+            .field("kind", &self.kind)
+            .field("ttl", &self.ttl)
+            .finish_non_exhaustive()
     }
 }
 

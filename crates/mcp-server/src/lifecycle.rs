@@ -155,11 +155,8 @@ impl ServerInner {
     ) -> Result<Map<String, Value>, ErrorObject> {
         let params: InitializeParams = crate::dispatch::parse_params(params)?;
         let version = negotiate(&params.protocol_version);
-        let negotiated = Negotiated {
-            version,
-            client_capabilities: params.capabilities,
-            client_info: params.client_info,
-        };
+        let negotiated =
+            Negotiated { version, client_capabilities: params.capabilities, client_info: params.client_info };
         if !session.initialize(negotiated) {
             return Err(ErrorObject::invalid_request(
                 "initialize was already answered on this connection; open a new connection to start over",

@@ -183,11 +183,8 @@ impl ToolRegistry {
         let Tool { def, handler } = tool;
         validate_tool_name(&def.name)?;
         let handler = handler.ok_or_else(|| Error::MissingHandler(def.name.clone()))?;
-        let schema_error = |which, reason: String| Error::InvalidSchema {
-            tool: def.name.clone(),
-            which,
-            reason,
-        };
+        let schema_error =
+            |which, reason: String| Error::InvalidSchema { tool: def.name.clone(), which, reason };
         if def.input_schema.get("type").and_then(Value::as_str) != Some("object") {
             return Err(schema_error("input", "the root must have \"type\": \"object\"".into()));
         }
@@ -202,14 +199,7 @@ impl ToolRegistry {
             return Err(Error::DuplicateTool(def.name));
         }
         *seq += 1;
-        let entry = ToolEntry {
-            seq: *seq,
-            def,
-            handler,
-            input,
-            output,
-            rendered: Default::default(),
-        };
+        let entry = ToolEntry { seq: *seq, def, handler, input, output, rendered: Default::default() };
         let mut tools = current.tools.clone();
         tools.insert(entry.def.name.clone(), Arc::new(entry));
         self.snapshot.store(Arc::new(ToolSet::new(tools)));
@@ -258,35 +248,33 @@ mod tests {
 
     #[test]
     fn schemas_use_2020_12_by_default_and_honour_draft_07() {
-        let s = CompiledSchema::compile(&serde_json::json!({
+        // `dependentRequired` exists in 2020-12 and not in draft-07, which ignores it.
+        let schema2020 = serde_json::json!({
             "type": "object",
-            "prefixItems": [{"type": "string"}]
-        }))
-        .unwrap();
-        assert!(s.check(&serde_json::json!({})).is_ok());
-        // `dependencies` is a draft-07 keyword; 2020-12 ignores it.
-        let schema07 = serde_json::json!({
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "type": "object",
-            "dependencies": {"a": ["b"]}
+            "dependentRequired": {"a": ["b"]}
         });
-        let s = CompiledSchema::compile(&schema07).unwrap();
-        assert!(s.check(&serde_json::json!({"a": 1})).is_err());
-        let mut schema2020 = schema07.clone();
-        schema2020.as_object_mut().unwrap().remove("$schema");
         let s = CompiledSchema::compile(&schema2020).unwrap();
+        assert!(s.check(&serde_json::json!({"a": 1})).is_err());
+        assert!(s.check(&serde_json::json!({"a": 1, "b": 2})).is_ok());
+        let mut schema07 = schema2020.clone();
+        schema07["$schema"] = "http://json-schema.org/draft-07/schema#".into();
+        let s = CompiledSchema::compile(&schema07).unwrap();
         assert!(s.check(&serde_json::json!({"a": 1})).is_ok());
     }
 
     #[test]
     fn unknown_dialects_and_remote_refs_fail_at_registration() {
-        assert!(CompiledSchema::compile(&serde_json::json!({
-            "$schema": "https://example.invalid/my-dialect", "type": "object"
-        }))
-        .is_err());
-        assert!(CompiledSchema::compile(&serde_json::json!({
-            "type": "object", "properties": {"a": {"$ref": "https://example.invalid/a.json"}}
-        }))
-        .is_err());
+        assert!(
+            CompiledSchema::compile(&serde_json::json!({
+                "$schema": "https://example.invalid/my-dialect", "type": "object"
+            }))
+            .is_err()
+        );
+        assert!(
+            CompiledSchema::compile(&serde_json::json!({
+                "type": "object", "properties": {"a": {"$ref": "https://example.invalid/a.json"}}
+            }))
+            .is_err()
+        );
     }
 }

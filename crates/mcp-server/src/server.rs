@@ -224,12 +224,13 @@ impl Server {
         };
         // Input ended: let requests in flight finish, within the grace period.
         let grace = self.inner.options.shutdown_grace;
-        let drained = tokio::time::timeout(grace, async {
-            while tasks.join_next().await.is_some() {}
-        })
-        .await;
+        let drained = tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} }).await;
         if drained.is_err() {
-            tracing::warn!(remaining = tasks.len(), ?grace, "cancelling requests still running after input closed");
+            tracing::warn!(
+                remaining = tasks.len(),
+                ?grace,
+                "cancelling requests still running after input closed"
+            );
             session.cancel_all();
             tasks.shutdown().await;
         }

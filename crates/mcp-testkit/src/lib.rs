@@ -88,8 +88,7 @@ impl TestClient {
     pub fn connect(server: &Server) -> Self {
         let (client_end, server_end) = tokio::io::duplex(256 * 1024);
         let (server_read, server_write) = tokio::io::split(server_end);
-        let transport =
-            LineTransport::new(server_read, server_write, server.options().max_message_size);
+        let transport = LineTransport::new(server_read, server_write, server.options().max_message_size);
         let server = server.clone();
         let task = tokio::spawn(async move { server.serve(transport).await });
         let (read, write) = tokio::io::split(client_end);
@@ -181,7 +180,9 @@ impl TestClient {
     /// Waits for the response with this id; other messages are kept in the
     /// inbox for [`TestClient::recv`] and [`TestClient::notifications`].
     pub async fn response_to(&mut self, id: &Value) -> Result<Value, Error> {
-        if let Some(pos) = self.inbox.iter().position(|m| m.get("id") == Some(id) && m.get("method").is_none()) {
+        if let Some(pos) =
+            self.inbox.iter().position(|m| m.get("id") == Some(id) && m.get("method").is_none())
+        {
             return Ok(self.inbox.remove(pos).expect("position is in range"));
         }
         loop {

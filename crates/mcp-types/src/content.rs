@@ -268,11 +268,7 @@ impl ContentBlock {
     }
 
     /// An embedded text resource.
-    pub fn embedded_text(
-        uri: impl Into<String>,
-        mime_type: Option<String>,
-        text: impl Into<String>,
-    ) -> Self {
+    pub fn embedded_text(uri: impl Into<String>, mime_type: Option<String>, text: impl Into<String>) -> Self {
         ContentBlock::Resource(EmbeddedResource {
             resource: ResourceContents::Text(TextResourceContents {
                 uri: uri.into(),

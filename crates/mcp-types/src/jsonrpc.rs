@@ -62,9 +62,7 @@ impl<'de> Deserialize<'de> for RequestId {
                 Ok(RequestId::Number(v))
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<RequestId, E> {
-                i64::try_from(v)
-                    .map(RequestId::Number)
-                    .map_err(|_| E::custom("integer id out of range"))
+                i64::try_from(v).map(RequestId::Number).map_err(|_| E::custom("integer id out of range"))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<RequestId, E> {
                 Ok(RequestId::String(v.to_owned()))
@@ -193,9 +191,7 @@ impl<'a> IncomingMessage<'a> {
             Some(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
                 Ok(id) => Some(id),
                 Err(_) => {
-                    return Err(ErrorObject::invalid_request(
-                        "\"id\" must be a string or an integer",
-                    ));
+                    return Err(ErrorObject::invalid_request("\"id\" must be a string or an integer"));
                 }
             },
         };
@@ -290,10 +286,7 @@ mod tests {
     #[test]
     fn classifies_messages() {
         assert_eq!(kind_of(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).unwrap(), "req 1 ping");
-        assert_eq!(
-            kind_of(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#).unwrap(),
-            "req \"a\" ping"
-        );
+        assert_eq!(kind_of(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#).unwrap(), "req \"a\" ping");
         assert_eq!(
             kind_of(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).unwrap(),
             "note notifications/initialized"
@@ -330,8 +323,7 @@ mod tests {
         assert!(s.contains(r#""id":"7""#), "{s}");
         let s = String::from_utf8(encode_error(None, &e)).unwrap();
         assert!(s.contains(r#""id":null"#), "{s}");
-        let s = String::from_utf8(encode_result(&RequestId::Number(7), &serde_json::json!({})))
-            .unwrap();
+        let s = String::from_utf8(encode_result(&RequestId::Number(7), &serde_json::json!({}))).unwrap();
         assert_eq!(s, r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
     }
 }

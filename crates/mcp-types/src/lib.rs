@@ -35,9 +35,8 @@ pub mod tools;
 pub mod version;
 
 pub use content::{
-    Annotations, AudioContent, BlobResourceContents, ContentBlock, EmbeddedResource, Icon,
-    IconTheme, ImageContent, ResourceContents, ResourceLink, Role, TextContent,
-    TextResourceContents,
+    Annotations, AudioContent, BlobResourceContents, ContentBlock, EmbeddedResource, Icon, IconTheme,
+    ImageContent, ResourceContents, ResourceLink, Role, TextContent, TextResourceContents,
 };
 pub use error::{ErrorCode, ErrorObject};
 pub use jsonrpc::{IncomingMessage, JSONRPC_VERSION, MessageKind, RequestId};

@@ -133,11 +133,7 @@ impl CallToolResult {
     /// `docs/specification/2025-06-18/server/tools.mdx` §Structured Content).
     pub fn structured(value: Value) -> Self {
         let text = value.to_string();
-        Self {
-            content: vec![ContentBlock::text(text)],
-            structured_content: Some(value),
-            ..Self::default()
-        }
+        Self { content: vec![ContentBlock::text(text)], structured_content: Some(value), ..Self::default() }
     }
 
     /// True when `isError` is set.

@@ -29,13 +29,8 @@ pub enum ProtocolVersion {
 impl ProtocolVersion {
     /// Every revision this crate models, newest first. Servers return this
     /// list unchanged in `server/discover` and in `-32022` errors.
-    pub const ALL: [ProtocolVersion; 5] = [
-        Self::V2026_07_28,
-        Self::V2025_11_25,
-        Self::V2025_06_18,
-        Self::V2025_03_26,
-        Self::V2024_11_05,
-    ];
+    pub const ALL: [ProtocolVersion; 5] =
+        [Self::V2026_07_28, Self::V2025_11_25, Self::V2025_06_18, Self::V2025_03_26, Self::V2024_11_05];
 
     /// The newest revision negotiated through `initialize`.
     pub const LATEST_LEGACY: ProtocolVersion = Self::V2025_11_25;

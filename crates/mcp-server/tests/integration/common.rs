@@ -33,12 +33,15 @@ pub fn builder() -> ServerBuilder {
     Server::builder("test-server", "1.2.3")
         .title("Test server")
         .description("Used by the integration tests")
-        .tool(Tool::new("echo").title("Echo").description("Echoes text.").handler(
-            |args: EchoArgs, _ctx: RequestContext| async move { Ok(args.text) },
+        .tool(
+            Tool::new("echo")
+                .title("Echo")
+                .description("Echoes text.")
+                .handler(|args: EchoArgs, _ctx: RequestContext| async move { Ok(args.text) }),
+        )
+        .tool(Tool::new("add").description("Adds.").handler(
+            |args: AddArgs, _ctx: RequestContext| async move { Ok(Json(Sum { sum: args.a + args.b })) },
         ))
-        .tool(Tool::new("add").description("Adds.").handler(|args: AddArgs, _ctx: RequestContext| async move {
-            Ok(Json(Sum { sum: args.a + args.b }))
-        }))
 }
 
 /// The standard test server.

@@ -1,9 +1,9 @@
 //! Integration tests of the framework through `mcp-testkit`: every module
 //! drives a real connection loop over an in-memory pipe.
 
-mod common;
 /// Batches, malformed input, limits: every bad line gets its error and the server keeps serving.
 mod bad_input;
+mod common;
 /// Cancellation, progress, panics, concurrency, end of input.
 mod concurrency;
 /// Stateful tools through handles.
