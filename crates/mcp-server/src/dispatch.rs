@@ -164,7 +164,10 @@ impl Server {
     fn accept_one(&self, session: &Arc<Session>, frame: &[u8], in_batch: bool) -> Accepted {
         let message = match IncomingMessage::parse(frame) {
             Ok(m) => m,
-            Err(e) => return error_bytes(None, e),
+            Err(e) => {
+                tracing::debug!(error = %e, bytes = frame.len(), "unreadable message");
+                return error_bytes(None, e);
+            }
         };
         let kind = match message.kind() {
             Ok(k) => k,
@@ -214,6 +217,7 @@ impl Server {
         params: Option<&RawValue>,
         in_batch: bool,
     ) -> Accepted {
+        tracing::debug!(%id, method, "request");
         let meta = RequestMeta::peek(params);
         let modern = method == "server/discover" || meta.is_modern();
         let inner = &self.inner;

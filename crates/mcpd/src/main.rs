@@ -74,6 +74,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 .enable_all()
                 .build()
                 .context("starting the async runtime")?;
+            tracing::info!(version = env!("CARGO_PKG_VERSION"), "mcpd serving MCP on stdio");
             runtime.block_on(server.serve_stdio()).context("serving stdio")?;
             // Handlers may still hold blocking work; do not wait for it.
             runtime.shutdown_background();

@@ -1,0 +1,162 @@
+//! End-to-end: the real `mcpd` binary over real pipes.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{Value, json};
+
+struct Mcpd {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Mcpd {
+    fn start() -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mcpd"))
+            .arg("serve")
+            .env("MCPD_LOG", "debug")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("mcpd starts");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("stdout is piped"));
+        Self { child, stdin, stdout }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{message}").expect("write to mcpd");
+        stdin.flush().expect("flush");
+    }
+
+    /// Reads one line; every line on stdout must be a JSON-RPC message.
+    fn recv(&mut self) -> Value {
+        let mut line = String::new();
+        let n = self.stdout.read_line(&mut line).expect("read from mcpd");
+        assert!(n > 0, "mcpd closed stdout early");
+        let v: Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("stdout line is not JSON: {line:?}"));
+        assert_eq!(v["jsonrpc"], "2.0", "{line}");
+        v
+    }
+
+    fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let m = self.recv();
+            if m["id"] == id && m.get("method").is_none() {
+                return m;
+            }
+        }
+    }
+
+    /// Closes stdin and waits for a clean exit; returns stderr.
+    fn finish(mut self) -> String {
+        drop(self.stdin.take());
+        let mut rest = String::new();
+        while self.stdout.read_line(&mut rest).expect("read") > 0 {}
+        let output = self.child.wait_with_output().expect("mcpd exits");
+        assert!(output.status.success(), "mcpd exited with {:?}", output.status);
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    }
+}
+
+#[test]
+fn serves_initialize_tools_list_and_tools_call_over_stdio() {
+    let mut mcpd = Mcpd::start();
+    let init = mcpd.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}),
+    );
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(init["result"]["serverInfo"]["name"], "mcpd");
+    assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true);
+    mcpd.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let list = mcpd.request(2, "tools/list", json!({}));
+    let names: Vec<&str> = list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    for expected in ["echo", "add", "word_count", "countdown", "create_basket", "add_item", "view_basket"] {
+        assert!(names.contains(&expected), "{expected} missing from {names:?}");
+    }
+
+    let sum = mcpd.request(3, "tools/call", json!({"name": "add", "arguments": {"a": 1.5, "b": 2}}));
+    assert_eq!(sum["result"]["structuredContent"], json!({"sum": 3.5}));
+
+    let bad = mcpd.request(4, "tools/call", json!({"name": "add", "arguments": {"a": "x", "b": 1}}));
+    assert_eq!(bad["result"]["isError"], true);
+
+    let basket = mcpd.request(5, "tools/call", json!({"name": "create_basket", "arguments": {}}));
+    let id = basket["result"]["structuredContent"]["basket_id"].as_str().unwrap().to_owned();
+    let added = mcpd.request(
+        6,
+        "tools/call",
+        json!({"name": "add_item", "arguments": {"basket_id": id, "item": "apple", "quantity": 3}}),
+    );
+    assert_eq!(added["result"]["structuredContent"]["total_quantity"], 3);
+    let forged = mcpd.request(7, "tools/call", json!({"name": "view_basket", "arguments": {"basket_id": "basket_forged"}}));
+    assert_eq!(forged["result"]["isError"], true);
+    assert!(forged["result"]["content"][0]["text"].as_str().unwrap().contains("create_basket"));
+
+    // Garbage gets an error and the process keeps serving.
+    mcpd.stdin.as_mut().unwrap().write_all(b"not json\n").unwrap();
+    let err = mcpd.recv();
+    assert_eq!(err["error"]["code"], -32700);
+    assert_eq!(err["id"], Value::Null);
+    assert_eq!(mcpd.request(8, "ping", json!({}))["result"], json!({}));
+
+    let stderr = mcpd.finish();
+    // Logs went to stderr (debug level was requested), never to stdout.
+    assert!(!stderr.is_empty());
+}
+
+#[test]
+fn progress_and_cancellation_reach_a_running_tool() {
+    let mut mcpd = Mcpd::start();
+    let modern = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "progressToken": "p1"
+    });
+    mcpd.send(&json!({
+        "jsonrpc": "2.0", "id": "slow", "method": "tools/call",
+        "params": {"name": "countdown", "arguments": {"seconds": 30}, "_meta": modern}
+    }));
+    let progress = mcpd.recv();
+    assert_eq!(progress["method"], "notifications/progress");
+    assert_eq!(progress["params"]["progressToken"], "p1");
+    assert_eq!(progress["params"]["progress"], 1.0);
+    assert_eq!(progress["params"]["total"], 30.0);
+    mcpd.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "slow"}}));
+    // The next thing answered is the ping: the cancelled request says nothing more.
+    mcpd.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    }}}));
+    loop {
+        let m = mcpd.recv();
+        if m["method"] == "notifications/progress" {
+            continue; // one may have been in the pipe before the cancel landed
+        }
+        assert_eq!(m["id"], 2, "unexpected message after cancel: {m}");
+        assert_eq!(m["result"]["resultType"], "complete");
+        break;
+    }
+    mcpd.finish();
+}
+
+#[test]
+fn exits_cleanly_on_immediate_eof() {
+    let mcpd = Mcpd::start();
+    mcpd.finish();
+}
+
+#[test]
+fn tools_command_prints_definitions() {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpd")).arg("tools").output().unwrap();
+    assert!(out.status.success());
+    let tools: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(tools.iter().any(|t| t["name"] == "countdown"));
+}
