@@ -69,6 +69,15 @@ enum Route {
     Discover,
     ToolsList,
     ToolsCall,
+    ResourcesList,
+    ResourceTemplatesList,
+    ResourcesRead,
+    ResourcesSubscribe,
+    ResourcesUnsubscribe,
+    PromptsList,
+    PromptsGet,
+    Complete,
+    Listen,
 }
 
 /// Methods 2026-07-28 removed; as modern requests they are `-32601`
@@ -295,7 +304,7 @@ impl Server {
         let server = self.clone();
         let session = Arc::clone(session);
         Accepted::Pending(Box::pin(async move {
-            let work = server.run(route, &ctx, params.as_deref());
+            let work = server.run(route, &session, &ctx, params.as_deref());
             let outcome = tokio::select! {
                 biased;
                 _ = token.cancelled() => None,
@@ -325,13 +334,25 @@ impl Server {
         }))
     }
 
+    /// Looks a method up. Methods of primitives the server does not
+    /// advertise are unknown (`-32601`), as are methods of the other era.
     fn route(&self, method: &str, version: ProtocolVersion) -> Option<Route> {
-        let tools = self.inner.tools_enabled;
+        let inner = &self.inner;
+        let legacy = version.is_legacy();
         Some(match method {
-            "ping" if version.is_legacy() => Route::Ping,
+            "ping" if legacy => Route::Ping,
             "server/discover" => Route::Discover,
-            "tools/list" if tools => Route::ToolsList,
-            "tools/call" if tools => Route::ToolsCall,
+            "tools/list" if inner.tools_enabled => Route::ToolsList,
+            "tools/call" if inner.tools_enabled => Route::ToolsCall,
+            "resources/list" if inner.resources_enabled => Route::ResourcesList,
+            "resources/templates/list" if inner.resources_enabled => Route::ResourceTemplatesList,
+            "resources/read" if inner.resources_enabled => Route::ResourcesRead,
+            "resources/subscribe" if inner.resources_enabled && legacy => Route::ResourcesSubscribe,
+            "resources/unsubscribe" if inner.resources_enabled && legacy => Route::ResourcesUnsubscribe,
+            "prompts/list" if inner.prompts_enabled => Route::PromptsList,
+            "prompts/get" if inner.prompts_enabled => Route::PromptsGet,
+            "completion/complete" if inner.completions_enabled() => Route::Complete,
+            "subscriptions/listen" if !legacy => Route::Listen,
             _ => return None,
         })
     }
@@ -339,6 +360,7 @@ impl Server {
     async fn run(
         &self,
         route: Route,
+        session: &Arc<Session>,
         ctx: &RequestContext,
         params: Option<&RawValue>,
     ) -> Result<Map<String, Value>, ErrorObject> {
@@ -347,6 +369,15 @@ impl Server {
             Route::Discover => self.inner.discover(),
             Route::ToolsList => self.list_tools(ctx, params),
             Route::ToolsCall => self.call_tool(ctx, params).await,
+            Route::ResourcesList => self.list_resources(ctx, params),
+            Route::ResourceTemplatesList => self.list_resource_templates(ctx, params),
+            Route::ResourcesRead => self.read_resource(ctx, params).await,
+            Route::ResourcesSubscribe => self.subscribe(session, ctx, params, true),
+            Route::ResourcesUnsubscribe => self.subscribe(session, ctx, params, false),
+            Route::PromptsList => self.list_prompts(ctx, params),
+            Route::PromptsGet => self.get_prompt(ctx, params).await,
+            Route::Complete => self.complete(ctx, params).await,
+            Route::Listen => self.listen(session, ctx, params).await,
         }
     }
 }
@@ -357,9 +388,14 @@ fn route_cache(
 ) -> Option<(std::time::Duration, mcp_types::lifecycle::CacheScope)> {
     use mcp_types::lifecycle::CacheScope;
     let o = &server.inner.options;
+    // The six cacheable results (2026-07-28 `server/utilities/caching.mdx`).
+    // Lists do not depend on the caller yet, so they are public.
     match route {
         Route::Discover => Some((o.discover_ttl, CacheScope::Public)),
-        Route::ToolsList => Some((o.list_ttl, CacheScope::Public)),
-        Route::Ping | Route::ToolsCall => None,
+        Route::ToolsList | Route::PromptsList | Route::ResourcesList | Route::ResourceTemplatesList => {
+            Some((o.list_ttl, CacheScope::Public))
+        }
+        Route::ResourcesRead => Some((o.read_ttl, CacheScope::Public)),
+        _ => None,
     }
 }

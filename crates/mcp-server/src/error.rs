@@ -30,9 +30,31 @@ pub enum Error {
         /// Why.
         reason: String,
     },
-    /// A tool was registered without a handler.
-    #[error("tool {0:?} has no handler: call `.handler(...)` or `.raw_handler(...)`")]
+    /// A tool, resource, template or prompt was registered without a handler.
+    #[error("{0} has no handler: call `.handler(...)` (or `.text(...)`/`.blob(...)` for a resource)")]
     MissingHandler(String),
+    /// A prompt with this name is already registered.
+    #[error("a prompt named {0:?} is already registered")]
+    DuplicatePrompt(String),
+    /// A prompt's arguments are unusable.
+    #[error("invalid prompt {prompt:?}: {reason}")]
+    InvalidPrompt {
+        /// The prompt.
+        prompt: String,
+        /// Why.
+        reason: String,
+    },
+    /// A resource with this URI (or a template with this text) is already registered.
+    #[error("a resource or template {0:?} is already registered")]
+    DuplicateResource(String),
+    /// A resource URI is not a valid RFC 3986 URI.
+    #[error("invalid resource URI {uri:?}: {reason}")]
+    InvalidUri {
+        /// The URI.
+        uri: String,
+        /// Why.
+        reason: String,
+    },
     /// Reading from or writing to the transport failed.
     #[error("transport I/O error: {0}")]
     Io(#[from] io::Error),

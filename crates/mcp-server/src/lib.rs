@@ -33,34 +33,56 @@
 //!
 //! The main pieces:
 //! - [`Tool`], [`Json`], [`ToolError`]: tools as typed async functions.
+//! - [`Resource`], [`ResourceTemplate`] (RFC 6570), [`FileRoot`]: resources.
+//! - [`Prompt`]: prompts with typed arguments; [`complete_from`] and
+//!   [`completer_fn`] for argument completion.
+//! - [`Server::notify_resource_updated`]: change notifications from anywhere.
 //! - [`RequestContext`]: cancellation, progress, identity for one request.
 //! - [`HandleStore`]: state behind opaque handles for stateful tools.
 //! - [`Server::accept`]: the dispatcher, for transports of your own.
 //! - [`transport`]: the [`Transport`] seam and newline-delimited JSON (stdio).
 
+mod catalog;
+mod completion;
 mod context;
 mod dispatch;
 mod error;
+mod events;
+mod files;
+mod handler_error;
 mod handles;
 mod lifecycle;
+mod listen;
 mod options;
-mod registry;
+mod prompt;
+mod prompts_methods;
+mod resource;
+mod resources_methods;
+mod schema;
 mod server;
 mod session;
 mod shape;
 mod tool;
 mod tools_methods;
 pub mod transport;
+mod uri;
 
+pub use completion::{Completer, CompletionRequest, complete_from, completer_fn};
 pub use context::{Outbound, Principal, RequestContext};
 pub use dispatch::Accepted;
 pub use error::{Error, Result};
+pub use events::{ListKind, ServerEvent};
+pub use files::{FileAccessError, FileRoot};
+pub use handler_error::HandlerError;
 pub use handles::HandleStore;
 pub use mcp_types as types;
 pub use mcp_types::{CallToolResult, ContentBlock, ErrorObject, ProtocolVersion, RequestId};
+pub use mcp_uri_template as uri_template;
 pub use options::{ArgumentErrorMode, ServerOptions};
-pub use registry::ListChanged;
+pub use prompt::{IntoPromptResult, Prompt, PromptHandler};
+pub use resource::{IntoContents, ReadRequest, Resource, ResourceHandler, ResourceTemplate, base64_encode};
 pub use server::{Server, ServerBuilder};
 pub use session::{Negotiated, Session};
 pub use tool::{IntoToolResult, Json, NoArgs, Tool, ToolError, ToolHandler, schema_of};
 pub use transport::Transport;
+pub use uri::validate_uri;

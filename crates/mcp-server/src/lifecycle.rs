@@ -11,7 +11,7 @@
 //! (older, newer, junk, and `2026-07-28`, which has no handshake) gets the
 //! latest legacy revision as a counter-offer, never an error.
 
-use mcp_types::lifecycle::{CacheScope, ToolsCapability};
+use mcp_types::lifecycle::{CacheScope, PromptsCapability, ResourcesCapability, ToolsCapability};
 use mcp_types::meta::{CLIENT_CAPABILITIES, CLIENT_INFO, PROGRESS_TOKEN, PROTOCOL_VERSION};
 use mcp_types::{
     ClientCapabilities, DiscoverResult, ErrorCode, ErrorObject, Implementation, InitializeParams,
@@ -140,9 +140,20 @@ pub(crate) fn negotiate(requested: &str) -> ProtocolVersion {
 
 impl ServerInner {
     /// The capabilities object for `version`.
-    pub(crate) fn capabilities(&self, _version: ProtocolVersion) -> ServerCapabilities {
+    ///
+    /// Exactly what is wired up: a primitive appears when something of its
+    /// kind is registered (or it was enabled for run-time registration);
+    /// `completions` when a prompt or template has a completer, from
+    /// 2025-03-26 on (2024-11-05 has no such flag; the method still works).
+    pub(crate) fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
         ServerCapabilities {
-            tools: self.tools_enabled.then(|| ToolsCapability { list_changed: Some(true) }),
+            tools: self.tools_enabled.then_some(ToolsCapability { list_changed: Some(true) }),
+            prompts: self.prompts_enabled.then_some(PromptsCapability { list_changed: Some(true) }),
+            resources: self
+                .resources_enabled
+                .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
+            completions: (self.completions_enabled() && version >= ProtocolVersion::V2025_03_26)
+                .then(|| Value::Object(Map::new())),
             ..ServerCapabilities::default()
         }
     }

@@ -23,7 +23,7 @@ pub struct ServerOptions {
     /// Largest accepted message in bytes (default 4 MiB). A longer stdio line
     /// is discarded and answered with `-32600`.
     pub max_message_size: usize,
-    /// Items per page of `tools/list` (default 100).
+    /// Items per page of every list (default 100).
     pub page_size: usize,
     /// How long in-flight requests may run after the client closes its input
     /// before they are cancelled (default 10 s).
@@ -36,6 +36,16 @@ pub struct ServerOptions {
     pub list_ttl: Duration,
     /// `ttlMs` of the 2026-07-28 `server/discover` result (default 5 min).
     pub discover_ttl: Duration,
+    /// `ttlMs` of 2026-07-28 `resources/read` results (default 0: contents
+    /// may change at any time; subscribers are told when they do).
+    pub read_ttl: Duration,
+    /// Key that authenticates pagination cursors. `None` (the default)
+    /// draws a random key per server; set it when several instances must
+    /// accept each other's cursors.
+    pub cursor_key: Option<[u8; 32]>,
+    /// Events (list changes, resource updates) buffered per connection
+    /// before a slow one is told it missed some (default 1024).
+    pub event_capacity: usize,
 }
 
 impl Default for ServerOptions {
@@ -48,6 +58,9 @@ impl Default for ServerOptions {
             outbound_queue: 1024,
             list_ttl: Duration::from_secs(60),
             discover_ttl: Duration::from_secs(300),
+            read_ttl: Duration::ZERO,
+            cursor_key: None,
+            event_capacity: 1024,
         }
     }
 }

@@ -10,21 +10,28 @@
 //! cancels the rest, flushes and returns.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use mcp_types::content::Icon;
 use mcp_types::jsonrpc::encode_error;
 use mcp_types::{ErrorObject, Implementation};
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinSet;
 
+use crate::catalog::{Catalog, CursorCodec};
 use crate::context::{Outbound, Principal};
 use crate::dispatch::Accepted;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::events::{EventBus, ListKind, ServerEvent};
 use crate::options::ServerOptions;
-use crate::registry::ToolRegistry;
-use crate::session::Session;
+use crate::prompt::Prompt;
+use crate::prompts_methods::PromptEntry;
+use crate::resource::{Resource, ResourceTemplate};
+use crate::resources_methods::{ResourceEntry, TemplateEntry};
+use crate::session::{Announced, Session};
 use crate::tool::Tool;
+use crate::tools_methods::ToolEntry;
 use crate::transport::{Frame, FrameReader, FrameWriter, Transport};
 
 pub(crate) struct ServerInner {
@@ -33,8 +40,65 @@ pub(crate) struct ServerInner {
     pub modern_info: Value,
     pub instructions: Option<String>,
     pub options: ServerOptions,
-    pub tools: ToolRegistry,
+    pub events: EventBus,
+    pub cursors: CursorCodec,
+    pub tools: Catalog<ToolEntry>,
+    pub prompts: Catalog<PromptEntry>,
+    pub resources: Catalog<ResourceEntry>,
+    pub templates: Catalog<TemplateEntry>,
     pub tools_enabled: bool,
+    pub prompts_enabled: bool,
+    pub resources_enabled: bool,
+    /// Some prompt or template has a completer (so `completions` is offered).
+    pub has_completers: AtomicBool,
+}
+
+impl ServerInner {
+    pub(crate) fn announced(&self) -> Announced {
+        Announced {
+            tools: self.tools_enabled,
+            prompts: self.prompts_enabled,
+            resources: self.resources_enabled,
+        }
+    }
+
+    pub(crate) fn completions_enabled(&self) -> bool {
+        self.has_completers.load(Ordering::Acquire)
+    }
+
+    fn add_tool(&self, tool: Tool) -> Result<()> {
+        let entry = ToolEntry::prepare(tool)?;
+        let name = entry.def.name.clone();
+        self.tools.insert(name.clone(), entry, false).map_err(|_| Error::DuplicateTool(name))
+    }
+
+    fn add_prompt(&self, prompt: Prompt) -> Result<()> {
+        let entry = PromptEntry::prepare(prompt)?;
+        let name = entry.def.name.clone();
+        let completers = !entry.completers.is_empty();
+        self.prompts.insert(name.clone(), entry, false).map_err(|_| Error::DuplicatePrompt(name))?;
+        if completers {
+            self.has_completers.store(true, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    fn add_resource(&self, resource: Resource, replace: bool) -> Result<()> {
+        let entry = ResourceEntry::prepare(resource)?;
+        let uri = entry.def.uri.clone();
+        self.resources.insert(uri.clone(), entry, replace).map_err(|_| Error::DuplicateResource(uri))
+    }
+
+    fn add_template(&self, template: ResourceTemplate) -> Result<()> {
+        let entry = TemplateEntry::prepare(template)?;
+        let key = entry.def.uri_template.clone();
+        let completers = !entry.completers.is_empty();
+        self.templates.insert(key.clone(), entry, false).map_err(|_| Error::DuplicateResource(key))?;
+        if completers {
+            self.has_completers.store(true, Ordering::Release);
+        }
+        Ok(())
+    }
 }
 
 /// An MCP server. Cheap to clone: clones share registries and options.
@@ -57,7 +121,12 @@ pub struct ServerBuilder {
     instructions: Option<String>,
     options: ServerOptions,
     tools: Vec<Tool>,
+    prompts: Vec<Prompt>,
+    resources: Vec<Resource>,
+    templates: Vec<ResourceTemplate>,
     tools_enabled: bool,
+    prompts_enabled: bool,
+    resources_enabled: bool,
 }
 
 impl ServerBuilder {
@@ -110,25 +179,80 @@ impl ServerBuilder {
         self
     }
 
-    /// Builds the server. Fails on a bad or duplicate tool name, a tool
+    /// Registers a prompt.
+    pub fn prompt(mut self, prompt: Prompt) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Registers a resource.
+    pub fn resource(mut self, resource: Resource) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Registers a resource template.
+    pub fn resource_template(mut self, template: ResourceTemplate) -> Self {
+        self.templates.push(template);
+        self
+    }
+
+    /// Advertises `prompts` even with none registered yet.
+    pub fn enable_prompts(mut self) -> Self {
+        self.prompts_enabled = true;
+        self
+    }
+
+    /// Advertises `resources` even with none registered yet.
+    pub fn enable_resources(mut self) -> Self {
+        self.resources_enabled = true;
+        self
+    }
+
+    /// Builds the server. Fails on a bad or duplicate name or URI, an item
     /// without a handler, or a schema that does not compile.
     pub fn build(self) -> Result<Server> {
-        let tools = ToolRegistry::new();
-        let tools_enabled = self.tools_enabled || !self.tools.is_empty();
-        for tool in self.tools {
-            tools.add(tool)?;
-        }
+        let events = EventBus::new(self.options.event_capacity);
+        let key = match self.options.cursor_key {
+            Some(key) => key,
+            None => {
+                let mut key = [0u8; 32];
+                getrandom::fill(&mut key).expect("the operating system's random source is available");
+                key
+            }
+        };
         let modern_info = serde_json::to_value(&self.info).expect("Implementation serializes; qed");
-        Ok(Server {
-            inner: Arc::new(ServerInner {
-                info: self.info,
-                modern_info,
-                instructions: self.instructions,
-                options: self.options,
-                tools,
-                tools_enabled,
-            }),
-        })
+        let inner = ServerInner {
+            info: self.info,
+            modern_info,
+            instructions: self.instructions,
+            cursors: CursorCodec::new(key),
+            tools: Catalog::new(ListKind::Tools, events.clone()),
+            prompts: Catalog::new(ListKind::Prompts, events.clone()),
+            resources: Catalog::new(ListKind::Resources, events.clone()),
+            templates: Catalog::new(ListKind::ResourceTemplates, events.clone()),
+            events,
+            options: self.options,
+            tools_enabled: self.tools_enabled || !self.tools.is_empty(),
+            prompts_enabled: self.prompts_enabled || !self.prompts.is_empty(),
+            resources_enabled: self.resources_enabled
+                || !self.resources.is_empty()
+                || !self.templates.is_empty(),
+            has_completers: AtomicBool::new(false),
+        };
+        for tool in self.tools {
+            inner.add_tool(tool)?;
+        }
+        for prompt in self.prompts {
+            inner.add_prompt(prompt)?;
+        }
+        for resource in self.resources {
+            inner.add_resource(resource, false)?;
+        }
+        for template in self.templates {
+            inner.add_template(template)?;
+        }
+        Ok(Server { inner: Arc::new(inner) })
     }
 }
 
@@ -140,7 +264,12 @@ impl Server {
             instructions: None,
             options: ServerOptions::default(),
             tools: Vec::new(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
             tools_enabled: false,
+            prompts_enabled: false,
+            resources_enabled: false,
         }
     }
 
@@ -154,21 +283,80 @@ impl Server {
         &self.inner.options
     }
 
-    /// Registers a tool at run time. Connected clients that finished the
-    /// handshake receive `notifications/tools/list_changed`.
+    /// Registers a tool at run time. Connected clients are told with
+    /// `notifications/tools/list_changed` (legacy clients after their
+    /// handshake; 2026-07-28 clients on listen streams that asked for it).
     pub fn add_tool(&self, tool: Tool) -> Result<()> {
-        self.inner.tools.add(tool)
+        self.inner.add_tool(tool)
     }
 
-    /// Removes a tool at run time; true if it existed. Emits
-    /// `notifications/tools/list_changed` like [`Server::add_tool`].
+    /// Removes a tool at run time; true if it existed. Announced like
+    /// [`Server::add_tool`].
     pub fn remove_tool(&self, name: &str) -> bool {
         self.inner.tools.remove(name)
     }
 
     /// The registered tools' definitions, in listing order.
     pub fn tools(&self) -> Vec<mcp_types::Tool> {
-        self.inner.tools.load().tools.values().map(|e| e.def.clone()).collect()
+        self.inner.tools.load().iter().map(|e| e.value.def.clone()).collect()
+    }
+
+    /// Registers a prompt at run time (announced with `prompts/list_changed`).
+    pub fn add_prompt(&self, prompt: Prompt) -> Result<()> {
+        self.inner.add_prompt(prompt)
+    }
+
+    /// Removes a prompt; true if it existed.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        self.inner.prompts.remove(name)
+    }
+
+    /// Registers a resource at run time (announced with `resources/list_changed`).
+    pub fn add_resource(&self, resource: Resource) -> Result<()> {
+        self.inner.add_resource(resource, false)
+    }
+
+    /// Registers or replaces the resource with this URI, keeping its place in
+    /// the list, and tells subscribers it was updated.
+    pub fn upsert_resource(&self, resource: Resource) -> Result<()> {
+        let uri = resource.def.uri.clone();
+        self.inner.add_resource(resource, true)?;
+        self.notify_resource_updated(uri);
+        Ok(())
+    }
+
+    /// Removes a resource; true if it existed.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        self.inner.resources.remove(uri)
+    }
+
+    /// Registers a resource template at run time.
+    pub fn add_resource_template(&self, template: ResourceTemplate) -> Result<()> {
+        self.inner.add_template(template)
+    }
+
+    /// Removes a resource template (by its template text); true if it existed.
+    pub fn remove_resource_template(&self, uri_template: &str) -> bool {
+        self.inner.templates.remove(uri_template)
+    }
+
+    /// Announces that the resource at `uri` changed. Every connection whose
+    /// client subscribed to it (legacy `resources/subscribe`, or a 2026-07-28
+    /// listen stream naming it) receives `notifications/resources/updated`.
+    /// Call it from anywhere: a file watcher, a database trigger, a handler.
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        self.inner.events.send(ServerEvent::ResourceUpdated(uri.into()));
+    }
+
+    /// Announces that a list changed without going through the registries
+    /// (for lists whose contents a handler computes).
+    pub fn notify_list_changed(&self, kind: ListKind) {
+        self.inner.events.send(ServerEvent::ListChanged(kind));
+    }
+
+    /// Receives every event the server publishes (for transports and tests).
+    pub fn subscribe_events(&self) -> broadcast::Receiver<ServerEvent> {
+        self.inner.events.subscribe()
     }
 
     /// A new session whose outgoing messages go to `outbound`. Transports
@@ -183,7 +371,8 @@ impl Server {
         let (tx, rx) = mpsc::channel::<Vec<u8>>(self.inner.options.outbound_queue.max(1));
         let writer_task = tokio::spawn(write_loop(writer, rx));
         let session = self.new_session(tx.clone(), None);
-        let mut changes = self.inner.tools.subscribe();
+        let mut events = self.inner.events.subscribe();
+        let announced = self.inner.announced();
         let mut tasks = JoinSet::new();
         let read_result = loop {
             tokio::select! {
@@ -211,18 +400,18 @@ impl Server {
                     Ok(None) => break Ok(()),
                     Err(e) => break Err(e),
                 },
-                change = changes.recv() => match change {
-                    Ok(change) => session.notify_list_changed(change).await,
-                    // Missed some changes: one notification covers them all.
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        session.notify_list_changed(crate::registry::ListChanged::Tools).await;
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => {}
+                event = events.recv() => match event {
+                    Ok(event) => session.deliver(&event, announced).await,
+                    // Missed some events: announce everything that may have changed.
+                    Err(broadcast::error::RecvError::Lagged(_)) => session.deliver_missed(announced).await,
+                    Err(broadcast::error::RecvError::Closed) => {}
                 },
                 Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
             }
         };
-        // Input ended: let requests in flight finish, within the grace period.
+        // Input ended: listen streams finish with their result, and other
+        // requests in flight may finish within the grace period.
+        session.close();
         let grace = self.inner.options.shutdown_grace;
         let drained = tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} }).await;
         if drained.is_err() {

@@ -7,16 +7,19 @@
 //! messages go through. Requests in the 2026-07-28 model never read the
 //! negotiated state; they bring their own in `_meta`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 use mcp_types::jsonrpc::encode_notification;
-use mcp_types::notifications::{EmptyParams, method};
+use mcp_types::meta::SUBSCRIPTION_ID;
+use mcp_types::notifications::method;
+use mcp_types::subscriptions::SubscriptionFilter;
 use mcp_types::{ClientCapabilities, Implementation, ProtocolVersion, RequestId};
+use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{Outbound, Principal};
-use crate::registry::ListChanged;
+use crate::events::{ListKind, ServerEvent};
 
 /// What a legacy `initialize` settled.
 #[derive(Debug, Clone)]
@@ -46,6 +49,31 @@ pub struct Session {
     inflight: Mutex<HashMap<RequestId, CancellationToken>>,
     outbound: Outbound,
     principal: Option<Principal>,
+    /// Legacy `resources/subscribe` URIs.
+    subscriptions: Mutex<HashSet<String>>,
+    /// 2026-07-28 `subscriptions/listen` streams: listen request id → accepted filter.
+    listens: Mutex<HashMap<RequestId, SubscriptionFilter>>,
+    /// Fires when the connection is closing, so listen streams end gracefully.
+    closing: CancellationToken,
+}
+
+/// Which lists the server announces changes of (the `listChanged` flags it
+/// advertises).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Announced {
+    pub tools: bool,
+    pub prompts: bool,
+    pub resources: bool,
+}
+
+impl Announced {
+    fn covers(self, kind: ListKind) -> bool {
+        match kind {
+            ListKind::Tools => self.tools,
+            ListKind::Prompts => self.prompts,
+            ListKind::Resources | ListKind::ResourceTemplates => self.resources,
+        }
+    }
 }
 
 impl Session {
@@ -55,6 +83,9 @@ impl Session {
             inflight: Mutex::new(HashMap::new()),
             outbound,
             principal,
+            subscriptions: Mutex::new(HashSet::new()),
+            listens: Mutex::new(HashMap::new()),
+            closing: CancellationToken::new(),
         }
     }
 
@@ -146,17 +177,117 @@ impl Session {
         self.inflight.lock().expect("inflight lock poisoned").len()
     }
 
-    /// Sends the legacy `notifications/*/list_changed` for `change`, if this
-    /// session finished the handshake. (2026-07-28 clients receive list
-    /// changes only on `subscriptions/listen` streams.)
-    pub(crate) async fn notify_list_changed(&self, change: ListChanged) {
-        if self.ready_version().is_none() {
-            return;
+    /// Records a legacy `resources/subscribe`.
+    pub(crate) fn subscribe(&self, uri: String) {
+        self.subscriptions.lock().expect("subscriptions lock poisoned").insert(uri);
+    }
+
+    /// Records a legacy `resources/unsubscribe`.
+    pub(crate) fn unsubscribe(&self, uri: &str) {
+        self.subscriptions.lock().expect("subscriptions lock poisoned").remove(uri);
+    }
+
+    /// True if the legacy client subscribed to `uri`, or to a resource that
+    /// `uri` is a sub-resource of (`uri` continues it after a `/`).
+    fn subscribed(&self, uri: &str) -> bool {
+        let subs = self.subscriptions.lock().expect("subscriptions lock poisoned");
+        subs.contains(uri)
+            || subs.iter().any(|s| uri.strip_prefix(s.as_str()).is_some_and(|rest| rest.starts_with('/')))
+    }
+
+    /// Starts delivering events that `filter` asks for to listen stream `id`.
+    pub(crate) fn add_listen(&self, id: RequestId, filter: SubscriptionFilter) {
+        self.listens.lock().expect("listens lock poisoned").insert(id, filter);
+    }
+
+    /// Stops delivering to listen stream `id`.
+    pub(crate) fn remove_listen(&self, id: &RequestId) {
+        self.listens.lock().expect("listens lock poisoned").remove(id);
+    }
+
+    /// Completes when the connection is closing.
+    pub(crate) async fn closing(&self) {
+        self.closing.cancelled().await
+    }
+
+    /// Tells long-lived requests (listen streams) to finish: the connection is closing.
+    pub(crate) fn close(&self) {
+        self.closing.cancel();
+    }
+
+    /// Delivers one server event to this connection's client: legacy
+    /// notifications once the handshake finished (only for lists whose
+    /// `listChanged` is advertised, and `updated` only for subscribed URIs),
+    /// and tagged notifications to every 2026-07-28 listen stream whose
+    /// filter asked for them.
+    pub(crate) async fn deliver(&self, event: &ServerEvent, announced: Announced) {
+        let mut out: Vec<Vec<u8>> = Vec::new();
+        if self.ready_version().is_some() {
+            match event {
+                ServerEvent::ListChanged(kind) if announced.covers(*kind) => {
+                    out.push(encode_notification::<Value>(kind.notification(), None));
+                }
+                ServerEvent::ResourceUpdated(uri) if self.subscribed(uri) => {
+                    out.push(encode_notification(method::RESOURCES_UPDATED, Some(&json!({"uri": uri}))));
+                }
+                _ => {}
+            }
         }
-        let method = match change {
-            ListChanged::Tools => method::TOOLS_LIST_CHANGED,
-        };
-        let bytes = encode_notification::<EmptyParams>(method, None);
-        let _ = self.outbound.send(bytes).await;
+        {
+            let listens = self.listens.lock().expect("listens lock poisoned");
+            for (id, filter) in listens.iter() {
+                let (notification, mut params) = match event {
+                    ServerEvent::ListChanged(kind) => {
+                        let wanted = match kind {
+                            ListKind::Tools => filter.tools_list_changed,
+                            ListKind::Prompts => filter.prompts_list_changed,
+                            ListKind::Resources | ListKind::ResourceTemplates => {
+                                filter.resources_list_changed
+                            }
+                        };
+                        if wanted != Some(true) {
+                            continue;
+                        }
+                        (kind.notification(), Map::new())
+                    }
+                    ServerEvent::ResourceUpdated(uri) => {
+                        let wanted = filter.resource_subscriptions.iter().flatten().any(|s| {
+                            s == uri || uri.strip_prefix(s.as_str()).is_some_and(|rest| rest.starts_with('/'))
+                        });
+                        if !wanted {
+                            continue;
+                        }
+                        let mut params = Map::new();
+                        params.insert("uri".into(), Value::String(uri.clone()));
+                        (method::RESOURCES_UPDATED, params)
+                    }
+                };
+                let mut meta = Map::new();
+                meta.insert(SUBSCRIPTION_ID.into(), serde_json::to_value(id).expect("ids serialize; qed"));
+                params.insert("_meta".into(), Value::Object(meta));
+                out.push(encode_notification(notification, Some(&params)));
+            }
+        }
+        for bytes in out {
+            if self.outbound.send(bytes).await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// After missing events (a lagging connection), sends every notification
+    /// that might have been due, so no change goes unannounced.
+    pub(crate) async fn deliver_missed(&self, announced: Announced) {
+        for kind in [ListKind::Tools, ListKind::Prompts, ListKind::Resources] {
+            self.deliver(&ServerEvent::ListChanged(kind), announced).await;
+        }
+        let mut uris: HashSet<String> =
+            self.subscriptions.lock().expect("subscriptions lock poisoned").clone();
+        for filter in self.listens.lock().expect("listens lock poisoned").values() {
+            uris.extend(filter.resource_subscriptions.iter().flatten().cloned());
+        }
+        for uri in uris {
+            self.deliver(&ServerEvent::ResourceUpdated(uri), announced).await;
+        }
     }
 }

@@ -21,7 +21,8 @@
 
 use mcp_types::content::Annotations;
 use mcp_types::notifications::ProgressParams;
-use mcp_types::{CallToolResult, ContentBlock, Implementation, ProtocolVersion, Tool};
+use mcp_types::{CallToolResult, ContentBlock, Implementation, ProtocolVersion, ResourceContents, Tool};
+use serde::Serialize;
 use serde_json::Value;
 
 use ProtocolVersion as V;
@@ -52,6 +53,55 @@ pub(crate) fn tool_definition(tool: &Tool, version: ProtocolVersion) -> Value {
         t.execution = None;
     }
     serde_json::to_value(&t).expect("a Tool serializes; qed")
+}
+
+/// Strips, from a serialized definition object (resource, template,
+/// prompt), the metadata fields `version` lacks: `title`, `_meta` and
+/// `annotations.lastModified` before 2025-06-18, `icons` before 2025-11-25.
+fn strip_metadata(map: &mut serde_json::Map<String, Value>, version: ProtocolVersion) {
+    if version < V::V2025_06_18 {
+        map.remove("title");
+        map.remove("_meta");
+        if let Some(Value::Object(a)) = map.get_mut("annotations") {
+            a.remove("lastModified");
+        }
+    }
+    if version < V::V2025_11_25 {
+        map.remove("icons");
+    }
+}
+
+/// A resource or resource template definition as `version` expects it.
+pub(crate) fn metadata<T: Serialize>(def: &T, version: ProtocolVersion) -> Value {
+    let mut value = serde_json::to_value(def).expect("definitions serialize; qed");
+    if let Value::Object(map) = &mut value {
+        strip_metadata(map, version);
+    }
+    value
+}
+
+/// A prompt definition as `version` expects it (argument titles included).
+pub(crate) fn prompt(def: &mcp_types::Prompt, version: ProtocolVersion) -> Value {
+    let mut value = metadata(def, version);
+    if version < V::V2025_06_18 {
+        if let Some(Value::Array(args)) = value.get_mut("arguments") {
+            for arg in args.iter_mut().filter_map(Value::as_object_mut) {
+                arg.remove("title");
+            }
+        }
+    }
+    value
+}
+
+/// Resource contents as `version` expects them.
+pub(crate) fn resource_contents(mut c: ResourceContents, version: ProtocolVersion) -> ResourceContents {
+    if version < V::V2025_06_18 {
+        match &mut c {
+            ResourceContents::Text(t) => t.meta = None,
+            ResourceContents::Blob(b) => b.meta = None,
+        }
+    }
+    c
 }
 
 /// Server identity as `version` expects it.

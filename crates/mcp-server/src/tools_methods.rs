@@ -1,20 +1,74 @@
-//! `tools/list` and `tools/call`.
+//! Tools: registration checks, `tools/list` and `tools/call`.
 //!
 //! Spec: `docs/specification/<rev>/server/tools.mdx` §Listing Tools, §Calling
 //! Tools, §Error Handling, §Structured Content.
 
+use std::sync::{Arc, OnceLock};
+
 use mcp_types::pagination::PaginatedParams;
 use mcp_types::tools::CallToolParams;
-use mcp_types::{CallToolResult, ContentBlock, ErrorObject};
+use mcp_types::{CallToolResult, ContentBlock, ErrorObject, ProtocolVersion};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::context::RequestContext;
 use crate::dispatch::{parse_params, to_map};
+use crate::error::{Error, Result};
+use crate::events::ListKind;
 use crate::options::ArgumentErrorMode;
+use crate::schema::CompiledSchema;
 use crate::server::Server;
 use crate::shape;
-use crate::tool::ToolError;
+use crate::tool::{Tool, ToolError, ToolHandler};
+
+/// One registered tool, with its compiled validators.
+pub(crate) struct ToolEntry {
+    pub def: mcp_types::Tool,
+    pub handler: Arc<dyn ToolHandler>,
+    pub input: CompiledSchema,
+    pub output: Option<CompiledSchema>,
+    /// The definition rendered for each revision, built on first use.
+    rendered: [OnceLock<Value>; 5],
+}
+
+impl ToolEntry {
+    pub(crate) fn rendered(&self, version: ProtocolVersion) -> &Value {
+        self.rendered[version as usize].get_or_init(|| shape::tool_definition(&self.def, version))
+    }
+
+    /// Checks and compiles a tool for registration.
+    pub(crate) fn prepare(tool: Tool) -> Result<Self> {
+        let Tool { def, handler } = tool;
+        validate_tool_name(&def.name)?;
+        let handler = handler.ok_or_else(|| Error::MissingHandler(format!("tool {:?}", def.name)))?;
+        let schema_error =
+            |which, reason: String| Error::InvalidSchema { tool: def.name.clone(), which, reason };
+        if def.input_schema.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(schema_error("input", "the root must have \"type\": \"object\"".into()));
+        }
+        let input = CompiledSchema::compile(&def.input_schema).map_err(|r| schema_error("input", r))?;
+        let output = match &def.output_schema {
+            Some(s) => Some(CompiledSchema::compile(s).map_err(|r| schema_error("output", r))?),
+            None => None,
+        };
+        Ok(Self { def, handler, input, output, rendered: Default::default() })
+    }
+}
+
+/// Checks the 1–128 `[A-Za-z0-9_.-]` rule
+/// (`docs/specification/2025-11-25/server/tools.mdx` §Tool Names).
+pub(crate) fn validate_tool_name(name: &str) -> Result<()> {
+    let reason = if name.is_empty() {
+        "it is empty"
+    } else if name.len() > 128 {
+        "it is longer than 128 characters"
+    } else if !name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')) {
+        "only ASCII letters, digits, '_', '-' and '.' are allowed"
+    } else {
+        return Ok(());
+    };
+    Err(Error::InvalidToolName { name: name.to_owned(), reason })
+}
 
 impl Server {
     pub(crate) fn list_tools(
@@ -24,9 +78,14 @@ impl Server {
     ) -> Result<Map<String, Value>, ErrorObject> {
         let params: PaginatedParams = parse_params(params)?;
         let set = self.inner.tools.load();
-        let (page, next) = set.page(params.cursor.as_deref(), self.inner.options.page_size)?;
+        let (page, next) = set.page(
+            params.cursor.as_deref(),
+            self.inner.options.page_size,
+            &self.inner.cursors,
+            ListKind::Tools,
+        )?;
         let version = ctx.protocol_version();
-        let tools: Vec<Value> = page.iter().map(|e| e.rendered(version).clone()).collect();
+        let tools: Vec<Value> = page.iter().map(|e| e.value.rendered(version).clone()).collect();
         let mut map = Map::with_capacity(2);
         map.insert("tools".into(), Value::Array(tools));
         if let Some(next) = next {
@@ -41,13 +100,14 @@ impl Server {
         params: Option<&RawValue>,
     ) -> Result<Map<String, Value>, ErrorObject> {
         let params: CallToolParams = parse_params(params)?;
-        let entry = self.inner.tools.load().tools.get(&params.name).cloned().ok_or_else(|| {
+        let item = self.inner.tools.load().get(&params.name).cloned().ok_or_else(|| {
             ErrorObject::invalid_params(format!(
                 "Unknown tool: {:?}; call tools/list for the available tools",
                 params.name
             ))
             .with_data(json!({"name": params.name}))
         })?;
+        let entry = &item.value;
         let version = ctx.protocol_version();
         let object_output = entry.def.output_schema.as_ref().is_none_or(shape::is_object_schema);
         let finish = |result: CallToolResult| to_map(&shape::call_result(result, version, object_output));
@@ -99,5 +159,20 @@ impl Server {
             }
         }
         finish(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_follow_the_spec_rule() {
+        for ok in ["a", "get_weather", "v1.search-all", &"x".repeat(128)] {
+            assert!(validate_tool_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "has space", "comma,", "ünïcode", &"x".repeat(129), "slash/"] {
+            assert!(validate_tool_name(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -240,7 +240,10 @@ impl TestClient {
     }
 
     /// Legacy handshake: `initialize` with `version`, then
-    /// `notifications/initialized`. Returns the `InitializeResult`.
+    /// `notifications/initialized`, then a `ping` round trip. The server
+    /// handles messages in order, so once the ping is answered it has seen
+    /// `initialized`: notifications the test triggers afterwards are due to
+    /// the client. Returns the `InitializeResult`.
     pub async fn initialize(&mut self, version: &str) -> Result<Value, Error> {
         let response = self
             .request_raw(
@@ -255,6 +258,7 @@ impl TestClient {
         let result = into_result(response)?;
         let negotiated = result["protocolVersion"].as_str().unwrap_or_default().to_owned();
         self.notify("notifications/initialized", None).await?;
+        into_result(self.request_raw("ping", None).await?)?;
         self.era = Era::Legacy(negotiated);
         Ok(result)
     }
@@ -266,20 +270,46 @@ impl TestClient {
 
     /// Every tool, following `nextCursor` to the end.
     pub async fn list_all_tools(&mut self) -> Result<Vec<Value>, Error> {
-        let mut tools = Vec::new();
+        self.list_all("tools/list", "tools").await
+    }
+
+    /// Every item of a paginated list (`method` such as `"resources/list"`,
+    /// `key` such as `"resources"`), following `nextCursor` to the end.
+    pub async fn list_all(&mut self, method: &str, key: &str) -> Result<Vec<Value>, Error> {
+        let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
             let params = match &cursor {
                 Some(c) => json!({"cursor": c}),
                 None => json!({}),
             };
-            let page = self.request("tools/list", params).await?;
-            tools.extend(page["tools"].as_array().cloned().unwrap_or_default());
+            let page = self.request(method, params).await?;
+            items.extend(page[key].as_array().cloned().unwrap_or_default());
             match page.get("nextCursor").and_then(Value::as_str) {
                 Some(c) => cursor = Some(c.to_owned()),
-                None => return Ok(tools),
+                None => return Ok(items),
             }
         }
+    }
+
+    /// `resources/read` in the client's era.
+    pub async fn read_resource(&mut self, uri: &str) -> Result<Value, Error> {
+        self.request("resources/read", json!({"uri": uri})).await
+    }
+
+    /// `prompts/get` in the client's era.
+    pub async fn get_prompt(&mut self, name: &str, arguments: Value) -> Result<Value, Error> {
+        self.request("prompts/get", json!({"name": name, "arguments": arguments})).await
+    }
+
+    /// `completion/complete` in the client's era; `reference` is the `ref`
+    /// object, e.g. `{"type": "ref/prompt", "name": "code_review"}`.
+    pub async fn complete(&mut self, reference: Value, argument: &str, value: &str) -> Result<Value, Error> {
+        self.request(
+            "completion/complete",
+            json!({"ref": reference, "argument": {"name": argument, "value": value}}),
+        )
+        .await
     }
 
     /// Takes the notifications received so far (without waiting).

@@ -182,6 +182,26 @@ pub enum ResourceContents {
 }
 
 impl ResourceContents {
+    /// Text contents.
+    pub fn text(uri: impl Into<String>, mime_type: Option<String>, text: impl Into<String>) -> Self {
+        ResourceContents::Text(TextResourceContents {
+            uri: uri.into(),
+            mime_type,
+            text: text.into(),
+            meta: None,
+        })
+    }
+
+    /// Binary contents from base64 data.
+    pub fn blob(uri: impl Into<String>, mime_type: Option<String>, base64: impl Into<String>) -> Self {
+        ResourceContents::Blob(BlobResourceContents {
+            uri: uri.into(),
+            mime_type,
+            blob: base64.into(),
+            meta: None,
+        })
+    }
+
     /// The URI of these contents.
     pub fn uri(&self) -> &str {
         match self {

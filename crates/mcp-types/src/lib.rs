@@ -45,5 +45,7 @@ pub use lifecycle::{
     ServerCapabilities,
 };
 pub use meta::Meta;
+pub use prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
+pub use resources::{ReadResourceResult, Resource, ResourceTemplate};
 pub use tools::{CallToolParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations};
 pub use version::ProtocolVersion;

@@ -71,6 +71,18 @@ pub struct PromptMessage {
     pub content: ContentBlock,
 }
 
+impl PromptMessage {
+    /// A user message with one text block.
+    pub fn user(text: impl Into<String>) -> Self {
+        Self { role: Role::User, content: ContentBlock::text(text) }
+    }
+
+    /// An assistant message with one text block.
+    pub fn assistant(text: impl Into<String>) -> Self {
+        Self { role: Role::Assistant, content: ContentBlock::text(text) }
+    }
+}
+
 /// `prompts/get` result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GetPromptResult {

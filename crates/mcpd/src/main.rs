@@ -5,6 +5,7 @@
 //! default set of tools (see [`default_tools`]), so it works with no
 //! configuration: `cargo run --release -p mcpd -- serve`.
 
+mod default_resources;
 mod default_tools;
 
 use std::process::ExitCode;
@@ -94,11 +95,21 @@ fn build_server(options: ServerOptions) -> anyhow::Result<Server> {
         .description("A ready-to-run MCP server")
         .instructions(
             "mcpd's default tools: echo, add, word_count, countdown (reports progress, can be cancelled), \
-             and a shopping basket kept under a handle (create_basket, add_item, view_basket).",
+             and a shopping basket kept under a handle (create_basket, add_item, view_basket). \
+             Resources: mcpd://server/info, mcpd://server/guide and mcpd://tools/{name}. \
+             Prompt: code_review.",
         )
         .options(options);
-    for tool in default_tools::all() {
+    let tools = default_tools::all();
+    let definitions: Vec<_> = tools.iter().map(|t| t.definition().clone()).collect();
+    let names: Vec<String> = definitions.iter().map(|t| t.name.clone()).collect();
+    for tool in tools {
         builder = builder.tool(tool);
     }
+    for resource in default_resources::resources(&names) {
+        builder = builder.resource(resource);
+    }
+    builder = builder.resource_template(default_resources::tool_template(definitions));
+    builder = builder.prompt(default_resources::code_review());
     builder.build().context("building the server")
 }

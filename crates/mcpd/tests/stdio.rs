@@ -37,7 +37,8 @@ impl Mcpd {
         let mut line = String::new();
         let n = self.stdout.read_line(&mut line).expect("read from mcpd");
         assert!(n > 0, "mcpd closed stdout early");
-        let v: Value = serde_json::from_str(&line).unwrap_or_else(|_| panic!("stdout line is not JSON: {line:?}"));
+        let v: Value =
+            serde_json::from_str(&line).unwrap_or_else(|_| panic!("stdout line is not JSON: {line:?}"));
         assert_eq!(v["jsonrpc"], "2.0", "{line}");
         v
     }
@@ -77,7 +78,8 @@ fn serves_initialize_tools_list_and_tools_call_over_stdio() {
     mcpd.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 
     let list = mcpd.request(2, "tools/list", json!({}));
-    let names: Vec<&str> = list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     for expected in ["echo", "add", "word_count", "countdown", "create_basket", "add_item", "view_basket"] {
         assert!(names.contains(&expected), "{expected} missing from {names:?}");
     }
@@ -96,7 +98,11 @@ fn serves_initialize_tools_list_and_tools_call_over_stdio() {
         json!({"name": "add_item", "arguments": {"basket_id": id, "item": "apple", "quantity": 3}}),
     );
     assert_eq!(added["result"]["structuredContent"]["total_quantity"], 3);
-    let forged = mcpd.request(7, "tools/call", json!({"name": "view_basket", "arguments": {"basket_id": "basket_forged"}}));
+    let forged = mcpd.request(
+        7,
+        "tools/call",
+        json!({"name": "view_basket", "arguments": {"basket_id": "basket_forged"}}),
+    );
     assert_eq!(forged["result"]["isError"], true);
     assert!(forged["result"]["content"][0]["text"].as_str().unwrap().contains("create_basket"));
 
@@ -129,7 +135,9 @@ fn progress_and_cancellation_reach_a_running_tool() {
     assert_eq!(progress["params"]["progressToken"], "p1");
     assert_eq!(progress["params"]["progress"], 1.0);
     assert_eq!(progress["params"]["total"], 30.0);
-    mcpd.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "slow"}}));
+    mcpd.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "slow"}}),
+    );
     // The next thing answered is the ping: the cancelled request says nothing more.
     mcpd.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover", "params": {"_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -144,6 +152,62 @@ fn progress_and_cancellation_reach_a_running_tool() {
         assert_eq!(m["result"]["resultType"], "complete");
         break;
     }
+    mcpd.finish();
+}
+
+#[test]
+fn serves_resources_templates_prompts_and_completion_over_stdio() {
+    let mut mcpd = Mcpd::start();
+    let init = mcpd.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}),
+    );
+    let caps = &init["result"]["capabilities"];
+    assert_eq!(caps["resources"], json!({"subscribe": true, "listChanged": true}));
+    assert_eq!(caps["prompts"], json!({"listChanged": true}));
+    assert_eq!(caps["completions"], json!({}));
+    mcpd.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let list = mcpd.request(2, "resources/list", json!({}));
+    let uris: Vec<&str> =
+        list["result"]["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    assert_eq!(uris, ["mcpd://server/info", "mcpd://server/guide"]);
+    let info = mcpd.request(3, "resources/read", json!({"uri": "mcpd://server/info"}));
+    let info: Value = serde_json::from_str(info["result"]["contents"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(info["name"], "mcpd");
+    let templates = mcpd.request(4, "resources/templates/list", json!({}));
+    assert_eq!(templates["result"]["resourceTemplates"][0]["uriTemplate"], "mcpd://tools/{name}");
+    let tool = mcpd.request(5, "resources/read", json!({"uri": "mcpd://tools/add"}));
+    let tool: Value = serde_json::from_str(tool["result"]["contents"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(tool["name"], "add");
+    let missing = mcpd.request(6, "resources/read", json!({"uri": "mcpd://tools/nope"}));
+    assert_eq!(missing["error"]["code"], -32002);
+    assert_eq!(missing["error"]["data"]["uri"], "mcpd://tools/nope");
+    let names = mcpd.request(
+        7,
+        "completion/complete",
+        json!({"ref": {"type": "ref/resource", "uri": "mcpd://tools/{name}"}, "argument": {"name": "name", "value": "c"}}),
+    );
+    assert_eq!(names["result"]["completion"]["values"], json!(["countdown", "create_basket"]));
+
+    let prompts = mcpd.request(8, "prompts/list", json!({}));
+    assert_eq!(prompts["result"]["prompts"][0]["name"], "code_review");
+    let review = mcpd.request(
+        9,
+        "prompts/get",
+        json!({"name": "code_review", "arguments": {"code": "x = 1", "language": "python"}}),
+    );
+    let text = review["result"]["messages"][0]["content"]["text"].as_str().unwrap();
+    assert!(text.contains("(python)") && text.contains("x = 1"), "{text}");
+    let no_code = mcpd.request(10, "prompts/get", json!({"name": "code_review", "arguments": {}}));
+    assert_eq!(no_code["error"]["code"], -32602);
+    let langs = mcpd.request(
+        11,
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "code_review"}, "argument": {"name": "language", "value": "py"}}),
+    );
+    assert_eq!(langs["result"]["completion"]["values"], json!(["python"]));
     mcpd.finish();
 }
 

@@ -10,7 +10,13 @@ mod concurrency;
 mod handles;
 /// initialize, version negotiation, 2026-07-28 per-request `_meta`, server/discover.
 mod lifecycle;
+/// 2026-07-28 subscriptions/listen streams.
+mod listen;
+/// prompts/list, prompts/get, completion/complete.
+mod prompts;
 /// Property tests: random bytes and random JSON never panic the dispatcher.
 mod properties;
+/// resources, templates, reads, legacy subscriptions and list changes.
+mod resources;
 /// tools/list, tools/call, validation, structured output, shaping, registration.
 mod tools;

@@ -95,7 +95,8 @@ async fn unknown_tools_and_malformed_params_are_invalid_params() {
         assert_eq!(e.data.unwrap()["name"], "nope");
         let code = rpc_code(c.request("tools/call", json!({"arguments": {}})).await.unwrap_err());
         assert_eq!(code, -32602, "missing name, {v}");
-        let code = rpc_code(c.request("tools/call", json!({"name": "echo", "arguments": [1]})).await.unwrap_err());
+        let code =
+            rpc_code(c.request("tools/call", json!({"name": "echo", "arguments": [1]})).await.unwrap_err());
         assert_eq!(code, -32602, "arguments not an object, {v}");
     }
 }
@@ -115,7 +116,10 @@ async fn execution_and_protocol_failures_of_handlers_are_reported_apart() {
         .unwrap();
     let mut c = TestClient::connect_legacy(&server, "2025-11-25").await;
     let r = c.call_tool("flaky", json!({})).await.unwrap();
-    assert_eq!(r, json!({"content": [{"type": "text", "text": "the upstream API is down"}], "isError": true}));
+    assert_eq!(
+        r,
+        json!({"content": [{"type": "text", "text": "the upstream API is down"}], "isError": true})
+    );
     let r = c.call_tool("io", json!({})).await.unwrap();
     assert_eq!(r["content"][0]["text"], "config.toml missing");
     assert_eq!(rpc_code(c.call_tool("strict", json!({})).await.unwrap_err()), -32602);
@@ -126,8 +130,12 @@ async fn structured_results_that_break_the_output_schema_never_leave_the_server(
     let server = common::builder()
         .tool(
             Tool::new("liar")
-                .output_schema(json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}))
-                .raw_handler(|_, _| async move { Ok(CallToolResult::structured(json!({"n": "not a number"}))) }),
+                .output_schema(
+                    json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}),
+                )
+                .raw_handler(
+                    |_, _| async move { Ok(CallToolResult::structured(json!({"n": "not a number"}))) },
+                ),
         )
         .tool(
             Tool::new("silent")
@@ -157,7 +165,12 @@ fn rich_tool() -> Tool {
         .title("Rich")
         .description("Returns every content type.")
         .annotations(ToolAnnotations { read_only_hint: Some(true), ..Default::default() })
-        .icon(Icon { src: "data:image/png;base64,iVBORw0KGgo=".into(), mime_type: Some("image/png".into()), sizes: None, theme: None })
+        .icon(Icon {
+            src: "data:image/png;base64,iVBORw0KGgo=".into(),
+            mime_type: Some("image/png".into()),
+            sizes: None,
+            theme: None,
+        })
         .raw_handler(|_, _| async move {
             let annotations = Annotations {
                 audience: Some(vec![Role::User]),
@@ -254,7 +267,8 @@ async fn tools_list_pages_in_registration_order() {
     options.page_size = 2;
     let mut builder = common::builder().options(options);
     for i in 0..5 {
-        builder = builder.tool(Tool::new(format!("t{i}")).raw_handler(|_, _| async move { Ok(CallToolResult::text("")) }));
+        builder = builder
+            .tool(Tool::new(format!("t{i}")).raw_handler(|_, _| async move { Ok(CallToolResult::text("")) }));
     }
     let server = builder.build().unwrap();
     for v in ALL_VERSIONS {
@@ -262,8 +276,13 @@ async fn tools_list_pages_in_registration_order() {
         let first = c.request("tools/list", json!({})).await.unwrap();
         assert_eq!(first["tools"].as_array().unwrap().len(), 2);
         assert!(first["nextCursor"].is_string());
-        let names: Vec<String> =
-            c.list_all_tools().await.unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect();
+        let names: Vec<String> = c
+            .list_all_tools()
+            .await
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect();
         assert_eq!(names, ["echo", "add", "t0", "t1", "t2", "t3", "t4"], "{v}");
         // The last page has no nextCursor (and never an empty one).
         let mut cursor = first["nextCursor"].as_str().unwrap().to_owned();
@@ -299,7 +318,8 @@ async fn paging_survives_removals_between_pages() {
     let first = c.request("tools/list", json!({})).await.unwrap();
     assert!(server.remove_tool("add"));
     let second = c.request("tools/list", json!({"cursor": first["nextCursor"]})).await.unwrap();
-    let names: Vec<&str> = second["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        second["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["c", "d"]);
 }
 
@@ -314,10 +334,8 @@ async fn registration_rejects_bad_tools() {
     assert!(matches!(err, Error::DuplicateTool(ref n) if n == "dup"), "{err}");
     let err = Server::builder("s", "1").tool(Tool::new("nohandler")).build().unwrap_err();
     assert!(matches!(err, Error::MissingHandler(_)), "{err}");
-    let err = Server::builder("s", "1")
-        .tool(ok("arr").input_schema(json!({"type": "array"})))
-        .build()
-        .unwrap_err();
+    let err =
+        Server::builder("s", "1").tool(ok("arr").input_schema(json!({"type": "array"}))).build().unwrap_err();
     assert!(matches!(err, Error::InvalidSchema { which: "input", .. }), "{err}");
     let err = Server::builder("s", "1")
         .tool(ok("broken").input_schema(json!({"type": "object", "properties": {"a": {"type": 5}}})))
@@ -343,10 +361,7 @@ async fn draft_07_schemas_are_validated_as_draft_07() {
         "type": "object",
         "properties": {"tags": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]}}
     });
-    let server = common::builder()
-        .tool(common::failing_tool("d7").input_schema(schema))
-        .build()
-        .unwrap();
+    let server = common::builder().tool(common::failing_tool("d7").input_schema(schema)).build().unwrap();
     let mut c = TestClient::connect_legacy(&server, "2025-11-25").await;
     let r = c.call_tool("d7", json!({"tags": ["a", "b"]})).await.unwrap();
     let text = r["content"][0]["text"].as_str().unwrap();
@@ -364,7 +379,8 @@ async fn schemas_derive_from_rust_types() {
     assert_eq!(add.input_schema["required"], json!(["a", "b"]));
     assert!(add.input_schema.get("$schema").is_none());
     assert_eq!(add.output_schema.as_ref().unwrap()["properties"]["sum"]["type"], "integer");
-    let t = Tool::new("no_args").handler(|_: NoArgs, _: RequestContext| async move { Ok(Json(common::Sum { sum: 0 })) });
+    let t = Tool::new("no_args")
+        .handler(|_: NoArgs, _: RequestContext| async move { Ok(Json(common::Sum { sum: 0 })) });
     assert_eq!(t.definition().input_schema, json!({"type": "object", "additionalProperties": false}));
     assert!(t.definition().output_schema.is_some());
 }

@@ -1,0 +1,207 @@
+//! `prompts/list`, `prompts/get` and `completion/complete`.
+//!
+//! Spec: `docs/specification/<rev>/server/prompts.mdx`,
+//! `docs/specification/<rev>/server/utilities/completion.mdx`. Arguments are
+//! checked before the handler runs: an unknown prompt, a missing required
+//! argument or an undeclared one is `-32602` naming it, so no template is
+//! ever rendered half-filled.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, OnceLock};
+
+use mcp_types::completion::{CompleteParams, CompletionReference};
+use mcp_types::pagination::PaginatedParams;
+use mcp_types::prompts::GetPromptParams;
+use mcp_types::{ErrorObject, ProtocolVersion};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use crate::completion::{Completer, CompletionRequest, MAX_VALUES};
+use crate::context::RequestContext;
+use crate::dispatch::{parse_params, to_map};
+use crate::error::{Error, Result};
+use crate::events::ListKind;
+use crate::prompt::{Prompt, PromptHandler};
+use crate::resources_methods::list_result;
+use crate::server::Server;
+use crate::shape;
+
+/// A registered prompt.
+pub(crate) struct PromptEntry {
+    pub def: mcp_types::Prompt,
+    pub handler: Arc<dyn PromptHandler>,
+    pub completers: HashMap<String, Arc<dyn Completer>>,
+    rendered: [OnceLock<Value>; 5],
+}
+
+impl PromptEntry {
+    pub(crate) fn prepare(prompt: Prompt) -> Result<Self> {
+        let invalid = |reason: String| Error::InvalidPrompt { prompt: prompt.def.name.clone(), reason };
+        if prompt.def.name.is_empty() {
+            return Err(invalid("the name is empty".into()));
+        }
+        let declared: Vec<&str> = prompt.def.arguments.iter().flatten().map(|a| a.name.as_str()).collect();
+        if let Some(unknown) = prompt.completers.keys().find(|k| !declared.contains(&k.as_str())) {
+            return Err(invalid(format!("a completer is registered for undeclared argument {unknown:?}")));
+        }
+        let handler = prompt
+            .handler
+            .clone()
+            .ok_or_else(|| Error::MissingHandler(format!("prompt {:?}", prompt.def.name)))?;
+        Ok(Self { def: prompt.def, handler, completers: prompt.completers, rendered: Default::default() })
+    }
+
+    fn rendered(&self, version: ProtocolVersion) -> &Value {
+        self.rendered[version as usize].get_or_init(|| shape::prompt(&self.def, version))
+    }
+}
+
+impl Server {
+    pub(crate) fn list_prompts(
+        &self,
+        ctx: &RequestContext,
+        params: Option<&RawValue>,
+    ) -> std::result::Result<Map<String, Value>, ErrorObject> {
+        let params: PaginatedParams = parse_params(params)?;
+        let set = self.inner.prompts.load();
+        let (page, next) = set.page(
+            params.cursor.as_deref(),
+            self.inner.options.page_size,
+            &self.inner.cursors,
+            ListKind::Prompts,
+        )?;
+        let version = ctx.protocol_version();
+        Ok(list_result("prompts", page.iter().map(|e| e.value.rendered(version).clone()).collect(), next))
+    }
+
+    pub(crate) async fn get_prompt(
+        &self,
+        ctx: &RequestContext,
+        params: Option<&RawValue>,
+    ) -> std::result::Result<Map<String, Value>, ErrorObject> {
+        let params: GetPromptParams = parse_params(params)?;
+        let item = self.inner.prompts.load().get(&params.name).cloned().ok_or_else(|| {
+            ErrorObject::invalid_params(format!(
+                "Unknown prompt: {:?}; call prompts/list for the available prompts",
+                params.name
+            ))
+            .with_data(json!({"name": params.name}))
+        })?;
+        let entry = &item.value;
+        let arguments = params.arguments.unwrap_or_default();
+        check_arguments(&entry.def, &arguments)?;
+        let mut result = entry
+            .handler
+            .get(arguments, ctx.clone())
+            .await
+            .map_err(|e| e.into_error(|| ErrorObject::invalid_params("prompt not found")))?;
+        let version = ctx.protocol_version();
+        for message in &mut result.messages {
+            let block = std::mem::replace(&mut message.content, mcp_types::ContentBlock::text(""));
+            message.content = shape::content(vec![block], version).pop().expect("one block in, one out");
+        }
+        if result.description.is_none() {
+            result.description = entry.def.description.clone();
+        }
+        to_map(&result)
+    }
+
+    pub(crate) async fn complete(
+        &self,
+        ctx: &RequestContext,
+        params: Option<&RawValue>,
+    ) -> std::result::Result<Map<String, Value>, ErrorObject> {
+        let params: CompleteParams = parse_params(params)?;
+        let argument = params.argument.name;
+        let completer = match &params.reference {
+            CompletionReference::Prompt { name } => {
+                let prompts = self.inner.prompts.load();
+                let item = prompts.get(name).ok_or_else(|| {
+                    ErrorObject::invalid_params(format!("Unknown prompt: {name:?}"))
+                        .with_data(json!({"name": name}))
+                })?;
+                let declared = item.value.def.arguments.iter().flatten().any(|a| a.name == argument);
+                if !declared {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "prompt {name:?} has no argument {argument:?}"
+                    )));
+                }
+                item.value.completers.get(&argument).cloned()
+            }
+            CompletionReference::Resource { uri } => {
+                let templates = self.inner.templates.load();
+                // The reference names a template by its text, or any URI it matches.
+                let item = templates
+                    .iter()
+                    .find(|t| t.value.def.uri_template == *uri)
+                    .or_else(|| templates.iter().find(|t| t.value.template.matches(uri).is_some()))
+                    .ok_or_else(|| {
+                        ErrorObject::invalid_params(format!("Unknown resource template: {uri:?}"))
+                            .with_data(json!({"uri": uri}))
+                    })?;
+                if !item.value.template.variables().any(|v| v == argument) {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "template {uri:?} has no variable {argument:?}"
+                    )));
+                }
+                item.value.completers.get(&argument).cloned()
+            }
+        };
+        let values = match completer {
+            None => Vec::new(),
+            Some(c) => {
+                let request = CompletionRequest {
+                    argument,
+                    value: params.argument.value,
+                    context: params.context.and_then(|c| c.arguments).unwrap_or_default(),
+                };
+                c.complete(request, ctx.clone())
+                    .await
+                    .map_err(|e| e.into_error(|| ErrorObject::invalid_params("nothing to complete")))?
+            }
+        };
+        let total = values.len();
+        let values: Vec<Value> = values.into_iter().take(MAX_VALUES).map(Value::String).collect();
+        let mut completion = Map::new();
+        completion.insert("values".into(), Value::Array(values));
+        completion.insert("total".into(), Value::from(total));
+        completion.insert("hasMore".into(), Value::Bool(total > MAX_VALUES));
+        let mut map = Map::with_capacity(1);
+        map.insert("completion".into(), Value::Object(completion));
+        Ok(map)
+    }
+}
+
+fn check_arguments(
+    prompt: &mcp_types::Prompt,
+    arguments: &BTreeMap<String, String>,
+) -> std::result::Result<(), ErrorObject> {
+    let declared = prompt.arguments.as_deref().unwrap_or_default();
+    let missing: Vec<&str> = declared
+        .iter()
+        .filter(|a| a.required == Some(true) && !arguments.contains_key(&a.name))
+        .map(|a| a.name.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(ErrorObject::invalid_params(format!(
+            "prompt {:?} is missing required argument{} {}",
+            prompt.name,
+            if missing.len() > 1 { "s" } else { "" },
+            missing.iter().map(|m| format!("{m:?}")).collect::<Vec<_>>().join(", ")
+        ))
+        .with_data(json!({"missing": missing})));
+    }
+    let unknown: Vec<&str> =
+        arguments.keys().map(String::as_str).filter(|k| !declared.iter().any(|a| a.name == *k)).collect();
+    if !unknown.is_empty() {
+        return Err(ErrorObject::invalid_params(format!(
+            "prompt {:?} has no argument{} {}; declared: {}",
+            prompt.name,
+            if unknown.len() > 1 { "s" } else { "" },
+            unknown.iter().map(|m| format!("{m:?}")).collect::<Vec<_>>().join(", "),
+            declared.iter().map(|a| a.name.as_str()).collect::<Vec<_>>().join(", ")
+        ))
+        .with_data(json!({"unknown": unknown})));
+    }
+    Ok(())
+}
