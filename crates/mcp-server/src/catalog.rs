@@ -8,17 +8,20 @@
 //!
 //! Each item gets a sequence number when it is registered, and lists are in
 //! registration order, so the order is deterministic and a cursor can name
-//! "the last item I returned" by its number. Paging from a cursor is a binary
-//! search plus the page: O(log n + page), whatever the list's length, and no
-//! item that exists for the whole walk is skipped or repeated when others
-//! come and go between pages.
+//! "the last item I returned" by its number. The snapshot keeps items in
+//! persistent maps (`imbl`: a B-tree by number, a HAMT by key), so paging
+//! from a cursor is a tree seek plus the page, O(log n + page), and adding
+//! or removing one item copies O(log n) nodes instead of the whole list: a
+//! million resources cost the same per page as a hundred. No item that
+//! exists for the whole walk is skipped or repeated when others come and go
+//! between pages.
 //!
 //! Cursors are opaque to clients and verifiable by the server: the list's
 //! kind and the sequence number, authenticated with HMAC-SHA256 under the
 //! server's cursor key. A tampered cursor, or one from another list, is
 //! `-32602` (`docs/specification/<rev>/server/utilities/pagination.mdx`).
 
-use std::collections::HashMap;
+use std::ops::Bound;
 use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
@@ -31,7 +34,7 @@ use sha2::Sha256;
 use crate::events::{EventBus, ListKind, ServerEvent};
 
 /// One page of items and the cursor of the next page.
-pub(crate) type Page<'a, T> = (&'a [Arc<Item<T>>], Option<String>);
+pub(crate) type Page<T> = (Vec<Arc<Item<T>>>, Option<String>);
 
 /// One registered item and its registration number.
 pub(crate) struct Item<T> {
@@ -41,13 +44,19 @@ pub(crate) struct Item<T> {
 
 /// An immutable view of one list.
 pub(crate) struct Snapshot<T> {
-    by_key: HashMap<String, Arc<Item<T>>>,
-    ordered: Vec<Arc<Item<T>>>,
+    by_key: imbl::HashMap<String, Arc<Item<T>>>,
+    ordered: imbl::OrdMap<u64, Arc<Item<T>>>,
+}
+
+impl<T> Clone for Snapshot<T> {
+    fn clone(&self) -> Self {
+        Self { by_key: self.by_key.clone(), ordered: self.ordered.clone() }
+    }
 }
 
 impl<T> Default for Snapshot<T> {
     fn default() -> Self {
-        Self { by_key: HashMap::new(), ordered: Vec::new() }
+        Self { by_key: imbl::HashMap::new(), ordered: imbl::OrdMap::new() }
     }
 }
 
@@ -59,7 +68,7 @@ impl<T> Snapshot<T> {
 
     /// Every item, in listing order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &Arc<Item<T>>> {
-        self.ordered.iter()
+        self.ordered.values()
     }
 
     /// One page after `cursor` and the cursor of the next page.
@@ -69,19 +78,21 @@ impl<T> Snapshot<T> {
         page_size: usize,
         codec: &CursorCodec,
         kind: ListKind,
-    ) -> Result<Page<'_, T>, ErrorObject> {
-        let start = match cursor {
-            None => 0,
-            Some(c) => {
-                let after = codec.decode(kind, c)?;
-                self.ordered.partition_point(|e| e.seq <= after)
-            }
+    ) -> Result<Page<T>, ErrorObject> {
+        let after = match cursor {
+            None => Bound::Unbounded,
+            Some(c) => Bound::Excluded(codec.decode(kind, c)?),
         };
-        let rest = &self.ordered[start..];
-        let page = &rest[..rest.len().min(page_size.max(1))];
-        let next =
-            if page.len() < rest.len() { page.last().map(|e| codec.encode(kind, e.seq)) } else { None };
+        let mut rest = self.ordered.range((after, Bound::Unbounded)).map(|(_, item)| item);
+        let page: Vec<Arc<Item<T>>> = rest.by_ref().take(page_size.max(1)).cloned().collect();
+        let more = rest.next().is_some();
+        let next = if more { page.last().map(|e| codec.encode(kind, e.seq)) } else { None };
         Ok((page, next))
+    }
+
+    fn put(&mut self, key: String, item: Arc<Item<T>>) {
+        self.ordered.insert(item.seq, Arc::clone(&item));
+        self.by_key.insert(key, item);
     }
 }
 
@@ -110,26 +121,28 @@ impl<T> Catalog<T> {
     /// Adds `value` under `key`, or replaces the item with that key when
     /// `replace` is set (keeping its place in the list); announces the change.
     pub(crate) fn insert(&self, key: String, value: T, replace: bool) -> Result<(), Duplicate> {
+        self.insert_many(vec![(key, value)], replace)
+    }
+
+    /// Adds several items at once, announcing one change. Nothing is added
+    /// if any key is taken (and `replace` is not set) or repeats.
+    pub(crate) fn insert_many(&self, items: Vec<(String, T)>, replace: bool) -> Result<(), Duplicate> {
         let mut seq = self.seq.lock().expect("catalog lock poisoned");
-        let current = self.snapshot.load_full();
-        let mut by_key = current.by_key.clone();
-        let mut ordered = current.ordered.clone();
-        match by_key.get(&key) {
-            Some(_) if !replace => return Err(Duplicate),
-            Some(old) => {
-                let item = Arc::new(Item { seq: old.seq, value });
-                let pos = ordered.partition_point(|e| e.seq < old.seq);
-                ordered[pos] = Arc::clone(&item);
-                by_key.insert(key, item);
-            }
-            None => {
-                *seq += 1;
-                let item = Arc::new(Item { seq: *seq, value });
-                ordered.push(Arc::clone(&item));
-                by_key.insert(key, item);
-            }
+        let mut next = Snapshot::clone(&self.snapshot.load());
+        let mut counter = *seq;
+        for (key, value) in items {
+            let seq_for = match next.by_key.get(&key) {
+                Some(_) if !replace => return Err(Duplicate),
+                Some(old) => old.seq,
+                None => {
+                    counter += 1;
+                    counter
+                }
+            };
+            next.put(key, Arc::new(Item { seq: seq_for, value }));
         }
-        self.snapshot.store(Arc::new(Snapshot { by_key, ordered }));
+        *seq = counter;
+        self.snapshot.store(Arc::new(next));
         drop(seq);
         self.events.send(ServerEvent::ListChanged(self.kind));
         Ok(())
@@ -138,14 +151,10 @@ impl<T> Catalog<T> {
     /// Removes the item under `key`; true if it existed.
     pub(crate) fn remove(&self, key: &str) -> bool {
         let guard = self.seq.lock().expect("catalog lock poisoned");
-        let current = self.snapshot.load_full();
-        let Some(old) = current.by_key.get(key) else { return false };
-        let mut by_key = current.by_key.clone();
-        let mut ordered = current.ordered.clone();
-        let pos = ordered.partition_point(|e| e.seq < old.seq);
-        ordered.remove(pos);
-        by_key.remove(key);
-        self.snapshot.store(Arc::new(Snapshot { by_key, ordered }));
+        let mut next = Snapshot::clone(&self.snapshot.load());
+        let Some(old) = next.by_key.remove(key) else { return false };
+        next.ordered.remove(&old.seq);
+        self.snapshot.store(Arc::new(next));
         drop(guard);
         self.events.send(ServerEvent::ListChanged(self.kind));
         true

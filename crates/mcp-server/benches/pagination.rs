@@ -1,0 +1,84 @@
+//! Paging cost against list length: a page of a 1,000,000-resource list
+//! should cost about what a page of a 100-resource list costs, at the start
+//! and at the end of the list.
+//!
+//! Run with: cargo bench -p mcp-server --bench pagination
+
+use std::sync::Arc;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use mcp_server::{Resource, Server, Session};
+use serde_json::{Value, json};
+use tokio::runtime::Runtime;
+
+fn server_with(n: usize) -> Server {
+    let mut builder = Server::builder("bench", "1");
+    for i in 0..n {
+        builder = builder.resource(Resource::new(format!("bench://r/{i}"), format!("r{i}")).text("x"));
+    }
+    builder.build().expect("bench server builds")
+}
+
+fn modern_list(cursor: Option<&str>) -> Vec<u8> {
+    let mut params = json!({"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    }});
+    if let Some(c) = cursor {
+        params["cursor"] = json!(c);
+    }
+    json!({"jsonrpc": "2.0", "id": 1, "method": "resources/list", "params": params}).to_string().into_bytes()
+}
+
+fn call(rt: &Runtime, server: &Server, session: &Arc<Session>, frame: &[u8]) -> Value {
+    let bytes = rt.block_on(server.handle_frame(session, frame)).expect("a response");
+    serde_json::from_slice(&bytes).expect("JSON")
+}
+
+/// The cursor of the last page, found by walking the list once.
+fn last_cursor(rt: &Runtime, server: &Server, session: &Arc<Session>) -> Option<String> {
+    let mut cursor: Option<String> = None;
+    let mut last = None;
+    loop {
+        let page = call(rt, server, session, &modern_list(cursor.as_deref()));
+        match page["result"]["nextCursor"].as_str() {
+            Some(next) => {
+                last = cursor.clone();
+                cursor = Some(next.to_owned());
+            }
+            None => return cursor.or(last),
+        }
+    }
+}
+
+fn pagination(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let mut group = c.benchmark_group("resources_list_page_of_100");
+    for n in [100usize, 10_000, 1_000_000] {
+        let server = server_with(n);
+        let (tx, _rx) = tokio::sync::mpsc::channel(16);
+        let session = server.new_session(tx, None);
+        let first = modern_list(None);
+        group.bench_with_input(BenchmarkId::new("first", n), &n, |b, _| {
+            b.iter(|| rt.block_on(server.handle_frame(&session, &first)))
+        });
+        let last = modern_list(last_cursor(&rt, &server, &session).as_deref());
+        group.bench_with_input(BenchmarkId::new("last", n), &n, |b, _| {
+            b.iter(|| rt.block_on(server.handle_frame(&session, &last)))
+        });
+    }
+    group.finish();
+
+    // Walking 10,000 resources in pages of 100.
+    let server = server_with(10_000);
+    let (tx, _rx) = tokio::sync::mpsc::channel(16);
+    let session = server.new_session(tx, None);
+    c.bench_function("resources_list_walk_10000", |b| b.iter(|| last_cursor(&rt, &server, &session)));
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(30);
+    targets = pagination
+}
+criterion_main!(benches);
