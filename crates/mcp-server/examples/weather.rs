@@ -1,7 +1,8 @@
-//! A custom tool server in 20 lines (the README's example).
+//! A custom server with a tool, a resource and a prompt (the README's example).
 //!
 //! Run with: cargo run -p mcp-server --example weather
-use mcp_server::{Json, RequestContext, Server, Tool, ToolError};
+use mcp_server::types::PromptMessage;
+use mcp_server::{Json, Prompt, RequestContext, Resource, Server, Tool, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +21,12 @@ struct Forecast {
     celsius: Vec<f64>,
 }
 
+#[derive(Deserialize, JsonSchema)]
+struct TripArgs {
+    /// Where to go.
+    city: String,
+}
+
 #[tokio::main]
 async fn main() -> Result<(), mcp_server::Error> {
     let forecast = Tool::new("forecast").description("Daily temperatures for a city.").handler(
@@ -30,5 +37,18 @@ async fn main() -> Result<(), mcp_server::Error> {
             Ok(Json(Forecast { city: args.city, celsius: vec![21.5; usize::from(args.days)] }))
         },
     );
-    Server::builder("weather", "1.0.0").tool(forecast).build()?.serve_stdio().await
+    let cities =
+        Resource::new("weather://cities", "cities").mime_type("text/plain").text("Lisbon\nOslo\nNairobi");
+    let plan = Prompt::new("plan_trip").description("Plan a trip around the weather.").handler(
+        |args: TripArgs, _ctx: RequestContext| async move {
+            Ok(PromptMessage::user(format!("Check the forecast for {} and plan three days.", args.city)))
+        },
+    )?;
+    Server::builder("weather", "1.0.0")
+        .tool(forecast)
+        .resource(cities)
+        .prompt(plan)
+        .build()?
+        .serve_stdio()
+        .await
 }
