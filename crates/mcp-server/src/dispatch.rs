@@ -29,7 +29,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::context::{ContextParts, RequestContext};
+use crate::context::{ContextParts, Outbound, RequestContext};
 use crate::lifecycle::RequestMeta;
 use crate::server::Server;
 use crate::session::Session;
@@ -107,10 +107,18 @@ fn error_bytes(id: Option<&RequestId>, error: ErrorObject) -> Accepted {
 impl Server {
     /// Handles one frame (a message or a 2025-03-26 batch) from `session`.
     pub fn accept(&self, session: &Arc<Session>, frame: &[u8]) -> Accepted {
+        self.accept_on(session, frame, None)
+    }
+
+    /// Like [`Server::accept`], but messages that belong to the request
+    /// (progress, request-scoped notifications) go to `stream` instead of
+    /// the session's queue. The HTTP transport passes the POST's own SSE
+    /// stream here; stdio has one stream for everything.
+    pub fn accept_on(&self, session: &Arc<Session>, frame: &[u8], stream: Option<&Outbound>) -> Accepted {
         if frame.trim_ascii_start().first() == Some(&b'[') {
-            return self.accept_batch(session, frame);
+            return self.accept_batch(session, frame, stream);
         }
-        self.accept_one(session, frame, false)
+        self.accept_one(session, frame, false, stream)
     }
 
     /// Handles one frame and waits for its response: the simple entry point
@@ -119,7 +127,7 @@ impl Server {
         self.accept(session, frame).resolve().await
     }
 
-    fn accept_batch(&self, session: &Arc<Session>, frame: &[u8]) -> Accepted {
+    fn accept_batch(&self, session: &Arc<Session>, frame: &[u8], stream: Option<&Outbound>) -> Accepted {
         let items: Vec<&RawValue> = match serde_json::from_slice(frame) {
             Ok(items) => items,
             Err(e) if e.is_data() => {
@@ -150,7 +158,7 @@ impl Server {
             return error_bytes(None, ErrorObject::invalid_request("empty batch"));
         }
         let parts: Vec<Accepted> =
-            items.iter().map(|raw| self.accept_one(session, raw.get().as_bytes(), true)).collect();
+            items.iter().map(|raw| self.accept_one(session, raw.get().as_bytes(), true, stream)).collect();
         Accepted::Pending(Box::pin(async move {
             let responses: Vec<Vec<u8>> =
                 join_all(parts.into_iter().map(Accepted::resolve)).await.into_iter().flatten().collect();
@@ -170,7 +178,13 @@ impl Server {
         }))
     }
 
-    fn accept_one(&self, session: &Arc<Session>, frame: &[u8], in_batch: bool) -> Accepted {
+    fn accept_one(
+        &self,
+        session: &Arc<Session>,
+        frame: &[u8],
+        in_batch: bool,
+        stream: Option<&Outbound>,
+    ) -> Accepted {
         let message = match IncomingMessage::parse(frame) {
             Ok(m) => m,
             Err(e) => {
@@ -198,7 +212,7 @@ impl Server {
                 Accepted::Done(None)
             }
             MessageKind::Request { id, method, params } => {
-                self.accept_request(session, id, method, params, in_batch)
+                self.accept_request(session, id, method, params, in_batch, stream)
             }
         }
     }
@@ -225,6 +239,7 @@ impl Server {
         method: &str,
         params: Option<&RawValue>,
         in_batch: bool,
+        stream: Option<&Outbound>,
     ) -> Accepted {
         tracing::debug!(%id, method, "request");
         let meta = RequestMeta::peek(params);
@@ -294,7 +309,7 @@ impl Server {
             version,
             cancel: token.clone(),
             progress_token: meta.progress_token(),
-            outbound: session.outbound().clone(),
+            outbound: stream.unwrap_or(session.outbound()).clone(),
             principal: session.principal().cloned(),
             client_info,
             client_capabilities,

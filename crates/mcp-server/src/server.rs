@@ -354,6 +354,18 @@ impl Server {
         self.inner.events.send(ServerEvent::ListChanged(kind));
     }
 
+    /// Delivers one event to a session's client (what the connection loop
+    /// does for each event; transports with their own loop call it).
+    pub async fn deliver(&self, session: &Session, event: &ServerEvent) {
+        session.deliver(event, self.inner.announced()).await
+    }
+
+    /// Tells a session's client about everything that may have changed,
+    /// after its event receiver lagged.
+    pub async fn deliver_missed(&self, session: &Session) {
+        session.deliver_missed(self.inner.announced()).await
+    }
+
     /// Receives every event the server publishes (for transports and tests).
     pub fn subscribe_events(&self) -> broadcast::Receiver<ServerEvent> {
         self.inner.events.subscribe()

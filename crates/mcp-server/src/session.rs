@@ -210,8 +210,9 @@ impl Session {
         self.closing.cancelled().await
     }
 
-    /// Tells long-lived requests (listen streams) to finish: the connection is closing.
-    pub(crate) fn close(&self) {
+    /// Tells long-lived requests (listen streams) to finish: the connection
+    /// is closing. They answer with their result.
+    pub fn close(&self) {
         self.closing.cancel();
     }
 
