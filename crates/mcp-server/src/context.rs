@@ -12,8 +12,10 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use mcp_types::jsonrpc::encode_notification;
+use mcp_types::logging::{LoggingLevel, LoggingMessageParams};
 use mcp_types::notifications::{ProgressParams, ProgressToken, method};
-use mcp_types::{ClientCapabilities, Implementation, Meta, ProtocolVersion, RequestId};
+use mcp_types::{ClientCapabilities, ErrorObject, Implementation, Meta, ProtocolVersion, RequestId};
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -56,6 +58,8 @@ struct Inner {
     client_info: Option<Implementation>,
     client_capabilities: ClientCapabilities,
     meta: Option<Meta>,
+    log_level: Option<LoggingLevel>,
+    peer: Option<Arc<crate::session::Session>>,
 }
 
 /// Everything needed to build a [`RequestContext`]; filled by the dispatcher.
@@ -70,6 +74,10 @@ pub(crate) struct ContextParts {
     pub client_info: Option<Implementation>,
     pub client_capabilities: ClientCapabilities,
     pub meta: Option<Meta>,
+    /// Threshold for `notifications/message`; `None` sends no log messages.
+    pub log_level: Option<LoggingLevel>,
+    /// The session to send server→client requests through (legacy only).
+    pub peer: Option<Arc<crate::session::Session>>,
 }
 
 impl RequestContext {
@@ -87,6 +95,8 @@ impl RequestContext {
                 client_info: p.client_info,
                 client_capabilities: p.client_capabilities,
                 meta: p.meta,
+                log_level: p.log_level,
+                peer: p.peer,
             }),
         }
     }
@@ -110,6 +120,8 @@ impl RequestContext {
             client_info: None,
             client_capabilities: ClientCapabilities::default(),
             meta: None,
+            log_level: None,
+            peer: None,
         })
     }
 
@@ -192,6 +204,53 @@ impl RequestContext {
         let params = shape::progress(params, self.inner.version);
         let bytes = encode_notification(method::PROGRESS, Some(&params));
         self.inner.outbound.send(bytes).await.is_ok()
+    }
+
+    /// Sends a log message (`notifications/message`) about this request, if
+    /// the server offers logging and `level` is at or above the client's
+    /// threshold: the level set with `logging/setLevel` (legacy; the
+    /// server's default before that), or the request's own
+    /// `io.modelcontextprotocol/logLevel` (2026-07-28; none when absent).
+    /// Returns whether a message was queued. Keep secrets and personal data
+    /// out of `data`.
+    pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> bool {
+        let Some(threshold) = self.inner.log_level else { return false };
+        if level < threshold || self.is_cancelled() || self.inner.finished.load(Ordering::Acquire) {
+            return false;
+        }
+        let params = LoggingMessageParams { level, logger: logger.map(str::to_owned), data };
+        let bytes = encode_notification(method::MESSAGE, Some(&params));
+        self.inner.outbound.send(bytes).await.is_ok()
+    }
+
+    /// Sends a request to the client and waits for its answer: the legacy
+    /// revisions' `sampling/createMessage`, `elicitation/create` and
+    /// `roots/list`. Fails with `-32601` when the client did not declare
+    /// the capability the method needs, and in the 2026-07-28 model, where
+    /// servers may not send requests. Cancelling this request abandons the
+    /// wait.
+    pub async fn request_client(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        let Some(session) = &self.inner.peer else {
+            return Err(ErrorObject::method_not_found(method).with_data(serde_json::json!({
+                "reason": "the 2026-07-28 model has no server-to-client requests"
+            })));
+        };
+        let caps = &self.inner.client_capabilities;
+        let declared = match method {
+            "sampling/createMessage" => caps.sampling.is_some(),
+            "elicitation/create" => caps.elicitation.is_some(),
+            "roots/list" => caps.roots.is_some(),
+            _ => true,
+        };
+        if !declared {
+            return Err(ErrorObject::method_not_found(method).with_data(serde_json::json!({
+                "reason": "the client did not declare the capability this request needs"
+            })));
+        }
+        tokio::select! {
+            r = session.request_client(&self.inner.outbound, method, params) => r,
+            _ = self.inner.cancel.cancelled() => Err(ErrorObject::internal("the request was cancelled")),
+        }
     }
 
     /// Marks the request answered: later progress is dropped.

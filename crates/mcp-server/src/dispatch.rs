@@ -78,6 +78,7 @@ enum Route {
     PromptsGet,
     Complete,
     Listen,
+    SetLevel,
 }
 
 /// Methods 2026-07-28 removed; as modern requests they are `-32601`
@@ -208,7 +209,22 @@ impl Server {
             // The core sends no requests to clients, so there is nothing to
             // match a response against; JSON-RPC forbids answering it.
             MessageKind::Response { id } => {
-                tracing::debug!(%id, "ignoring a response to no pending request");
+                let outcome = match (message.result, message.error) {
+                    (Some(result), _) => serde_json::from_str::<Value>(result.get()).map_err(|e| {
+                        ErrorObject::internal(format!("unreadable result from the client: {e}"))
+                    }),
+                    (None, Some(error)) => Err(serde_json::from_str::<ErrorObject>(error.get())
+                        .unwrap_or_else(|_| {
+                            ErrorObject::internal(format!(
+                                "unreadable error from the client: {}",
+                                error.get()
+                            ))
+                        })),
+                    (None, None) => Err(ErrorObject::internal("empty response from the client")),
+                };
+                if !session.complete_request(&id, outcome) {
+                    tracing::debug!(%id, "ignoring a response to no pending request");
+                }
                 Accepted::Done(None)
             }
             MessageKind::Request { id, method, params } => {
@@ -257,6 +273,9 @@ impl Server {
                         "reason": format!("{method} does not exist in protocol revision {version}")
                     })),
                 );
+            }
+            if let Err(e) = meta.log_level() {
+                return error_bytes(Some(&id), e);
             }
             (version, meta.client_info(), meta.client_capabilities())
         } else {
@@ -313,6 +332,14 @@ impl Server {
             principal: session.principal().cloned(),
             client_info,
             client_capabilities,
+            log_level: if !inner.logging_enabled {
+                None
+            } else if modern {
+                meta.log_level().ok().flatten()
+            } else {
+                session.log_level().or(inner.options.default_log_level)
+            },
+            peer: (!modern).then(|| Arc::clone(session)),
             meta: meta.meta,
         });
         let params: Option<Box<RawValue>> = params.map(ToOwned::to_owned);
@@ -368,6 +395,7 @@ impl Server {
             "prompts/get" if inner.prompts_enabled => Route::PromptsGet,
             "completion/complete" if inner.completions_enabled() => Route::Complete,
             "subscriptions/listen" if !legacy => Route::Listen,
+            "logging/setLevel" if legacy && inner.logging_enabled => Route::SetLevel,
             _ => return None,
         })
     }
@@ -393,6 +421,11 @@ impl Server {
             Route::PromptsGet => self.get_prompt(ctx, params).await,
             Route::Complete => self.complete(ctx, params).await,
             Route::Listen => self.listen(session, ctx, params).await,
+            Route::SetLevel => {
+                let p: mcp_types::logging::SetLevelParams = parse_params(params)?;
+                session.set_log_level(p.level);
+                Ok(Map::new())
+            }
         }
     }
 }

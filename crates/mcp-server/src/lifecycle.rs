@@ -67,6 +67,20 @@ impl RequestMeta {
         serde_json::from_value(raw.clone()).ok()
     }
 
+    /// The 2026-07-28 per-request log level: `Ok(None)` when absent,
+    /// `-32602` when it is not a valid level.
+    pub(crate) fn log_level(&self) -> Result<Option<mcp_types::logging::LoggingLevel>, ErrorObject> {
+        match self.meta.as_ref().and_then(|m| m.get(mcp_types::meta::LOG_LEVEL)) {
+            None => Ok(None),
+            Some(v) => serde_json::from_value(v.clone()).map(Some).map_err(|_| {
+                ErrorObject::invalid_params(format!(
+                    "params._meta[\"{}\"] must be one of debug, info, notice, warning, error, critical, alert, emergency",
+                    mcp_types::meta::LOG_LEVEL
+                ))
+            }),
+        }
+    }
+
     /// The client's self-description (2026-07-28 `clientInfo`), if valid.
     pub(crate) fn client_info(&self) -> Option<Implementation> {
         let raw = self.meta.as_ref()?.get(CLIENT_INFO)?;
@@ -152,6 +166,7 @@ impl ServerInner {
             resources: self
                 .resources_enabled
                 .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
+            logging: self.logging_enabled.then(|| Value::Object(Map::new())),
             completions: (self.completions_enabled() && version >= ProtocolVersion::V2025_03_26)
                 .then(|| Value::Object(Map::new())),
             ..ServerCapabilities::default()

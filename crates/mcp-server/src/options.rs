@@ -46,6 +46,9 @@ pub struct ServerOptions {
     /// Events (list changes, resource updates) buffered per connection
     /// before a slow one is told it missed some (default 1024).
     pub event_capacity: usize,
+    /// Log threshold of a legacy session before `logging/setLevel` (default
+    /// `info`; `None` sends nothing until the client sets a level).
+    pub default_log_level: Option<mcp_types::logging::LoggingLevel>,
 }
 
 impl Default for ServerOptions {
@@ -61,6 +64,7 @@ impl Default for ServerOptions {
             read_ttl: Duration::ZERO,
             cursor_key: None,
             event_capacity: 1024,
+            default_log_level: Some(mcp_types::logging::LoggingLevel::Info),
         }
     }
 }

@@ -49,6 +49,7 @@ pub(crate) struct ServerInner {
     pub tools_enabled: bool,
     pub prompts_enabled: bool,
     pub resources_enabled: bool,
+    pub logging_enabled: bool,
     /// Some prompt or template has a completer (so `completions` is offered).
     pub has_completers: AtomicBool,
 }
@@ -127,6 +128,7 @@ pub struct ServerBuilder {
     tools_enabled: bool,
     prompts_enabled: bool,
     resources_enabled: bool,
+    logging_enabled: bool,
 }
 
 impl ServerBuilder {
@@ -203,6 +205,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Offers logging: the `logging` capability, `logging/setLevel`, and
+    /// `notifications/message` from [`RequestContext::log`](crate::RequestContext::log).
+    pub fn enable_logging(mut self) -> Self {
+        self.logging_enabled = true;
+        self
+    }
+
     /// Advertises `resources` even with none registered yet.
     pub fn enable_resources(mut self) -> Self {
         self.resources_enabled = true;
@@ -238,6 +247,7 @@ impl ServerBuilder {
             resources_enabled: self.resources_enabled
                 || !self.resources.is_empty()
                 || !self.templates.is_empty(),
+            logging_enabled: self.logging_enabled,
             has_completers: AtomicBool::new(false),
         };
         for tool in self.tools {
@@ -270,6 +280,7 @@ impl Server {
             tools_enabled: false,
             prompts_enabled: false,
             resources_enabled: false,
+            logging_enabled: false,
         }
     }
 

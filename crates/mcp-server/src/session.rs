@@ -9,6 +9,11 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use mcp_types::ErrorObject;
+use mcp_types::logging::LoggingLevel;
+use tokio::sync::oneshot;
 
 use mcp_types::jsonrpc::encode_notification;
 use mcp_types::meta::SUBSCRIPTION_ID;
@@ -55,6 +60,11 @@ pub struct Session {
     listens: Mutex<HashMap<RequestId, SubscriptionFilter>>,
     /// Fires when the connection is closing, so listen streams end gracefully.
     closing: CancellationToken,
+    /// Legacy `logging/setLevel` threshold.
+    log_level: Mutex<Option<LoggingLevel>>,
+    /// Requests this server sent to the client, waiting for answers.
+    pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>,
+    next_request: AtomicU64,
 }
 
 /// Which lists the server announces changes of (the `listChanged` flags it
@@ -86,6 +96,56 @@ impl Session {
             subscriptions: Mutex::new(HashSet::new()),
             listens: Mutex::new(HashMap::new()),
             closing: CancellationToken::new(),
+            log_level: Mutex::new(None),
+            pending: Mutex::new(HashMap::new()),
+            next_request: AtomicU64::new(0),
+        }
+    }
+
+    /// The legacy log threshold, if `logging/setLevel` set one.
+    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+        *self.log_level.lock().expect("log level lock poisoned")
+    }
+
+    /// Handles `logging/setLevel`.
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        *self.log_level.lock().expect("log level lock poisoned") = Some(level);
+    }
+
+    /// Sends a request to the client on `stream` and waits for the answer.
+    pub(crate) async fn request_client(
+        &self,
+        stream: &Outbound,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, ErrorObject> {
+        let n = self.next_request.fetch_add(1, Ordering::Relaxed) + 1;
+        let id = RequestId::String(format!("srv-{n}"));
+        let (tx, rx) = oneshot::channel();
+        self.pending.lock().expect("pending lock poisoned").insert(id.clone(), tx);
+        struct Forget<'a>(&'a Session, RequestId);
+        impl Drop for Forget<'_> {
+            fn drop(&mut self) {
+                self.0.pending.lock().expect("pending lock poisoned").remove(&self.1);
+            }
+        }
+        let _forget = Forget(self, id.clone());
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let bytes = serde_json::to_vec(&message).expect("a request serializes; qed");
+        if stream.send(bytes).await.is_err() {
+            return Err(ErrorObject::internal("the connection closed"));
+        }
+        rx.await.unwrap_or_else(|_| {
+            Err(ErrorObject::internal("the connection closed before the client answered"))
+        })
+    }
+
+    /// Routes a client's response to the request waiting for it; false if
+    /// nothing was waiting for that id.
+    pub(crate) fn complete_request(&self, id: &RequestId, outcome: Result<Value, ErrorObject>) -> bool {
+        match self.pending.lock().expect("pending lock poisoned").remove(id) {
+            Some(tx) => tx.send(outcome).is_ok(),
+            None => false,
         }
     }
 

@@ -99,6 +99,7 @@ fn build_server(options: ServerOptions) -> anyhow::Result<Server> {
              Resources: mcpd://server/info, mcpd://server/guide and mcpd://tools/{name}. \
              Prompt: code_review.",
         )
+        .enable_logging()
         .options(options);
     let tools = default_tools::all();
     let definitions: Vec<_> = tools.iter().map(|t| t.definition().clone()).collect();

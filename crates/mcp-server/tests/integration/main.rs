@@ -12,6 +12,8 @@ mod handles;
 mod lifecycle;
 /// 2026-07-28 subscriptions/listen streams.
 mod listen;
+/// Logging and server-to-client requests.
+mod peer;
 /// prompts/list, prompts/get, completion/complete.
 mod prompts;
 /// Property tests: random bytes and random JSON never panic the dispatcher.
