@@ -376,6 +376,15 @@ impl Server {
         }))
     }
 
+    /// True if `method` is served under `version` (what a transport checks
+    /// before dispatching, e.g. to answer `404` in 2026-07-28).
+    pub fn method_available(&self, method: &str, version: ProtocolVersion) -> bool {
+        if !version.is_legacy() && REMOVED_IN_2026.contains(&method) {
+            return false;
+        }
+        (version.is_legacy() && method == "initialize") || self.route(method, version).is_some()
+    }
+
     /// Looks a method up. Methods of primitives the server does not
     /// advertise are unknown (`-32601`), as are methods of the other era.
     fn route(&self, method: &str, version: ProtocolVersion) -> Option<Route> {

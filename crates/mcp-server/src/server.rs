@@ -312,6 +312,11 @@ impl Server {
         self.inner.tools.load().iter().map(|e| e.value.def.clone()).collect()
     }
 
+    /// One tool's definition.
+    pub fn tool_definition(&self, name: &str) -> Option<mcp_types::Tool> {
+        self.inner.tools.load().get(name).map(|e| e.value.def.clone())
+    }
+
     /// Registers a prompt at run time (announced with `prompts/list_changed`).
     pub fn add_prompt(&self, prompt: Prompt) -> Result<()> {
         self.inner.add_prompt(prompt)

@@ -7,11 +7,13 @@
 
 mod default_resources;
 mod default_tools;
+mod fixtures;
 
+use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use mcp_server::{Server, ServerOptions};
 
 /// A Model Context Protocol server.
@@ -22,14 +24,35 @@ struct Cli {
     command: Command,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Fixtures {
+    /// The embedded default tools, resources and prompt.
+    Default,
+    /// The MCP conformance suite's fixture tools, resources and prompts.
+    Conformance,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve MCP over stdio (newline-delimited JSON on stdin/stdout; logs on stderr).
+    /// Serve MCP over stdio (newline-delimited JSON on stdin/stdout; logs on
+    /// stderr), or over Streamable HTTP with --http.
     Serve {
+        /// Serve Streamable HTTP on this address (e.g. 127.0.0.1:8080) at /mcp
+        /// instead of stdio. Binding a non-loopback address needs --allow-host.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<SocketAddr>,
+        /// Extra host names accepted in Host/Origin headers (DNS-rebinding
+        /// protection allows only loopback names by default).
+        #[arg(long = "allow-host", value_name = "HOST")]
+        allow_hosts: Vec<String>,
+        /// What to serve: the embedded defaults, or the official conformance
+        /// suite's fixtures.
+        #[arg(long, value_enum, default_value_t = Fixtures::Default)]
+        fixtures: Fixtures,
         /// Largest accepted message, in bytes.
         #[arg(long, default_value_t = 4 * 1024 * 1024)]
         max_message_size: usize,
-        /// Tools per page of tools/list.
+        /// Items per page of every list.
         #[arg(long, default_value_t = 100)]
         page_size: usize,
     },
@@ -66,30 +89,79 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Serve { max_message_size, page_size } => {
+        Command::Serve { http, allow_hosts, fixtures, max_message_size, page_size } => {
             let mut options = ServerOptions::default();
             options.max_message_size = max_message_size;
             options.page_size = page_size;
-            let server = build_server(options)?;
+            let server = build_server(options, fixtures)?;
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()
                 .context("starting the async runtime")?;
-            tracing::info!(version = env!("CARGO_PKG_VERSION"), "mcpd serving MCP on stdio");
-            runtime.block_on(server.serve_stdio()).context("serving stdio")?;
+            match http {
+                None => {
+                    tracing::info!(version = env!("CARGO_PKG_VERSION"), "mcpd serving MCP on stdio");
+                    runtime.block_on(server.serve_stdio()).context("serving stdio")?;
+                }
+                Some(addr) => {
+                    if !addr.ip().is_loopback() && allow_hosts.is_empty() {
+                        anyhow::bail!(
+                            "{addr} is not a loopback address: name the host names clients will use with --allow-host \
+                             (DNS-rebinding protection), or bind 127.0.0.1"
+                        );
+                    }
+                    let mut http_options = mcp_http::HttpOptions::default();
+                    http_options.allowed_hosts.extend(allow_hosts);
+                    runtime.block_on(async move {
+                        let listener = tokio::net::TcpListener::bind(addr)
+                            .await
+                            .with_context(|| format!("binding {addr}"))?;
+                        let local = listener.local_addr()?;
+                        // The one line on stdout in HTTP mode: where to connect.
+                        println!("mcpd listening on http://{local}/mcp");
+                        tracing::info!(%local, "mcpd serving MCP over Streamable HTTP");
+                        mcp_http::serve_listener(server, listener, http_options, shutdown_signal())
+                            .await
+                            .context("serving HTTP")
+                    })?;
+                }
+            }
             // Handlers may still hold blocking work; do not wait for it.
             runtime.shutdown_background();
             Ok(())
         }
         Command::Tools => {
-            let server = build_server(ServerOptions::default())?;
+            let server = build_server(ServerOptions::default(), Fixtures::Default)?;
             println!("{}", serde_json::to_string_pretty(&server.tools())?);
             Ok(())
         }
     }
 }
 
-fn build_server(options: ServerOptions) -> anyhow::Result<Server> {
+/// Completes on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}
+
+fn build_server(options: ServerOptions, fixtures: Fixtures) -> anyhow::Result<Server> {
+    if fixtures == Fixtures::Conformance {
+        let builder = Server::builder("mcpd-conformance", env!("CARGO_PKG_VERSION")).options(options);
+        return fixtures::conformance(builder).build().context("building the conformance server");
+    }
     let mut builder = Server::builder("mcpd", env!("CARGO_PKG_VERSION"))
         .title("mcpd")
         .description("A ready-to-run MCP server")

@@ -1,0 +1,446 @@
+//! Streamable HTTP for the legacy revisions (2025-03-26 … 2025-11-25):
+//! sessions, POST with JSON or SSE answers, the GET stream, DELETE,
+//! resumption and idle expiry.
+//!
+//! Spec: `docs/specification/<rev>/basic/transports.mdx` §Streamable HTTP.
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use futures::Stream;
+use mcp_server::{ProtocolVersion, Session};
+use mcp_types::ErrorObject;
+use serde_json::{Value, json};
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::task::AbortHandle;
+
+use crate::security::{error_response, json_response};
+use crate::{App, EventStore, ResponseMode, sse};
+
+/// One legacy session.
+pub(crate) struct LegacySession {
+    pub id: String,
+    pub session: Arc<Session>,
+    /// The receiving end of the session's standalone messages, while no
+    /// GET stream holds it.
+    standalone: Arc<Mutex<Option<mpsc::Receiver<Vec<u8>>>>>,
+    last_seen: Mutex<Instant>,
+    forwarder: Mutex<Option<AbortHandle>>,
+    next_stream: AtomicU64,
+    /// Live request streams, for clients resuming one that is still running.
+    live: Mutex<HashMap<String, broadcast::Sender<Live>>>,
+}
+
+#[derive(Debug, Clone)]
+enum Live {
+    Event(String, Vec<u8>),
+    End,
+}
+
+impl LegacySession {
+    fn touch(&self) {
+        *self.last_seen.lock().expect("session lock poisoned") = Instant::now();
+    }
+
+    fn end(&self, store: &dyn EventStore) {
+        self.session.close();
+        if let Some(f) = self.forwarder.lock().expect("session lock poisoned").take() {
+            f.abort();
+        }
+        store.remove_session(&self.id);
+    }
+}
+
+/// Every legacy session of the endpoint.
+#[derive(Default)]
+pub(crate) struct Sessions {
+    map: Mutex<HashMap<String, Arc<LegacySession>>>,
+}
+
+impl Sessions {
+    fn get(&self, id: &str) -> Option<Arc<LegacySession>> {
+        self.map.lock().expect("sessions lock poisoned").get(id).cloned()
+    }
+
+    fn remove(&self, id: &str) -> Option<Arc<LegacySession>> {
+        self.map.lock().expect("sessions lock poisoned").remove(id)
+    }
+
+    fn len(&self) -> usize {
+        self.map.lock().expect("sessions lock poisoned").len()
+    }
+}
+
+/// Ends sessions idle longer than `idle`, so sessions never leak.
+pub(crate) fn spawn_sweeper(sessions: Arc<Sessions>, store: Arc<dyn EventStore>, idle: Duration) {
+    let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
+    let period = (idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
+    let weak = Arc::downgrade(&sessions);
+    drop(sessions);
+    handle.spawn(async move {
+        let mut tick = tokio::time::interval(period);
+        loop {
+            tick.tick().await;
+            let Some(sessions) = weak.upgrade() else { return };
+            let now = Instant::now();
+            let expired: Vec<Arc<LegacySession>> = {
+                let mut map = sessions.map.lock().expect("sessions lock poisoned");
+                let ids: Vec<String> = map
+                    .iter()
+                    .filter(|(_, s)| now.duration_since(*s.last_seen.lock().expect("lock")) > idle)
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                ids.iter().filter_map(|id| map.remove(id)).collect()
+            };
+            for s in expired {
+                tracing::debug!(session = %s.id, "legacy session expired");
+                s.end(store.as_ref());
+            }
+        }
+    });
+}
+
+fn new_session_id() -> String {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).expect("the operating system's random source is available");
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+fn create(app: &App) -> Arc<LegacySession> {
+    let (tx, rx) = mpsc::channel(app.server.options().outbound_queue.max(1));
+    let session = app.server.new_session(tx, None);
+    let legacy = Arc::new(LegacySession {
+        id: new_session_id(),
+        session: Arc::clone(&session),
+        standalone: Arc::new(Mutex::new(Some(rx))),
+        last_seen: Mutex::new(Instant::now()),
+        forwarder: Mutex::new(None),
+        next_stream: AtomicU64::new(0),
+        live: Mutex::new(HashMap::new()),
+    });
+    // Server events (list changes, resource updates) reach the session.
+    let server = app.server.clone();
+    let mut events = server.subscribe_events();
+    let task = tokio::spawn(async move {
+        loop {
+            match events.recv().await {
+                Ok(event) => server.deliver(&session, &event).await,
+                Err(broadcast::error::RecvError::Lagged(_)) => server.deliver_missed(&session).await,
+                Err(broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    });
+    *legacy.forwarder.lock().expect("session lock poisoned") = Some(task.abort_handle());
+    app.sessions.map.lock().expect("sessions lock poisoned").insert(legacy.id.clone(), Arc::clone(&legacy));
+    legacy
+}
+
+fn session_header(headers: &HeaderMap) -> Option<&str> {
+    headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::trim)
+}
+
+fn with_session_header(mut response: Response, id: &str) -> Response {
+    if let Ok(v) = HeaderValue::from_str(id) {
+        response.headers_mut().insert("mcp-session-id", v);
+    }
+    response
+}
+
+fn lookup(app: &App, headers: &HeaderMap) -> Result<Arc<LegacySession>, Response> {
+    match session_header(headers) {
+        None => Err(error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorObject::invalid_request(
+                "missing Mcp-Session-Id header: send initialize first to open a session",
+            ),
+        )),
+        Some(id) => app.sessions.get(id).ok_or_else(|| {
+            error_response(
+                StatusCode::NOT_FOUND,
+                None,
+                ErrorObject::invalid_request("unknown or ended session: send initialize to open a new one"),
+            )
+        }),
+    }
+}
+
+fn supported_versions() -> Value {
+    json!(ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>())
+}
+
+fn wants_sse(mode: ResponseMode, messages: &[&Value]) -> bool {
+    match mode {
+        ResponseMode::Sse => true,
+        ResponseMode::Json => false,
+        ResponseMode::Auto => messages.iter().any(|m| {
+            let meta = &m["params"]["_meta"];
+            m["method"] == "tools/call" || meta.get("progressToken").is_some()
+        }),
+    }
+}
+
+pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes) -> Response {
+    if let Some(v) = headers.get("mcp-protocol-version") {
+        let v = v.to_str().unwrap_or_default().trim();
+        // Any supported legacy revision is accepted, even one other than
+        // the session's (conformance clients send 2025-03-26 on 2025-11-25
+        // sessions).
+        if !ProtocolVersion::parse(v).is_some_and(ProtocolVersion::is_legacy) {
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                None,
+                ErrorObject::invalid_request(format!("unsupported MCP-Protocol-Version {v:?}"))
+                    .with_data(json!({"supported": supported_versions(), "requested": v})),
+            );
+        }
+    }
+    let value: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) if e.is_syntax() || e.is_eof() => {
+            return error_response(StatusCode::BAD_REQUEST, None, ErrorObject::parse_error(e));
+        }
+        Err(e) => return error_response(StatusCode::BAD_REQUEST, None, ErrorObject::parse_error(e)),
+    };
+    let messages: Vec<&Value> = match &value {
+        Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    let is_request = |m: &&Value| m.get("method").is_some() && m.get("id").is_some();
+    let has_requests = messages.iter().any(is_request);
+    let is_initialize = !value.is_array() && value["method"] == "initialize";
+
+    let (legacy, created) = if is_initialize && session_header(&headers).is_none() {
+        if app.sessions.len() >= app.options.max_sessions {
+            return error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                ErrorObject::internal("too many open sessions; try again later"),
+            );
+        }
+        (create(&app), true)
+    } else {
+        match lookup(&app, &headers) {
+            Ok(s) => (s, false),
+            Err(r) => return r,
+        }
+    };
+    legacy.touch();
+    if value.is_array() && !legacy.session.negotiated_version().is_some_and(ProtocolVersion::allows_batches) {
+        let reply = app.server.handle_frame(&legacy.session, &body).await.unwrap_or_default();
+        return json_response(StatusCode::BAD_REQUEST, reply);
+    }
+
+    if !has_requests {
+        return match app.server.handle_frame(&legacy.session, &body).await {
+            None => StatusCode::ACCEPTED.into_response(),
+            Some(reply) => json_response(StatusCode::BAD_REQUEST, reply),
+        };
+    }
+
+    if is_initialize {
+        let reply = app.server.handle_frame(&legacy.session, &body).await.unwrap_or_default();
+        let ok = legacy.session.negotiated_version().is_some();
+        if created && !ok {
+            if let Some(s) = app.sessions.remove(&legacy.id) {
+                s.end(app.store.as_ref());
+            }
+            return json_response(StatusCode::OK, reply);
+        }
+        return with_session_header(json_response(StatusCode::OK, reply), &legacy.id);
+    }
+
+    if !wants_sse(app.options.response_mode, &messages) {
+        let reply = app.server.handle_frame(&legacy.session, &body).await.unwrap_or_default();
+        return with_session_header(json_response(StatusCode::OK, reply), &legacy.id);
+    }
+
+    // SSE: request-scoped messages and the response go on this POST's stream.
+    let (req_tx, req_rx) = mpsc::channel::<Vec<u8>>(256);
+    let accepted = app.server.accept_on(&legacy.session, &body, Some(&req_tx));
+    drop(req_tx);
+    let (final_tx, final_rx) = oneshot::channel::<Option<Vec<u8>>>();
+    tokio::spawn(async move {
+        let out = accepted.resolve().await;
+        let _ = final_tx.send(out);
+    });
+    let stream_id = format!("p{}", legacy.next_stream.fetch_add(1, Ordering::Relaxed));
+    let (primary_tx, primary_rx) = mpsc::channel::<Bytes>(256);
+    let (live_tx, _) = broadcast::channel::<Live>(256);
+    legacy.live.lock().expect("session lock poisoned").insert(stream_id.clone(), live_tx.clone());
+    let priming = app.options.sse_priming
+        && legacy.session.negotiated_version().is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
+    if priming {
+        let id = app.store.append(&legacy.id, &stream_id, b"");
+        let _ = primary_tx.try_send(sse::priming(id, app.options.sse_retry));
+    }
+    // The pump runs to completion whether or not the client stays: a
+    // disconnect is not a cancellation in these revisions, and everything
+    // is stored for a resume.
+    let store = Arc::clone(&app.store);
+    let session_id = legacy.id.clone();
+    let legacy_for_pump = Arc::clone(&legacy);
+    tokio::spawn(async move {
+        let mut req_rx = req_rx;
+        let mut final_rx = final_rx;
+        let emit = |data: Vec<u8>| {
+            let id = store.append(&session_id, &stream_id, &data);
+            let _ = live_tx.send(Live::Event(id.clone(), data.clone()));
+            sse::event(Some(id), &data)
+        };
+        loop {
+            tokio::select! {
+                biased;
+                Some(message) = req_rx.recv() => {
+                    let _ = primary_tx.send(emit(message)).await;
+                }
+                out = &mut final_rx => {
+                    while let Ok(message) = req_rx.try_recv() {
+                        let _ = primary_tx.send(emit(message)).await;
+                    }
+                    if let Ok(Some(reply)) = out {
+                        let _ = primary_tx.send(emit(reply)).await;
+                    }
+                    break;
+                }
+            }
+        }
+        let _ = live_tx.send(Live::End);
+        legacy_for_pump.live.lock().expect("session lock poisoned").remove(&stream_id);
+    });
+    let stream =
+        futures::stream::unfold(primary_rx, |mut rx| async move { rx.recv().await.map(|e| (e, rx)) });
+    sse::response(stream, app.options.keep_alive, Some(&legacy.id))
+}
+
+/// The standalone GET stream: owns the session's receiver while open and
+/// gives it back when dropped, so a later GET can take over.
+struct Standalone {
+    rx: Option<mpsc::Receiver<Vec<u8>>>,
+    slot: Arc<Mutex<Option<mpsc::Receiver<Vec<u8>>>>>,
+    store: Arc<dyn EventStore>,
+    session: String,
+}
+
+impl Stream for Standalone {
+    type Item = Bytes;
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        let Some(rx) = this.rx.as_mut() else { return Poll::Ready(None) };
+        match rx.poll_recv(cx) {
+            Poll::Ready(Some(data)) => {
+                let id = this.store.append(&this.session, "g", &data);
+                Poll::Ready(Some(sse::event(Some(id), &data)))
+            }
+            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl Drop for Standalone {
+    fn drop(&mut self) {
+        if let Some(rx) = self.rx.take() {
+            *self.slot.lock().expect("session lock poisoned") = Some(rx);
+        }
+    }
+}
+
+pub(crate) async fn get(app: App, headers: HeaderMap) -> Response {
+    if !app.options.enable_get_stream {
+        return crate::security::method_not_allowed();
+    }
+    let accepts_sse = headers
+        .get(axum::http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_none_or(|v| v.contains("text/event-stream") || v.contains("*/*"));
+    if !accepts_sse {
+        return error_response(
+            StatusCode::NOT_ACCEPTABLE,
+            None,
+            ErrorObject::invalid_request("GET opens an SSE stream: Accept must include text/event-stream"),
+        );
+    }
+    let legacy = match lookup(&app, &headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    legacy.touch();
+    if let Some(last) = headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
+        return resume(&app, &legacy, last.trim());
+    }
+    let Some(rx) = legacy.standalone.lock().expect("session lock poisoned").take() else {
+        return error_response(
+            StatusCode::CONFLICT,
+            None,
+            ErrorObject::invalid_request("this session already has an open GET stream"),
+        );
+    };
+    let stream = Standalone {
+        rx: Some(rx),
+        slot: Arc::clone(&legacy.standalone),
+        store: Arc::clone(&app.store),
+        session: legacy.id.clone(),
+    };
+    sse::response(stream, app.options.keep_alive, Some(&legacy.id))
+}
+
+/// Replays a stream after `last` and, if it is still running, follows it.
+fn resume(app: &App, legacy: &Arc<LegacySession>, last: &str) -> Response {
+    let live = legacy
+        .live
+        .lock()
+        .expect("session lock poisoned")
+        .iter()
+        .find_map(|(stream, tx)| last.starts_with(&format!("{stream}.")).then(|| tx.subscribe()));
+    let Some((_, stored)) = app.store.replay_after(&legacy.id, last) else {
+        return error_response(
+            StatusCode::NOT_FOUND,
+            None,
+            ErrorObject::invalid_request("unknown Last-Event-ID for this session"),
+        );
+    };
+    let seen: std::collections::HashSet<String> = stored.iter().map(|e| e.id.clone()).collect();
+    let replay = futures::stream::iter(
+        stored
+            .into_iter()
+            .filter(|e| !e.data.is_empty())
+            .map(|e| sse::event(Some(e.id), &e.data))
+            .collect::<Vec<_>>(),
+    );
+    let follow = futures::stream::unfold((live, seen), |(mut live, seen)| async move {
+        let rx = live.as_mut()?;
+        loop {
+            match rx.recv().await {
+                Ok(Live::Event(id, data)) if !seen.contains(&id) => {
+                    return Some((sse::event(Some(id), &data), (live, seen)));
+                }
+                Ok(Live::Event(..)) => continue,
+                Ok(Live::End) | Err(broadcast::error::RecvError::Closed) => return None,
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+            }
+        }
+    });
+    use futures::StreamExt;
+    sse::response(replay.chain(follow), app.options.keep_alive, Some(&legacy.id))
+}
+
+pub(crate) async fn delete(app: App, headers: HeaderMap) -> Response {
+    let legacy = match lookup(&app, &headers) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    if let Some(s) = app.sessions.remove(&legacy.id) {
+        s.end(app.store.as_ref());
+    }
+    StatusCode::OK.into_response()
+}

@@ -1,0 +1,106 @@
+//! DNS-rebinding protection and the JSON-RPC error bodies of HTTP errors.
+//!
+//! `Host` must name an allowed host (any port), and a present `Origin` must
+//! too; otherwise `403` with a JSON-RPC error body, never an empty one
+//! (spec.md §c.1, §e.32: clients tell a modern server from a legacy one by
+//! the body).
+
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use mcp_types::jsonrpc::encode_error;
+use mcp_types::{ErrorObject, RequestId};
+
+use crate::HttpOptions;
+
+/// An HTTP error with a JSON-RPC error body.
+pub(crate) fn error_response(status: StatusCode, id: Option<&RequestId>, error: ErrorObject) -> Response {
+    json_response(status, encode_error(id, &error))
+}
+
+/// A JSON body with a status.
+pub(crate) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
+    let mut response = (status, body).into_response();
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+pub(crate) fn method_not_allowed() -> Response {
+    let mut r = error_response(
+        StatusCode::METHOD_NOT_ALLOWED,
+        None,
+        ErrorObject::invalid_request("method not allowed on the MCP endpoint"),
+    );
+    r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+    r
+}
+
+/// The host part of `host[:port]`, `[v6]:port` or a bare name, lower-cased.
+fn host_name(authority: &str) -> String {
+    let authority = authority.trim();
+    let host = if let Some(rest) = authority.strip_prefix('[') {
+        rest.split(']').next().unwrap_or_default()
+    } else {
+        authority.rsplit_once(':').map_or(authority, |(h, port)| {
+            if port.chars().all(|c| c.is_ascii_digit()) { h } else { authority }
+        })
+    };
+    host.to_ascii_lowercase()
+}
+
+fn allowed(host: &str, options: &HttpOptions) -> bool {
+    options.allowed_hosts.iter().any(|a| a == "*" || a.eq_ignore_ascii_case(host))
+}
+
+pub(crate) fn check(headers: &HeaderMap, options: &HttpOptions) -> Result<(), Response> {
+    let forbidden = |what: &str| {
+        Err(error_response(
+            StatusCode::FORBIDDEN,
+            None,
+            ErrorObject::invalid_request(format!("{what} is not allowed (DNS-rebinding protection)")),
+        ))
+    };
+    match headers.get(header::HOST).and_then(|h| h.to_str().ok()) {
+        Some(host) if allowed(&host_name(host), options) => {}
+        Some(_) => return forbidden("this Host"),
+        None => return forbidden("a request without Host"),
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or_default();
+        let authority = origin.split_once("://").map(|(_, rest)| rest).unwrap_or("");
+        let authority = authority.split('/').next().unwrap_or_default();
+        if origin == "null" || authority.is_empty() || !allowed(&host_name(authority), options) {
+            return forbidden("this Origin");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_names_ignore_ports_and_brackets() {
+        assert_eq!(host_name("127.0.0.1:8080"), "127.0.0.1");
+        assert_eq!(host_name("LOCALHOST"), "localhost");
+        assert_eq!(host_name("[::1]:3000"), "::1");
+        assert_eq!(host_name("evil.example.com"), "evil.example.com");
+    }
+
+    #[test]
+    fn rejects_foreign_hosts_and_origins() {
+        let o = HttpOptions::default();
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, HeaderValue::from_static("127.0.0.1:9"));
+        assert!(check(&h, &o).is_ok());
+        h.insert(header::ORIGIN, HeaderValue::from_static("http://localhost:9"));
+        assert!(check(&h, &o).is_ok());
+        h.insert(header::ORIGIN, HeaderValue::from_static("http://evil.example.com"));
+        assert!(check(&h, &o).is_err());
+        h.insert(header::ORIGIN, HeaderValue::from_static("null"));
+        assert!(check(&h, &o).is_err());
+        h.remove(header::ORIGIN);
+        h.insert(header::HOST, HeaderValue::from_static("evil.example.com"));
+        assert!(check(&h, &o).is_err());
+    }
+}

@@ -1,0 +1,298 @@
+//! `--fixtures conformance`: exactly the tools, resources and prompts the
+//! official MCP conformance suite calls (its fixture contract), so the suite
+//! can be run against this server.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use mcp_server::types::logging::LoggingLevel;
+use mcp_server::types::{ContentBlock, GetPromptResult, PromptMessage, ResourceContents, Role};
+use mcp_server::{
+    CallToolResult, NoArgs, Prompt, ReadRequest, RequestContext, Resource, ResourceTemplate, ServerBuilder,
+    Tool, ToolError, complete_from,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// A 1×1 PNG.
+const PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+/// A minimal WAV file (44-byte header, no samples).
+const WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=";
+
+fn text(s: &str) -> CallToolResult {
+    CallToolResult::text(s)
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct SamplingArgs {
+    /// The prompt to send to the client's model.
+    prompt: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct ElicitArgs {
+    /// The message to show the user.
+    message: String,
+}
+
+async fn elicit(ctx: &RequestContext, params: Value) -> Result<CallToolResult, ToolError> {
+    let answer = ctx
+        .request_client("elicitation/create", params)
+        .await
+        .map_err(|e| ToolError::new(format!("elicitation failed: {}", e.message)))?;
+    Ok(text(&format!(
+        "Elicitation completed: action={}, content={}",
+        answer["action"].as_str().unwrap_or("?"),
+        answer.get("content").cloned().unwrap_or(Value::Null)
+    )))
+}
+
+fn tools() -> Vec<Tool> {
+    vec![
+        Tool::new("test_simple_text").description("Returns a simple text response.").raw_handler(|_, _| async {
+            Ok(text("This is a simple text response for testing."))
+        }),
+        Tool::new("test_image_content").description("Returns an image.").raw_handler(|_, _| async {
+            Ok(CallToolResult::success(vec![ContentBlock::image(PNG, "image/png")]))
+        }),
+        Tool::new("test_audio_content").description("Returns audio.").raw_handler(|_, _| async {
+            Ok(CallToolResult::success(vec![ContentBlock::audio(WAV, "audio/wav")]))
+        }),
+        Tool::new("test_embedded_resource").description("Returns an embedded resource.").raw_handler(|_, _| async {
+            Ok(CallToolResult::success(vec![ContentBlock::embedded_text(
+                "test://embedded-resource",
+                Some("text/plain".into()),
+                "This is an embedded resource content.",
+            )]))
+        }),
+        Tool::new("test_multiple_content_types").description("Returns text, an image and a resource.").raw_handler(
+            |_, _| async {
+                Ok(CallToolResult::success(vec![
+                    ContentBlock::text("Multiple content types test:"),
+                    ContentBlock::image(PNG, "image/png"),
+                    ContentBlock::embedded_text(
+                        "test://mixed-content-resource",
+                        Some("application/json".into()),
+                        r#"{"test":"data","value":123}"#,
+                    ),
+                ]))
+            },
+        ),
+        Tool::new("test_tool_with_logging").description("Logs three messages while it runs.").handler(
+            |_: NoArgs, ctx: RequestContext| async move {
+                for (i, message) in ["Tool execution started", "Tool processing data", "Tool execution completed"]
+                    .iter()
+                    .enumerate()
+                {
+                    if i > 0 {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                    ctx.log(LoggingLevel::Info, Some("conformance"), json!(message)).await;
+                }
+                Ok("Logging test completed")
+            },
+        ),
+        Tool::new("test_error_handling").description("Always fails with a tool error.").raw_handler(|_, _| async {
+            Ok(CallToolResult::error("This tool intentionally returns an error for testing"))
+        }),
+        Tool::new("test_tool_with_progress").description("Reports progress 0, 50, 100.").handler(
+            |_: NoArgs, ctx: RequestContext| async move {
+                for (i, p) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+                    if i > 0 {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                    ctx.progress(p, Some(100.0), None).await;
+                }
+                Ok("Progress test completed")
+            },
+        ),
+        Tool::new("test_sampling").description("Asks the client's model a question.").handler(
+            |args: SamplingArgs, ctx: RequestContext| async move {
+                let answer = ctx
+                    .request_client(
+                        "sampling/createMessage",
+                        json!({"messages": [{"role": "user", "content": {"type": "text", "text": args.prompt}}], "maxTokens": 100}),
+                    )
+                    .await
+                    .map_err(|e| ToolError::new(format!("sampling failed: {}", e.message)))?;
+                Ok(format!("LLM response: {}", answer["content"]["text"].as_str().unwrap_or_default()))
+            },
+        ),
+        Tool::new("test_elicitation").description("Asks the user for a username and an email.").handler(
+            |args: ElicitArgs, ctx: RequestContext| async move {
+                elicit(
+                    &ctx,
+                    json!({"message": args.message, "requestedSchema": {
+                        "type": "object",
+                        "properties": {"username": {"type": "string"}, "email": {"type": "string"}},
+                        "required": ["username", "email"]
+                    }}),
+                )
+                .await
+            },
+        ),
+        Tool::new("test_elicitation_sep1034_defaults").description("Elicitation with default values.").handler(
+            |_: NoArgs, ctx: RequestContext| async move {
+                elicit(
+                    &ctx,
+                    json!({"message": "Please review your information", "requestedSchema": {
+                        "type": "object",
+                        "properties": {
+                            "name": {"type": "string", "default": "John Doe"},
+                            "age": {"type": "integer", "default": 30},
+                            "score": {"type": "number", "default": 95.5},
+                            "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+                            "verified": {"type": "boolean", "default": true}
+                        },
+                        "required": []
+                    }}),
+                )
+                .await
+            },
+        ),
+        Tool::new("test_elicitation_sep1330_enums").description("Elicitation with every enum shape.").handler(
+            |_: NoArgs, ctx: RequestContext| async move {
+                elicit(
+                    &ctx,
+                    json!({"message": "Pick options", "requestedSchema": {
+                        "type": "object",
+                        "properties": {
+                            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+                            "titledSingle": {"type": "string", "oneOf": [
+                                {"const": "value1", "title": "First"},
+                                {"const": "value2", "title": "Second"},
+                                {"const": "value3", "title": "Third"}
+                            ]},
+                            "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["One", "Two", "Three"]},
+                            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}, "minItems": 1, "maxItems": 3},
+                            "titledMulti": {"type": "array", "items": {"anyOf": [
+                                {"const": "value1", "title": "First"},
+                                {"const": "value2", "title": "Second"},
+                                {"const": "value3", "title": "Third"}
+                            ]}, "minItems": 1, "maxItems": 3}
+                        },
+                        "required": []
+                    }}),
+                )
+                .await
+            },
+        ),
+        Tool::new("json_schema_2020_12_tool")
+            .description("Has a JSON Schema 2020-12 input schema with $defs.")
+            .input_schema(json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+                "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+                "additionalProperties": false
+            }))
+            .raw_handler(|args, _| async move { Ok(text(&format!("Received: {args}"))) }),
+        Tool::new("test_reconnection").description("Takes a moment, for SSE resumption tests.").handler(
+            |_: NoArgs, _ctx: RequestContext| async move {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                Ok("Reconnection test completed")
+            },
+        ),
+    ]
+}
+
+fn prompts() -> Vec<Prompt> {
+    let simple = |_: BTreeMap<String, String>, _: RequestContext| async {
+        Ok(PromptMessage::user("This is a simple prompt for testing."))
+    };
+    vec![
+        Prompt::new("test_simple_prompt")
+            .description("A simple prompt without arguments.")
+            .raw_handler(simple),
+        Prompt::new("test_prompt_with_arguments")
+            .description("A prompt with two required arguments.")
+            .argument("arg1", "First test argument", true)
+            .argument("arg2", "Second test argument", true)
+            .raw_handler(|args: BTreeMap<String, String>, _: RequestContext| async move {
+                Ok(PromptMessage::user(format!(
+                    "Prompt with arguments: arg1='{}', arg2='{}'",
+                    args["arg1"], args["arg2"]
+                )))
+            })
+            .complete("arg1", complete_from(["testValue1", "test-value"])),
+        Prompt::new("test_prompt_with_embedded_resource")
+            .description("A prompt that embeds a resource.")
+            .argument("resourceUri", "URI of the resource to embed", true)
+            .raw_handler(|args: BTreeMap<String, String>, _: RequestContext| async move {
+                Ok(GetPromptResult {
+                    description: None,
+                    messages: vec![
+                        PromptMessage {
+                            role: Role::User,
+                            content: ContentBlock::embedded_text(
+                                args["resourceUri"].clone(),
+                                Some("text/plain".into()),
+                                "Embedded resource content for testing.",
+                            ),
+                        },
+                        PromptMessage::user("Please process the embedded resource above."),
+                    ],
+                })
+            }),
+        Prompt::new("test_prompt_with_image").description("A prompt with an image.").raw_handler(
+            |_: BTreeMap<String, String>, _: RequestContext| async {
+                Ok(GetPromptResult {
+                    description: None,
+                    messages: vec![
+                        PromptMessage { role: Role::User, content: ContentBlock::image(PNG, "image/png") },
+                        PromptMessage::user("Please analyze the image above."),
+                    ],
+                })
+            },
+        ),
+    ]
+}
+
+/// Adds the conformance fixtures to a builder.
+pub(crate) fn conformance(mut builder: ServerBuilder) -> ServerBuilder {
+    for tool in tools() {
+        builder = builder.tool(tool);
+    }
+    for prompt in prompts() {
+        builder = builder.prompt(prompt);
+    }
+    let png = base64_decode(PNG);
+    builder
+        .resource(
+            Resource::new("test://static-text", "static-text")
+                .description("A static text resource.")
+                .mime_type("text/plain")
+                .text("This is the content of the static text resource."),
+        )
+        .resource(
+            Resource::new("test://static-binary", "static-binary")
+                .description("A static binary resource (a PNG).")
+                .mime_type("image/png")
+                .blob(&png),
+        )
+        .resource(
+            Resource::new("test://watched-resource", "watched-resource")
+                .description("A resource to subscribe to.")
+                .mime_type("text/plain")
+                .text("Watched resource content."),
+        )
+        .resource_template(
+            ResourceTemplate::new("test://template/{id}/data", "template")
+                .expect("valid template")
+                .description("Data for an id.")
+                .mime_type("application/json")
+                .handler(|req: ReadRequest, _: RequestContext| async move {
+                    let id = req.var("id").unwrap_or_default().to_owned();
+                    let body = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+                    Ok(ResourceContents::text(req.uri, Some("application/json".into()), body.to_string()))
+                }),
+        )
+        .enable_logging()
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.decode(s).expect("the fixture is valid base64")
+}
