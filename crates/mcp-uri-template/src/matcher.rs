@@ -1,0 +1,177 @@
+//! Matching a URI against a template (the inverse of expansion, with the
+//! rules in the crate docs).
+
+use crate::expand::{behaviour, is_reserved, is_unreserved};
+use crate::{Op, Part, Value, VarSpec, Variables};
+
+/// Upper bound on backtracking steps, so no input costs more than this.
+const STEP_BUDGET: usize = 100_000;
+
+fn allowed(op: Op, b: u8) -> bool {
+    if is_unreserved(b) || b == b'%' || b >= 0x80 {
+        return true;
+    }
+    match op {
+        Op::Simple => b == b',',
+        Op::Reserved | Op::Fragment => is_reserved(b),
+        Op::Label => b == b'.',
+        Op::Path => b == b'/' || b == b',',
+        Op::PathParam => matches!(b, b';' | b'=' | b','),
+        Op::Query | Op::QueryCont => matches!(b, b'&' | b'=' | b','),
+    }
+}
+
+fn decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Binds the text an expression captured (without its first character) to
+/// its variables.
+fn bind(op: Op, specs: &[VarSpec], text: &str, vars: &mut Variables) -> Option<()> {
+    let (_, sep, named, ..) = behaviour(op);
+    if named {
+        return bind_named(specs, text, sep, vars);
+    }
+    if specs.len() == 1 {
+        let spec = &specs[0];
+        let value = if spec.explode {
+            Value::List(text.split(sep).map(decode).collect::<Option<Vec<_>>>()?)
+        } else {
+            Value::String(decode(text)?)
+        };
+        vars.insert(spec.name.clone(), value);
+        return Some(());
+    }
+    let mut pieces = text.split(sep).collect::<Vec<_>>().into_iter();
+    for (i, spec) in specs.iter().enumerate() {
+        if spec.explode {
+            let rest: Vec<String> = pieces.by_ref().map(decode).collect::<Option<_>>()?;
+            if !rest.is_empty() {
+                vars.insert(spec.name.clone(), Value::List(rest));
+            }
+            return (i + 1 == specs.len()).then_some(());
+        }
+        match pieces.next() {
+            Some(p) => {
+                vars.insert(spec.name.clone(), Value::String(decode(p)?));
+            }
+            None => return Some(()),
+        }
+    }
+    pieces.next().is_none().then_some(())
+}
+
+fn bind_named(specs: &[VarSpec], text: &str, sep: char, vars: &mut Variables) -> Option<()> {
+    let exploded = specs.iter().find(|s| s.explode);
+    let mut assoc: Vec<(String, String)> = Vec::new();
+    let mut lists: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for param in text.split(sep) {
+        let (key, value) = param.split_once('=').unwrap_or((param, ""));
+        let key = decode(key)?;
+        let value = decode(value)?;
+        match specs.iter().find(|s| s.name == key) {
+            Some(spec) if spec.explode => lists.entry(key).or_default().push(value),
+            Some(_) => {
+                vars.insert(key, Value::String(value));
+            }
+            None => match exploded {
+                Some(_) => assoc.push((key, value)),
+                None => return None,
+            },
+        }
+    }
+    if let Some(spec) = exploded {
+        if !assoc.is_empty() {
+            vars.insert(spec.name.clone(), Value::AssocList(assoc));
+        } else if let Some(list) = lists.remove(&spec.name) {
+            vars.insert(spec.name.clone(), Value::List(list));
+        }
+    }
+    Some(())
+}
+
+struct Matcher<'a> {
+    parts: &'a [Part],
+    uri: &'a str,
+    steps: usize,
+}
+
+impl Matcher<'_> {
+    fn run(&mut self, i: usize, pos: usize, vars: &mut Variables) -> bool {
+        self.steps += 1;
+        if self.steps > STEP_BUDGET {
+            return false;
+        }
+        let Some(part) = self.parts.get(i) else { return pos == self.uri.len() };
+        match part {
+            Part::Literal(l) => {
+                self.uri[pos..].starts_with(l.as_str()) && self.run(i + 1, pos + l.len(), vars)
+            }
+            Part::Expr { op, vars: specs } => {
+                let (first, ..) = behaviour(*op);
+                let optional = !matches!(op, Op::Simple | Op::Reserved);
+                if first.is_empty() || self.uri[pos..].starts_with(first) {
+                    let body_start = pos + first.len();
+                    let bytes = self.uri.as_bytes();
+                    // A following `{?…}`, `{&…}` or `{#…}` claims its own
+                    // introducer, even where this capture could contain it.
+                    let stop = match self.parts.get(i + 1) {
+                        Some(Part::Expr { op: Op::Query, .. }) => Some(b'?'),
+                        Some(Part::Expr { op: Op::QueryCont, .. }) => Some(b'&'),
+                        Some(Part::Expr { op: Op::Fragment, .. }) => Some(b'#'),
+                        _ => None,
+                    };
+                    let mut end = body_start;
+                    while end < bytes.len() && allowed(*op, bytes[end]) && Some(bytes[end]) != stop {
+                        end += 1;
+                    }
+                    // Where a literal follows, only the places it occurs can end the capture.
+                    let next_literal = match self.parts.get(i + 1) {
+                        Some(Part::Literal(l)) => Some(l.as_str()),
+                        _ => None,
+                    };
+                    let min = if first.is_empty() { body_start + 1 } else { body_start };
+                    let mut e = end;
+                    while e >= min && self.steps <= STEP_BUDGET {
+                        self.steps += 1;
+                        let fits = next_literal.is_none_or(|l| self.uri[e..].starts_with(l));
+                        if fits && self.uri.is_char_boundary(e) {
+                            let mut attempt = vars.clone();
+                            if bind(*op, specs, &self.uri[body_start..e], &mut attempt).is_some()
+                                && self.run(i + 1, e, &mut attempt)
+                            {
+                                *vars = attempt;
+                                return true;
+                            }
+                        }
+                        if e == 0 {
+                            break;
+                        }
+                        e -= 1;
+                    }
+                }
+                // An expression with a prefix character may be absent.
+                optional && self.run(i + 1, pos, vars)
+            }
+        }
+    }
+}
+
+pub(crate) fn matches(parts: &[Part], uri: &str) -> Option<Variables> {
+    let mut vars = Variables::new();
+    let mut m = Matcher { parts, uri, steps: 0 };
+    m.run(0, 0, &mut vars).then_some(vars)
+}
