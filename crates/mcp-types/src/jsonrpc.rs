@@ -168,8 +168,13 @@ impl<'a> IncomingMessage<'a> {
     ///
     /// Errors (all `-32600`): `jsonrpc` missing or not `"2.0"`, an `id` that
     /// is `null` or not a string or integer, a non-string method, neither a
-    /// method nor a result/error.
+    /// method nor a result/error. A message with a method and no `id` member
+    /// is a notification however malformed the rest is: notifications are
+    /// never answered, not even with an error (spec.md §e.9).
     pub fn kind(&self) -> Result<MessageKind<'_, 'a>, ErrorObject> {
+        if let (Some(method), None) = (&self.method, self.id) {
+            return Ok(MessageKind::Notification { method, params: self.params });
+        }
         match self.jsonrpc.as_deref() {
             Some(JSONRPC_VERSION) => {}
             Some(other) => {
@@ -205,10 +210,10 @@ impl<'a> IncomingMessage<'a> {
         }
         match (&self.method, id) {
             (Some(method), Some(id)) => Ok(MessageKind::Request { id, method, params: self.params }),
-            (Some(method), None) => Ok(MessageKind::Notification { method, params: self.params }),
             (None, Some(id)) if self.result.is_some() || self.error.is_some() => {
                 Ok(MessageKind::Response { id })
             }
+            (Some(method), None) => Ok(MessageKind::Notification { method, params: self.params }),
             (None, _) => Err(ErrorObject::invalid_request("missing \"method\"")),
         }
     }
@@ -291,6 +296,8 @@ mod tests {
             kind_of(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).unwrap(),
             "note notifications/initialized"
         );
+        // Malformed notifications are still notifications: never answered.
+        assert_eq!(kind_of(r#"{"method":"n","params":"x"}"#).unwrap(), "note n");
         assert_eq!(kind_of(r#"{"jsonrpc":"2.0","id":3,"result":{}}"#).unwrap(), "resp 3");
     }
 
