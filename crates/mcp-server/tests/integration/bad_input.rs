@@ -28,7 +28,13 @@ fn code(v: &Value) -> i64 {
 async fn unparseable_input_is_a_parse_error_with_null_id() {
     let server = common::server();
     let mut c = TestClient::connect_legacy(&server, "2025-06-18").await;
-    for bad in [&b"{not json"[..], b"{\"jsonrpc\":\"2.0\",", b"\xff\xfe", b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffng\"}", b"]"] {
+    for bad in [
+        &b"{not json"[..],
+        b"{\"jsonrpc\":\"2.0\",",
+        b"\xff\xfe",
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffng\"}",
+        b"]",
+    ] {
         let r = answer(&mut c, bad).await;
         assert_eq!(code(&r), -32700, "{:?}", String::from_utf8_lossy(bad));
         assert_eq!(r["id"], Value::Null);
@@ -99,7 +105,10 @@ async fn oversized_lines_are_refused_without_stopping_the_server() {
     options.max_message_size = 1024;
     let server = common::server_with(options);
     let mut c = TestClient::connect_legacy(&server, "2025-06-18").await;
-    let big = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#, "x".repeat(10_000));
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
+        "x".repeat(10_000)
+    );
     let r = answer(&mut c, big.as_bytes()).await;
     assert_eq!(code(&r), -32600);
     assert_eq!(r["id"], Value::Null);
@@ -109,11 +118,17 @@ async fn oversized_lines_are_refused_without_stopping_the_server() {
     // The default limit is 4 MiB.
     let server = common::server();
     let mut c = TestClient::connect_legacy(&server, "2025-06-18").await;
-    let huge = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{}"}}}}"#, "y".repeat(5 * 1024 * 1024));
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "y".repeat(5 * 1024 * 1024)
+    );
     let r = answer(&mut c, huge.as_bytes()).await;
     assert_eq!(code(&r), -32600);
     still_serving(&mut c).await;
-    let fits = format!(r#"{{"jsonrpc":"2.0","id":2,"method":"ping","params":{{"pad":"{}"}}}}"#, "y".repeat(3 * 1024 * 1024));
+    let fits = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "y".repeat(3 * 1024 * 1024)
+    );
     assert_eq!(answer(&mut c, fits.as_bytes()).await["result"], json!({}));
 }
 
@@ -143,7 +158,9 @@ async fn batches_are_served_in_2025_03_26() {
     assert_eq!(by_id(json!("b"))["result"]["content"][0]["text"], "hi");
 
     // Only notifications: no output at all.
-    c.send_raw(br#"[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","method":"x"}]"#).await.unwrap();
+    c.send_raw(br#"[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","method":"x"}]"#)
+        .await
+        .unwrap();
     let r = answer(&mut c, br#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#).await;
     assert_eq!(r["id"], 5, "nothing was written for the notification-only batch");
 

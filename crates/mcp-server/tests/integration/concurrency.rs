@@ -123,10 +123,15 @@ async fn cancellation_drops_the_handler_and_sends_nothing() {
 #[tokio::test]
 async fn progress_uses_the_callers_token_and_only_increases() {
     let f = fixture(ServerOptions::default());
-    for (version, token) in [("2025-06-18", json!("tok")), ("2025-03-26", json!(7)), ("2024-11-05", json!("old"))] {
+    for (version, token) in
+        [("2025-06-18", json!("tok")), ("2025-03-26", json!(7)), ("2024-11-05", json!("old"))]
+    {
         let mut c = TestClient::connect_legacy(&f.server, version).await;
         let r = c
-            .request_raw("tools/call", Some(json!({"name": "steps", "arguments": {}, "_meta": {"progressToken": token}})))
+            .request_raw(
+                "tools/call",
+                Some(json!({"name": "steps", "arguments": {}, "_meta": {"progressToken": token}})),
+            )
             .await
             .unwrap();
         assert_eq!(r["result"]["content"][0]["text"], "repeat sent: false");
@@ -173,7 +178,9 @@ async fn an_id_in_flight_cannot_be_reused() {
     assert_eq!(r["result"]["content"][0]["text"], "released");
 }
 
-async fn raw_connection(server: &Server) -> (tokio::task::JoinHandle<mcp_server::Result<()>>, tokio::io::DuplexStream) {
+async fn raw_connection(
+    server: &Server,
+) -> (tokio::task::JoinHandle<mcp_server::Result<()>>, tokio::io::DuplexStream) {
     let (client, server_end) = tokio::io::duplex(64 * 1024);
     let (r, w) = tokio::io::split(server_end);
     let server = server.clone();

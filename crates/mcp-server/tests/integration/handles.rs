@@ -29,7 +29,9 @@ async fn handles_are_unique_opaque_and_resolve() {
         let h = store.create(&c, i);
         let (prefix, random) = h.split_once('_').unwrap();
         assert_eq!(prefix, "cart");
-        assert!(random.len() >= 22 && random.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
+        assert!(
+            random.len() >= 22 && random.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        );
         assert!(seen.insert(h));
     }
     let h = store.create(&c, 7);
@@ -40,8 +42,8 @@ async fn handles_are_unique_opaque_and_resolve() {
 
 #[tokio::test]
 async fn unknown_handles_are_tool_errors_with_a_way_out() {
-    let store: HandleStore<()> =
-        HandleStore::new("basket", Duration::from_secs(60)).recovery_hint("call create_basket to start a new basket");
+    let store: HandleStore<()> = HandleStore::new("basket", Duration::from_secs(60))
+        .recovery_hint("call create_basket to start a new basket");
     let m = message(store.get(&ctx(None), "basket_forged").unwrap_err());
     assert!(m.contains("basket_forged") && m.contains("create_basket"), "{m}");
 }

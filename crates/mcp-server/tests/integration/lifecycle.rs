@@ -68,7 +68,9 @@ async fn initialize_twice_or_malformed_is_refused() {
 async fn requests_before_initialize_are_refused_but_ping_works() {
     let server = common::server();
     let mut c = TestClient::connect(&server);
-    for (method, params) in [("tools/list", json!({})), ("tools/call", json!({"name": "echo", "arguments": {"text": "x"}}))] {
+    for (method, params) in
+        [("tools/list", json!({})), ("tools/call", json!({"name": "echo", "arguments": {"text": "x"}}))]
+    {
         let r = c.request_raw(method, Some(params)).await.unwrap();
         assert_eq!(error_code(&r), -32600, "{method}");
         assert!(r["error"]["message"].as_str().unwrap().contains("initialize"));
