@@ -159,6 +159,9 @@ async fn handle(
         .is_some_and(|v| v.trim() == mcp_server::ProtocolVersion::V2026_07_28.as_str());
     match method {
         Method::POST => {
+            if let Err(response) = security::check_post_headers(&headers) {
+                return response;
+            }
             if modern_header || modern::body_is_modern(&body) {
                 modern::post(app, headers, body).await
             } else {

@@ -75,6 +75,39 @@ pub(crate) fn check(headers: &HeaderMap, options: &HttpOptions) -> Result<(), Re
     Ok(())
 }
 
+/// A POST must carry JSON (`415` otherwise) and accept JSON or SSE answers
+/// (`406` otherwise; clients MUST list both, a missing `Accept` is refused).
+pub(crate) fn check_post_headers(headers: &HeaderMap) -> Result<(), Response> {
+    let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let media = content_type.split(';').next().unwrap_or_default().trim();
+    if !media.eq_ignore_ascii_case("application/json") {
+        return Err(error_response(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            None,
+            ErrorObject::invalid_request(format!(
+                "Content-Type must be application/json, got {content_type:?}"
+            )),
+        ));
+    }
+    let accept = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let acceptable = accept.split(',').any(|item| {
+        let media = item.split(';').next().unwrap_or_default().trim();
+        ["application/json", "text/event-stream", "*/*", "application/*", "text/*"]
+            .iter()
+            .any(|m| media.eq_ignore_ascii_case(m))
+    });
+    if !acceptable {
+        return Err(error_response(
+            StatusCode::NOT_ACCEPTABLE,
+            None,
+            ErrorObject::invalid_request(
+                "Accept must list application/json and text/event-stream (the answer is one or the other)",
+            ),
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -518,3 +518,91 @@ async fn modern_listen_streams_over_sse() {
     let last: Value = serde_json::from_str(&events.last().unwrap().1).unwrap();
     assert_eq!(last["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "L");
 }
+
+#[tokio::test]
+async fn content_type_and_accept_are_checked() {
+    let s = start().await;
+    let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    .to_string();
+    let r = s
+        .client
+        .post(&s.url)
+        .header("content-type", "text/plain")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert_eq!(r.json::<Value>().await.unwrap()["error"]["code"], -32600);
+    for accept in ["text/html", ""] {
+        let r = s
+            .client
+            .post(&s.url)
+            .header("content-type", "application/json; charset=utf-8")
+            .header("accept", accept)
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::NOT_ACCEPTABLE, "Accept: {accept:?}");
+    }
+    let r = s
+        .post(&serde_json::from_str(&body).unwrap())
+        .header("content-type", "application/json; charset=utf-8")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+}
+
+#[tokio::test]
+async fn graceful_shutdown_finishes_requests_in_flight() {
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let (started_tx, mut started_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let server = Server::builder("shutdown", "1")
+        .tool(Tool::new("slow").description("waits").handler({
+            let gate = Arc::clone(&gate);
+            move |_: NoArgs, _ctx: RequestContext| {
+                let gate = Arc::clone(&gate);
+                let started = started_tx.clone();
+                async move {
+                    let _ = started.send(());
+                    gate.notified().await;
+                    Ok("finished")
+                }
+            }
+        }))
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let serving =
+        tokio::spawn(mcp_http::serve_listener(server, listener, HttpOptions::default(), async move {
+            let _ = stop_rx.await;
+        }));
+    let client = Client::new();
+    let mut call = modern_call("slow", json!({}));
+    call["id"] = json!(9);
+    let request = tokio::spawn(
+        modern_headers(
+            client
+                .post(&url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .body(call.to_string()),
+            "tools/call",
+            "slow",
+        )
+        .send(),
+    );
+    started_rx.recv().await.unwrap();
+    stop_tx.send(()).unwrap();
+    gate.notify_one();
+    let response = request.await.unwrap().unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.json::<Value>().await.unwrap()["result"]["content"][0]["text"], "finished");
+    serving.await.unwrap().unwrap();
+}

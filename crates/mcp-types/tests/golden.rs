@@ -43,7 +43,9 @@ fn numbers_as_f64(v: Value) -> Value {
 
 /// Every fixture and the type it is checked against: a fixture missing here
 /// fails `every_fixture_is_checked`.
-const TYPED: &[(&str, fn(&str))] = &[
+type Check = (&'static str, fn(&str));
+
+const TYPED: &[Check] = &[
     ("Tool-get_weather.json", round_trip::<Tool>),
     ("Tool-minimal.json", round_trip::<Tool>),
     ("CallToolResult-text.json", round_trip::<CallToolResult>),

@@ -32,6 +32,16 @@ enum Fixtures {
     Conformance,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum SseMode {
+    /// SSE for tools/call, progress, logging and listen streams; JSON otherwise.
+    Auto,
+    /// Always SSE.
+    Always,
+    /// Always JSON.
+    Never,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve MCP over stdio (newline-delimited JSON on stdin/stdout; logs on
@@ -45,6 +55,10 @@ enum Command {
         /// protection allows only loopback names by default).
         #[arg(long = "allow-host", value_name = "HOST")]
         allow_hosts: Vec<String>,
+        /// How HTTP requests are answered: SSE when the request can produce
+        /// messages before its response (auto), always SSE, or always JSON.
+        #[arg(long, value_enum, default_value_t = SseMode::Auto)]
+        sse: SseMode,
         /// What to serve: the embedded defaults, or the official conformance
         /// suite's fixtures.
         #[arg(long, value_enum, default_value_t = Fixtures::Default)]
@@ -89,7 +103,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Serve { http, allow_hosts, fixtures, max_message_size, page_size } => {
+        Command::Serve { http, allow_hosts, sse, fixtures, max_message_size, page_size } => {
             let mut options = ServerOptions::default();
             options.max_message_size = max_message_size;
             options.page_size = page_size;
@@ -112,6 +126,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     }
                     let mut http_options = mcp_http::HttpOptions::default();
                     http_options.allowed_hosts.extend(allow_hosts);
+                    http_options.response_mode = match sse {
+                        SseMode::Auto => mcp_http::ResponseMode::Auto,
+                        SseMode::Always => mcp_http::ResponseMode::Sse,
+                        SseMode::Never => mcp_http::ResponseMode::Json,
+                    };
                     runtime.block_on(async move {
                         let listener = tokio::net::TcpListener::bind(addr)
                             .await
