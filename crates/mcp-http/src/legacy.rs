@@ -219,6 +219,9 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes) -> Response 
     let has_requests = messages.iter().any(is_request);
     let is_initialize = !value.is_array() && value["method"] == "initialize";
 
+    if !app.options.legacy_sessions {
+        return sessionless(&app, &headers, &body, is_initialize, has_requests).await;
+    }
     let (legacy, created) = if is_initialize && session_header(&headers).is_none() {
         if app.sessions.len() >= app.options.max_sessions {
             return error_response(
@@ -320,6 +323,32 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes) -> Response 
     let stream =
         futures::stream::unfold(primary_rx, |mut rx| async move { rx.recv().await.map(|e| (e, rx)) });
     sse::response(stream, app.options.keep_alive, Some(&legacy.id))
+}
+
+/// Legacy requests without sessions: a fresh session per request, already
+/// negotiated at the header's revision.
+async fn sessionless(
+    app: &App,
+    headers: &HeaderMap,
+    body: &Bytes,
+    is_initialize: bool,
+    has_requests: bool,
+) -> Response {
+    let (tx, _rx) = mpsc::channel(64);
+    let session = app.server.new_session(tx, None);
+    if !is_initialize {
+        let version = headers
+            .get("mcp-protocol-version")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| ProtocolVersion::parse(v.trim()))
+            .unwrap_or(ProtocolVersion::V2025_03_26);
+        session.assume_initialized(version);
+    }
+    match app.server.handle_frame(&session, body).await {
+        Some(reply) => json_response(StatusCode::OK, reply),
+        None if has_requests => json_response(StatusCode::OK, Vec::new()),
+        None => StatusCode::ACCEPTED.into_response(),
+    }
 }
 
 /// The standalone GET stream: owns the session's receiver while open and

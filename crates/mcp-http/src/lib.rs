@@ -83,6 +83,12 @@ pub struct HttpOptions {
     pub max_body: usize,
     /// JSON or SSE answers.
     pub response_mode: ResponseMode,
+    /// Give legacy clients sessions (the default). When off, `initialize`
+    /// mints no `Mcp-Session-Id` and every request is served on its own,
+    /// at the revision its `MCP-Protocol-Version` header names (2025-03-26
+    /// when absent); GET and DELETE are `405`. Server-to-client requests
+    /// and the GET stream need sessions.
+    pub legacy_sessions: bool,
     /// Serve the legacy GET stream (otherwise `405`).
     pub enable_get_stream: bool,
     /// Legacy sessions idle this long are ended (default 30 min).
@@ -106,6 +112,7 @@ impl Default for HttpOptions {
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             max_body: 4 * 1024 * 1024,
             response_mode: ResponseMode::Auto,
+            legacy_sessions: true,
             enable_get_stream: true,
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
@@ -168,8 +175,8 @@ async fn handle(
                 legacy::post(app, headers, body).await
             }
         }
-        Method::GET if !modern_header => legacy::get(app, headers).await,
-        Method::DELETE if !modern_header => legacy::delete(app, headers).await,
+        Method::GET if !modern_header && app.options.legacy_sessions => legacy::get(app, headers).await,
+        Method::DELETE if !modern_header && app.options.legacy_sessions => legacy::delete(app, headers).await,
         _ => security::method_not_allowed(),
     }
 }

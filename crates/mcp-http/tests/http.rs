@@ -606,3 +606,32 @@ async fn graceful_shutdown_finishes_requests_in_flight() {
     assert_eq!(response.json::<Value>().await.unwrap()["result"]["content"][0]["text"], "finished");
     serving.await.unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn legacy_clients_can_be_served_without_sessions() {
+    let mut options = HttpOptions::default();
+    options.legacy_sessions = false;
+    let s = start_with(server(Arc::new(AtomicBool::new(false))), options).await;
+    let r = s
+        .post(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.headers().get("mcp-session-id").is_none(), "no session is minted");
+    assert_eq!(r.json::<Value>().await.unwrap()["result"]["protocolVersion"], "2025-11-25");
+    let r = s
+        .post(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hi"}}}))
+        .header("mcp-protocol-version", "2025-06-18")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["result"]["content"][0]["text"], "hi");
+    let r = s.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).send().await.unwrap();
+    assert_eq!(r.status(), 202);
+    let r = s.client.get(&s.url).header("accept", "text/event-stream").send().await.unwrap();
+    assert_eq!(r.status(), 405, "no GET stream without sessions");
+}

@@ -96,9 +96,9 @@ impl<T> Snapshot<T> {
     }
 }
 
-/// Why an item could not be added.
+/// Why an item could not be added: this key is taken.
 #[derive(Debug)]
-pub(crate) struct Duplicate;
+pub(crate) struct Duplicate(pub String);
 
 /// A live list.
 pub(crate) struct Catalog<T> {
@@ -132,7 +132,7 @@ impl<T> Catalog<T> {
         let mut counter = *seq;
         for (key, value) in items {
             let seq_for = match next.by_key.get(&key) {
-                Some(_) if !replace => return Err(Duplicate),
+                Some(_) if !replace => return Err(Duplicate(key)),
                 Some(old) => old.seq,
                 None => {
                     counter += 1;

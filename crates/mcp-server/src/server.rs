@@ -256,8 +256,14 @@ impl ServerBuilder {
         for prompt in self.prompts {
             inner.add_prompt(prompt)?;
         }
+        // Resources come in bulk (thousands, for some servers): one snapshot.
+        let mut resources = Vec::with_capacity(self.resources.len());
         for resource in self.resources {
-            inner.add_resource(resource, false)?;
+            let entry = ResourceEntry::prepare(resource)?;
+            resources.push((entry.def.uri.clone(), entry));
+        }
+        if let Err(duplicate) = inner.resources.insert_many(resources, false) {
+            return Err(Error::DuplicateResource(duplicate.0));
         }
         for template in self.templates {
             inner.add_template(template)?;

@@ -184,6 +184,17 @@ impl Session {
         true
     }
 
+    /// Treats this session as initialized and ready at `version`, without
+    /// a handshake: for transports that serve legacy clients without
+    /// sessions (each HTTP request gets a fresh, pre-negotiated session).
+    pub fn assume_initialized(&self, version: ProtocolVersion) {
+        *self.lifecycle.lock().expect("lifecycle lock poisoned") = Lifecycle::Ready(Negotiated {
+            version,
+            client_capabilities: ClientCapabilities::default(),
+            client_info: Implementation::new("unknown", "unknown"),
+        });
+    }
+
     /// Handles `notifications/initialized`.
     pub(crate) fn mark_ready(&self) {
         let mut state = self.lifecycle.lock().expect("lifecycle lock poisoned");

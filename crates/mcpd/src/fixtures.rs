@@ -296,3 +296,62 @@ fn base64_decode(s: &str) -> Vec<u8> {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.decode(s).expect("the fixture is valid base64")
 }
+
+#[derive(Deserialize, JsonSchema)]
+struct EchoArgs {
+    /// Text to send back.
+    message: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct AddArgs {
+    /// First addend.
+    a: f64,
+    /// Second addend.
+    b: f64,
+}
+
+#[derive(serde::Serialize, JsonSchema)]
+struct Sum {
+    sum: f64,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct GreetArgs {
+    /// Who to greet.
+    name: String,
+}
+
+/// `--fixtures bench`: the fixtures every peer of the shared performance
+/// harness serves (echo, add, 10,000 `mem://item/{i}` resources, greet), so
+/// mcpd can be measured side by side with them.
+pub(crate) fn bench(mut builder: ServerBuilder) -> ServerBuilder {
+    builder =
+        builder
+            .tool(
+                Tool::new("echo")
+                    .description("Echoes the message.")
+                    .handler(|args: EchoArgs, _: RequestContext| async move { Ok(args.message) }),
+            )
+            .tool(Tool::new("add").description("Adds two numbers.").handler(
+                |args: AddArgs, _: RequestContext| async move {
+                    Ok(mcp_server::Json(Sum { sum: args.a + args.b }))
+                },
+            ))
+            .prompt(
+                Prompt::new("greet")
+                    .description("Greets someone.")
+                    .handler(|args: GreetArgs, _: RequestContext| async move {
+                        Ok(PromptMessage::user(format!("Hello, {}!", args.name)))
+                    })
+                    .expect("string arguments"),
+            );
+    for i in 0..10_000 {
+        builder = builder.resource(
+            Resource::new(format!("mem://item/{i}"), format!("item-{i}"))
+                .mime_type("text/plain")
+                .text(format!("content of item {i}")),
+        );
+    }
+    builder
+}

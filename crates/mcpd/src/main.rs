@@ -30,6 +30,8 @@ enum Fixtures {
     Default,
     /// The MCP conformance suite's fixture tools, resources and prompts.
     Conformance,
+    /// The shared performance harness's fixtures (echo, add, 10,000 resources, greet).
+    Bench,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -63,6 +65,9 @@ enum Command {
         /// suite's fixtures.
         #[arg(long, value_enum, default_value_t = Fixtures::Default)]
         fixtures: Fixtures,
+        /// Serve legacy HTTP clients without sessions (each request on its own).
+        #[arg(long)]
+        stateless: bool,
         /// Largest accepted message, in bytes.
         #[arg(long, default_value_t = 4 * 1024 * 1024)]
         max_message_size: usize,
@@ -103,15 +108,18 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Serve { http, allow_hosts, sse, fixtures, max_message_size, page_size } => {
+        Command::Serve { http, allow_hosts, sse, stateless, fixtures, max_message_size, page_size } => {
             let mut options = ServerOptions::default();
             options.max_message_size = max_message_size;
             options.page_size = page_size;
             let server = build_server(options, fixtures)?;
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .context("starting the async runtime")?;
+            // stdio runs on one thread: a message is read, dispatched and
+            // answered without hopping between cores. HTTP uses every core.
+            let runtime = match http {
+                None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+                Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
+            }
+            .context("starting the async runtime")?;
             match http {
                 None => {
                     tracing::info!(version = env!("CARGO_PKG_VERSION"), "mcpd serving MCP on stdio");
@@ -126,6 +134,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     }
                     let mut http_options = mcp_http::HttpOptions::default();
                     http_options.allowed_hosts.extend(allow_hosts);
+                    http_options.legacy_sessions = !stateless;
                     http_options.response_mode = match sse {
                         SseMode::Auto => mcp_http::ResponseMode::Auto,
                         SseMode::Always => mcp_http::ResponseMode::Sse,
@@ -177,9 +186,16 @@ async fn shutdown_signal() {
 }
 
 fn build_server(options: ServerOptions, fixtures: Fixtures) -> anyhow::Result<Server> {
-    if fixtures == Fixtures::Conformance {
-        let builder = Server::builder("mcpd-conformance", env!("CARGO_PKG_VERSION")).options(options);
-        return fixtures::conformance(builder).build().context("building the conformance server");
+    match fixtures {
+        Fixtures::Conformance => {
+            let builder = Server::builder("mcpd-conformance", env!("CARGO_PKG_VERSION")).options(options);
+            return fixtures::conformance(builder).build().context("building the conformance server");
+        }
+        Fixtures::Bench => {
+            let builder = Server::builder("mcpd-bench", env!("CARGO_PKG_VERSION")).options(options);
+            return fixtures::bench(builder).build().context("building the bench server");
+        }
+        Fixtures::Default => {}
     }
     let mut builder = Server::builder("mcpd", env!("CARGO_PKG_VERSION"))
         .title("mcpd")

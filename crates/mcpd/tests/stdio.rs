@@ -13,8 +13,12 @@ struct Mcpd {
 
 impl Mcpd {
     fn start() -> Self {
+        Self::start_with(&["serve"])
+    }
+
+    fn start_with(args: &[&str]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcpd"))
-            .arg("serve")
+            .args(args)
             .env("MCPD_LOG", "debug")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -208,6 +212,41 @@ fn serves_resources_templates_prompts_and_completion_over_stdio() {
         json!({"ref": {"type": "ref/prompt", "name": "code_review"}, "argument": {"name": "language", "value": "py"}}),
     );
     assert_eq!(langs["result"]["completion"]["values"], json!(["python"]));
+    mcpd.finish();
+}
+
+#[test]
+fn serves_the_benchmark_fixtures() {
+    let mut mcpd = Mcpd::start_with(&["serve", "--fixtures", "bench"]);
+    let init = mcpd.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}),
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "mcpd-bench");
+    let echo =
+        mcpd.request(2, "tools/call", json!({"name": "echo", "arguments": {"message": "hello world"}}));
+    assert_eq!(echo["result"]["content"][0]["text"], "hello world");
+    let page = mcpd.request(3, "resources/list", json!({}));
+    assert_eq!(page["result"]["resources"].as_array().unwrap().len(), 100);
+    assert_eq!(page["result"]["resources"][0]["uri"], "mem://item/0");
+    let mut cursor = page["result"]["nextCursor"].as_str().unwrap().to_owned();
+    let mut total = 100;
+    let mut id = 4;
+    loop {
+        let page = mcpd.request(id, "resources/list", json!({"cursor": cursor}));
+        id += 1;
+        total += page["result"]["resources"].as_array().unwrap().len();
+        match page["result"]["nextCursor"].as_str() {
+            Some(next) => cursor = next.to_owned(),
+            None => break,
+        }
+    }
+    assert_eq!(total, 10_000);
+    let item = mcpd.request(id, "resources/read", json!({"uri": "mem://item/42"}));
+    assert_eq!(item["result"]["contents"][0]["text"], "content of item 42");
+    let greet = mcpd.request(id + 1, "prompts/get", json!({"name": "greet", "arguments": {"name": "Ada"}}));
+    assert_eq!(greet["result"]["messages"][0]["content"]["text"], "Hello, Ada!");
     mcpd.finish();
 }
 
