@@ -5,10 +5,8 @@
 //! Spec: `docs/specification/<rev>/basic/transports.mdx` §Streamable HTTP.
 
 use std::collections::HashMap;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
@@ -16,7 +14,6 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use futures::Stream;
 use mcp_server::{ProtocolVersion, Session};
 use mcp_types::ErrorObject;
 use serde_json::{Value, json};
@@ -30,9 +27,8 @@ use crate::{App, EventStore, ResponseMode, sse};
 pub(crate) struct LegacySession {
     pub id: String,
     pub session: Arc<Session>,
-    /// The receiving end of the session's standalone messages, while no
-    /// GET stream holds it.
-    standalone: Arc<Mutex<Option<mpsc::Receiver<Vec<u8>>>>>,
+    /// Set while a GET stream is open (one at a time).
+    get_open: Arc<AtomicBool>,
     last_seen: Mutex<Instant>,
     forwarder: Mutex<Option<AbortHandle>>,
     next_stream: AtomicU64,
@@ -121,11 +117,28 @@ fn create(app: &App) -> Arc<LegacySession> {
     let legacy = Arc::new(LegacySession {
         id: new_session_id(),
         session: Arc::clone(&session),
-        standalone: Arc::new(Mutex::new(Some(rx))),
+        get_open: Arc::new(AtomicBool::new(false)),
         last_seen: Mutex::new(Instant::now()),
         forwarder: Mutex::new(None),
         next_stream: AtomicU64::new(0),
         live: Mutex::new(HashMap::new()),
+    });
+    // Standalone messages (list changes, resource updates, and request
+    // messages of JSON-answered requests) are drained into the event store
+    // as stream "g" as they come, so a session without an open GET stream
+    // never blocks its handlers; a GET stream follows them live and a
+    // resume replays them.
+    let (g_tx, _) = broadcast::channel::<Live>(256);
+    legacy.live.lock().expect("session lock poisoned").insert("g".to_owned(), g_tx.clone());
+    let store = Arc::clone(&app.store);
+    let session_id = legacy.id.clone();
+    tokio::spawn(async move {
+        let mut rx = rx;
+        while let Some(data) = rx.recv().await {
+            let id = store.append(&session_id, "g", &data);
+            let _ = g_tx.send(Live::Event(id, data));
+        }
+        let _ = g_tx.send(Live::End);
     });
     // Server events (list changes, resource updates) reach the session.
     let server = app.server.clone();
@@ -351,36 +364,12 @@ async fn sessionless(
     }
 }
 
-/// The standalone GET stream: owns the session's receiver while open and
-/// gives it back when dropped, so a later GET can take over.
-struct Standalone {
-    rx: Option<mpsc::Receiver<Vec<u8>>>,
-    slot: Arc<Mutex<Option<mpsc::Receiver<Vec<u8>>>>>,
-    store: Arc<dyn EventStore>,
-    session: String,
-}
+/// Clears the "GET stream open" flag when the stream goes away.
+struct GetGuard(Arc<AtomicBool>);
 
-impl Stream for Standalone {
-    type Item = Bytes;
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = &mut *self;
-        let Some(rx) = this.rx.as_mut() else { return Poll::Ready(None) };
-        match rx.poll_recv(cx) {
-            Poll::Ready(Some(data)) => {
-                let id = this.store.append(&this.session, "g", &data);
-                Poll::Ready(Some(sse::event(Some(id), &data)))
-            }
-            Poll::Ready(None) => Poll::Ready(None),
-            Poll::Pending => Poll::Pending,
-        }
-    }
-}
-
-impl Drop for Standalone {
+impl Drop for GetGuard {
     fn drop(&mut self) {
-        if let Some(rx) = self.rx.take() {
-            *self.slot.lock().expect("session lock poisoned") = Some(rx);
-        }
+        self.0.store(false, Ordering::Release);
     }
 }
 
@@ -407,19 +396,32 @@ pub(crate) async fn get(app: App, headers: HeaderMap) -> Response {
     if let Some(last) = headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
         return resume(&app, &legacy, last.trim());
     }
-    let Some(rx) = legacy.standalone.lock().expect("session lock poisoned").take() else {
+    if legacy.get_open.swap(true, Ordering::AcqRel) {
         return error_response(
             StatusCode::CONFLICT,
             None,
             ErrorObject::invalid_request("this session already has an open GET stream"),
         );
+    }
+    let guard = GetGuard(Arc::clone(&legacy.get_open));
+    let Some(rx) = legacy.live.lock().expect("session lock poisoned").get("g").map(|tx| tx.subscribe())
+    else {
+        return error_response(
+            StatusCode::NOT_FOUND,
+            None,
+            ErrorObject::invalid_request("the session has ended"),
+        );
     };
-    let stream = Standalone {
-        rx: Some(rx),
-        slot: Arc::clone(&legacy.standalone),
-        store: Arc::clone(&app.store),
-        session: legacy.id.clone(),
-    };
+    let stream = futures::stream::unfold((rx, guard), |(mut rx, guard)| async move {
+        loop {
+            match rx.recv().await {
+                Ok(Live::Event(id, data)) => return Some((sse::event(Some(id), &data), (rx, guard))),
+                Ok(Live::End) | Err(broadcast::error::RecvError::Closed) => return None,
+                // A slow reader missed events; they stay in the store for a resume.
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+            }
+        }
+    });
     sse::response(stream, app.options.keep_alive, Some(&legacy.id))
 }
 

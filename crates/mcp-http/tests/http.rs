@@ -635,3 +635,50 @@ async fn legacy_clients_can_be_served_without_sessions() {
     let r = s.client.get(&s.url).header("accept", "text/event-stream").send().await.unwrap();
     assert_eq!(r.status(), 405, "no GET stream without sessions");
 }
+
+#[tokio::test]
+async fn a_session_without_a_get_stream_never_blocks_its_handlers() {
+    let server = Server::builder("chatty", "1")
+        .enable_logging()
+        .tool(Tool::new("chatty").description("logs a lot").handler(
+            |_: NoArgs, ctx: RequestContext| async move {
+                for i in 0..3000 {
+                    ctx.log(mcp_server::types::logging::LoggingLevel::Info, None, json!(i)).await;
+                }
+                Ok("done")
+            },
+        ))
+        .build()
+        .unwrap();
+    let mut options = HttpOptions::default();
+    options.response_mode = mcp_http::ResponseMode::Json;
+    let s = start_with(server, options).await;
+    let sid = s.initialize("2025-11-25").await;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "chatty"}});
+    let r =
+        tokio::time::timeout(Duration::from_secs(30), s.post(&call).header("mcp-session-id", &sid).send())
+            .await
+            .expect("the handler was not blocked by undelivered log messages")
+            .unwrap();
+    assert_eq!(r.json::<Value>().await.unwrap()["result"]["content"][0]["text"], "done");
+    // The messages went to the session's standalone stream: a GET resumes them.
+    let r = s
+        .client
+        .get(&s.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("last-event-id", "g.2990")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let mut stream = r.bytes_stream();
+    let mut text = String::new();
+    while sse_events(&text).len() < 9 {
+        let chunk =
+            tokio::time::timeout(Duration::from_secs(10), stream.next()).await.unwrap().unwrap().unwrap();
+        text.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    let last: Value = serde_json::from_str(&sse_events(&text)[8].1).unwrap();
+    assert_eq!(last["params"]["data"], 2999);
+}
