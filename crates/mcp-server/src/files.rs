@@ -17,6 +17,8 @@
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use mcp_uri_template::percent_decode;
+
 /// Why a `file://` URI cannot be served.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -103,23 +105,6 @@ impl FileRoot {
         }
         Some(uri)
     }
-}
-
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 fn percent_encode_segment(s: &str, out: &mut String) {

@@ -57,14 +57,7 @@ impl fmt::Display for HandlerError {
 // Not `std::error::Error`, so the blanket conversion below cannot overlap.
 impl<E: std::error::Error + Send + Sync + 'static> From<E> for HandlerError {
     fn from(e: E) -> Self {
-        let mut message = e.to_string();
-        let mut source = e.source();
-        while let Some(s) = source {
-            message.push_str(": ");
-            message.push_str(&s.to_string());
-            source = s.source();
-        }
-        HandlerError::Internal(message)
+        HandlerError::Internal(crate::tool::error_chain(&e))
     }
 }
 

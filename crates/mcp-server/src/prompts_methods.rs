@@ -10,7 +10,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, OnceLock};
 
 use mcp_types::completion::{CompleteParams, CompletionReference};
-use mcp_types::pagination::PaginatedParams;
 use mcp_types::prompts::GetPromptParams;
 use mcp_types::{ErrorObject, ProtocolVersion};
 use serde_json::value::RawValue;
@@ -22,7 +21,6 @@ use crate::dispatch::{parse_params, to_map};
 use crate::error::{Error, Result};
 use crate::events::ListKind;
 use crate::prompt::{Prompt, PromptHandler};
-use crate::resources_methods::list_result;
 use crate::server::Server;
 use crate::shape;
 
@@ -62,16 +60,10 @@ impl Server {
         ctx: &RequestContext,
         params: Option<&RawValue>,
     ) -> std::result::Result<Map<String, Value>, ErrorObject> {
-        let params: PaginatedParams = parse_params(params)?;
-        let set = self.inner.prompts.load();
-        let (page, next) = set.page(
-            params.cursor.as_deref(),
-            self.inner.options.page_size,
-            &self.inner.cursors,
-            ListKind::Prompts,
-        )?;
         let version = ctx.protocol_version();
-        Ok(list_result("prompts", page.iter().map(|e| e.value.rendered(version).clone()).collect(), next))
+        self.list_page(&self.inner.prompts, ListKind::Prompts, "prompts", params, |e| {
+            e.rendered(version).clone()
+        })
     }
 
     pub(crate) async fn get_prompt(

@@ -110,16 +110,10 @@ impl Server {
         ctx: &RequestContext,
         params: Option<&RawValue>,
     ) -> std::result::Result<Map<String, Value>, ErrorObject> {
-        let params: PaginatedParams = parse_params(params)?;
-        let set = self.inner.resources.load();
-        let (page, next) = set.page(
-            params.cursor.as_deref(),
-            self.inner.options.page_size,
-            &self.inner.cursors,
-            ListKind::Resources,
-        )?;
         let version = ctx.protocol_version();
-        Ok(list_result("resources", page.iter().map(|e| e.value.rendered(version).clone()).collect(), next))
+        self.list_page(&self.inner.resources, ListKind::Resources, "resources", params, |e| {
+            e.rendered(version).clone()
+        })
     }
 
     pub(crate) fn list_resource_templates(
@@ -127,20 +121,10 @@ impl Server {
         ctx: &RequestContext,
         params: Option<&RawValue>,
     ) -> std::result::Result<Map<String, Value>, ErrorObject> {
-        let params: PaginatedParams = parse_params(params)?;
-        let set = self.inner.templates.load();
-        let (page, next) = set.page(
-            params.cursor.as_deref(),
-            self.inner.options.page_size,
-            &self.inner.cursors,
-            ListKind::ResourceTemplates,
-        )?;
         let version = ctx.protocol_version();
-        Ok(list_result(
-            "resourceTemplates",
-            page.iter().map(|e| e.value.rendered(version).clone()).collect(),
-            next,
-        ))
+        self.list_page(&self.inner.templates, ListKind::ResourceTemplates, "resourceTemplates", params, |e| {
+            e.rendered(version).clone()
+        })
     }
 
     /// Finds who serves `uri`: the exact resource, else the first matching template.
@@ -206,6 +190,25 @@ impl Server {
             session.unsubscribe(&params.uri);
         }
         Ok(Map::new())
+    }
+}
+
+impl Server {
+    /// One page of a list method: parses the cursor, pages the catalog and
+    /// renders each item for the request's revision.
+    pub(crate) fn list_page<T>(
+        &self,
+        catalog: &crate::catalog::Catalog<T>,
+        kind: ListKind,
+        key: &str,
+        params: Option<&RawValue>,
+        render: impl Fn(&T) -> Value,
+    ) -> std::result::Result<Map<String, Value>, ErrorObject> {
+        let params: PaginatedParams = parse_params(params)?;
+        let set = catalog.load();
+        let (page, next) =
+            set.page(params.cursor.as_deref(), self.inner.options.page_size, &self.inner.cursors, kind)?;
+        Ok(list_result(key, page.iter().map(|e| render(&e.value)).collect(), next))
     }
 }
 

@@ -5,7 +5,6 @@
 
 use std::sync::{Arc, OnceLock};
 
-use mcp_types::pagination::PaginatedParams;
 use mcp_types::tools::CallToolParams;
 use mcp_types::{CallToolResult, ContentBlock, ErrorObject, ProtocolVersion};
 use serde_json::value::RawValue;
@@ -75,23 +74,9 @@ impl Server {
         &self,
         ctx: &RequestContext,
         params: Option<&RawValue>,
-    ) -> Result<Map<String, Value>, ErrorObject> {
-        let params: PaginatedParams = parse_params(params)?;
-        let set = self.inner.tools.load();
-        let (page, next) = set.page(
-            params.cursor.as_deref(),
-            self.inner.options.page_size,
-            &self.inner.cursors,
-            ListKind::Tools,
-        )?;
+    ) -> std::result::Result<Map<String, Value>, ErrorObject> {
         let version = ctx.protocol_version();
-        let tools: Vec<Value> = page.iter().map(|e| e.value.rendered(version).clone()).collect();
-        let mut map = Map::with_capacity(2);
-        map.insert("tools".into(), Value::Array(tools));
-        if let Some(next) = next {
-            map.insert("nextCursor".into(), Value::String(next));
-        }
-        Ok(map)
+        self.list_page(&self.inner.tools, ListKind::Tools, "tools", params, |e| e.rendered(version).clone())
     }
 
     pub(crate) async fn call_tool(

@@ -98,6 +98,25 @@ impl From<Vec<(String, String)>> for Value {
     }
 }
 
+/// Decodes `%XX` escapes; `None` for a malformed escape or bytes that are
+/// not UTF-8.
+pub fn percent_decode(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 /// Variable values by name.
 pub type Variables = BTreeMap<String, Value>;
 

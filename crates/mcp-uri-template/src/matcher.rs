@@ -2,7 +2,7 @@
 //! rules in the crate docs).
 
 use crate::expand::{behaviour, is_reserved, is_unreserved};
-use crate::{Op, Part, Value, VarSpec, Variables};
+use crate::{Op, Part, Value, VarSpec, Variables, percent_decode as decode};
 
 /// Upper bound on backtracking steps, so no input costs more than this.
 const STEP_BUDGET: usize = 100_000;
@@ -19,23 +19,6 @@ fn allowed(op: Op, b: u8) -> bool {
         Op::PathParam => matches!(b, b';' | b'=' | b','),
         Op::Query | Op::QueryCont => matches!(b, b'&' | b'=' | b','),
     }
-}
-
-fn decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 /// Binds the text an expression captured (without its first character) to
