@@ -62,6 +62,30 @@ impl Accepted {
     }
 }
 
+/// A handler's result: a map the dispatcher may still decorate, or a JSON
+/// object already serialized (list pages, written from cached JSON).
+pub(crate) enum Output {
+    Map(Map<String, Value>),
+    Raw(Vec<u8>),
+}
+
+impl From<Map<String, Value>> for Output {
+    fn from(map: Map<String, Value>) -> Self {
+        Output::Map(map)
+    }
+}
+
+/// Serializes a success response around an already serialized result.
+fn encode_raw_result(id: &RequestId, result: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(result.len() + 48);
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    serde_json::to_writer(&mut out, id).expect("ids serialize; qed");
+    out.extend_from_slice(b",\"result\":");
+    out.extend_from_slice(result);
+    out.push(b'}');
+    out
+}
+
 /// Methods the server routes to handlers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Route {
@@ -355,11 +379,19 @@ impl Server {
             ctx.finish();
             session.unregister(&id);
             let bytes = match outcome? {
-                Ok(Ok(mut result)) => {
+                Ok(Ok(Output::Map(mut result))) => {
                     if modern {
                         server.inner.decorate_modern(&mut result, route_cache(&server, route));
                     }
                     encode_result(&id, &result)
+                }
+                Ok(Ok(Output::Raw(result))) => {
+                    let result = if modern {
+                        server.inner.decorate_modern_raw(result, route_cache(&server, route))
+                    } else {
+                        result
+                    };
+                    encode_raw_result(&id, &result)
                 }
                 Ok(Err(error)) => encode_error(Some(&id), &error),
                 Err(panic) => {
@@ -415,18 +447,18 @@ impl Server {
         session: &Arc<Session>,
         ctx: &RequestContext,
         params: Option<&RawValue>,
-    ) -> Result<Map<String, Value>, ErrorObject> {
-        match route {
+    ) -> Result<Output, ErrorObject> {
+        let map = match route {
             Route::Ping => Ok(Map::new()),
             Route::Discover => self.inner.discover(),
-            Route::ToolsList => self.list_tools(ctx, params),
+            Route::ToolsList => return self.list_tools(ctx, params),
             Route::ToolsCall => self.call_tool(ctx, params).await,
-            Route::ResourcesList => self.list_resources(ctx, params),
-            Route::ResourceTemplatesList => self.list_resource_templates(ctx, params),
+            Route::ResourcesList => return self.list_resources(ctx, params),
+            Route::ResourceTemplatesList => return self.list_resource_templates(ctx, params),
             Route::ResourcesRead => self.read_resource(ctx, params).await,
             Route::ResourcesSubscribe => self.subscribe(session, ctx, params, true),
             Route::ResourcesUnsubscribe => self.subscribe(session, ctx, params, false),
-            Route::PromptsList => self.list_prompts(ctx, params),
+            Route::PromptsList => return self.list_prompts(ctx, params),
             Route::PromptsGet => self.get_prompt(ctx, params).await,
             Route::Complete => self.complete(ctx, params).await,
             Route::Listen => self.listen(session, ctx, params).await,
@@ -435,7 +467,8 @@ impl Server {
                 session.set_log_level(p.level);
                 Ok(Map::new())
             }
-        }
+        };
+        map.map(Output::Map)
     }
 }
 

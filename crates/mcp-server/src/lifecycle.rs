@@ -207,6 +207,27 @@ impl ServerInner {
         crate::dispatch::to_map(&result)
     }
 
+    /// [`ServerInner::decorate_modern`] for a result already serialized as a
+    /// JSON object without `_meta`: the fields are spliced in after `{`.
+    pub(crate) fn decorate_modern_raw(
+        &self,
+        result: Vec<u8>,
+        cache: Option<(std::time::Duration, CacheScope)>,
+    ) -> Vec<u8> {
+        let mut extra = Map::new();
+        self.decorate_modern(&mut extra, cache);
+        let extra = serde_json::to_vec(&extra).expect("a map serializes; qed");
+        let mut out = Vec::with_capacity(result.len() + extra.len());
+        out.extend_from_slice(&extra[..extra.len() - 1]);
+        if result.len() > 2 {
+            out.push(b',');
+            out.extend_from_slice(&result[1..]);
+        } else {
+            out.push(b'}');
+        }
+        out
+    }
+
     /// Adds what every 2026-07-28 result carries: `resultType`, the server's
     /// identity in `_meta`, and cache hints on cacheable results.
     pub(crate) fn decorate_modern(

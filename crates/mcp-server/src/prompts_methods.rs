@@ -29,7 +29,7 @@ pub(crate) struct PromptEntry {
     pub def: mcp_types::Prompt,
     pub handler: Arc<dyn PromptHandler>,
     pub completers: HashMap<String, Arc<dyn Completer>>,
-    rendered: [OnceLock<Value>; 5],
+    rendered: [OnceLock<Box<str>>; 5],
 }
 
 impl PromptEntry {
@@ -49,8 +49,9 @@ impl PromptEntry {
         Ok(Self { def: prompt.def, handler, completers: prompt.completers, rendered: Default::default() })
     }
 
-    fn rendered(&self, version: ProtocolVersion) -> &Value {
-        self.rendered[version as usize].get_or_init(|| shape::prompt(&self.def, version))
+    fn rendered(&self, version: ProtocolVersion) -> &str {
+        self.rendered[version as usize]
+            .get_or_init(|| shape::prompt(&self.def, version).to_string().into_boxed_str())
     }
 }
 
@@ -59,11 +60,9 @@ impl Server {
         &self,
         ctx: &RequestContext,
         params: Option<&RawValue>,
-    ) -> std::result::Result<Map<String, Value>, ErrorObject> {
+    ) -> std::result::Result<crate::dispatch::Output, ErrorObject> {
         let version = ctx.protocol_version();
-        self.list_page(&self.inner.prompts, ListKind::Prompts, "prompts", params, |e| {
-            e.rendered(version).clone()
-        })
+        self.list_page(&self.inner.prompts, ListKind::Prompts, "prompts", params, |e| e.rendered(version))
     }
 
     pub(crate) async fn get_prompt(

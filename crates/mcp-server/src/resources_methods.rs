@@ -19,7 +19,7 @@ use serde_json::{Map, Value, json};
 
 use crate::completion::Completer;
 use crate::context::RequestContext;
-use crate::dispatch::parse_params;
+use crate::dispatch::{Output, parse_params};
 use crate::error::{Error, Result};
 use crate::events::ListKind;
 use crate::resource::{ReadRequest, Resource, ResourceHandler, ResourceTemplate};
@@ -32,7 +32,7 @@ use crate::uri::validate_uri;
 pub(crate) struct ResourceEntry {
     pub def: mcp_types::resources::Resource,
     pub handler: Arc<dyn ResourceHandler>,
-    rendered: [OnceLock<Value>; 5],
+    rendered: [OnceLock<Box<str>>; 5],
 }
 
 impl ResourceEntry {
@@ -45,8 +45,9 @@ impl ResourceEntry {
         Ok(Self { def: resource.def, handler, rendered: Default::default() })
     }
 
-    fn rendered(&self, version: ProtocolVersion) -> &Value {
-        self.rendered[version as usize].get_or_init(|| shape::metadata(&self.def, version))
+    fn rendered(&self, version: ProtocolVersion) -> &str {
+        self.rendered[version as usize]
+            .get_or_init(|| shape::metadata(&self.def, version).to_string().into_boxed_str())
     }
 }
 
@@ -56,7 +57,7 @@ pub(crate) struct TemplateEntry {
     pub template: UriTemplate,
     pub handler: Arc<dyn ResourceHandler>,
     pub completers: std::collections::HashMap<String, Arc<dyn Completer>>,
-    rendered: [OnceLock<Value>; 5],
+    rendered: [OnceLock<Box<str>>; 5],
 }
 
 impl TemplateEntry {
@@ -82,8 +83,9 @@ impl TemplateEntry {
         })
     }
 
-    fn rendered(&self, version: ProtocolVersion) -> &Value {
-        self.rendered[version as usize].get_or_init(|| shape::metadata(&self.def, version))
+    fn rendered(&self, version: ProtocolVersion) -> &str {
+        self.rendered[version as usize]
+            .get_or_init(|| shape::metadata(&self.def, version).to_string().into_boxed_str())
     }
 }
 
@@ -109,10 +111,10 @@ impl Server {
         &self,
         ctx: &RequestContext,
         params: Option<&RawValue>,
-    ) -> std::result::Result<Map<String, Value>, ErrorObject> {
+    ) -> std::result::Result<crate::dispatch::Output, ErrorObject> {
         let version = ctx.protocol_version();
         self.list_page(&self.inner.resources, ListKind::Resources, "resources", params, |e| {
-            e.rendered(version).clone()
+            e.rendered(version)
         })
     }
 
@@ -120,10 +122,10 @@ impl Server {
         &self,
         ctx: &RequestContext,
         params: Option<&RawValue>,
-    ) -> std::result::Result<Map<String, Value>, ErrorObject> {
+    ) -> std::result::Result<crate::dispatch::Output, ErrorObject> {
         let version = ctx.protocol_version();
         self.list_page(&self.inner.templates, ListKind::ResourceTemplates, "resourceTemplates", params, |e| {
-            e.rendered(version).clone()
+            e.rendered(version)
         })
     }
 
@@ -195,28 +197,38 @@ impl Server {
 
 impl Server {
     /// One page of a list method: parses the cursor, pages the catalog and
-    /// renders each item for the request's revision.
+    /// writes the result straight from each item's cached JSON for the
+    /// request's revision (no per-request rendering or `Value` copies).
     pub(crate) fn list_page<T>(
         &self,
         catalog: &crate::catalog::Catalog<T>,
         kind: ListKind,
         key: &str,
         params: Option<&RawValue>,
-        render: impl Fn(&T) -> Value,
-    ) -> std::result::Result<Map<String, Value>, ErrorObject> {
+        render: impl Fn(&T) -> &str,
+    ) -> std::result::Result<Output, ErrorObject> {
         let params: PaginatedParams = parse_params(params)?;
         let set = catalog.load();
         let (page, next) =
             set.page(params.cursor.as_deref(), self.inner.options.page_size, &self.inner.cursors, kind)?;
-        Ok(list_result(key, page.iter().map(|e| render(&e.value)).collect(), next))
+        let rendered: Vec<&str> = page.iter().map(|e| render(&e.value)).collect();
+        let mut out =
+            Vec::with_capacity(rendered.iter().map(|r| r.len() + 1).sum::<usize>() + key.len() + 64);
+        out.extend_from_slice(b"{\"");
+        out.extend_from_slice(key.as_bytes());
+        out.extend_from_slice(b"\":[");
+        for (i, item) in rendered.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(item.as_bytes());
+        }
+        out.push(b']');
+        if let Some(next) = next {
+            out.extend_from_slice(b",\"nextCursor\":");
+            serde_json::to_writer(&mut out, &next).expect("a string serializes; qed");
+        }
+        out.push(b'}');
+        Ok(Output::Raw(out))
     }
-}
-
-pub(crate) fn list_result(key: &str, items: Vec<Value>, next: Option<String>) -> Map<String, Value> {
-    let mut map = Map::with_capacity(2);
-    map.insert(key.into(), Value::Array(items));
-    if let Some(next) = next {
-        map.insert("nextCursor".into(), Value::String(next));
-    }
-    map
 }

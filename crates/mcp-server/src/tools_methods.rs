@@ -27,12 +27,13 @@ pub(crate) struct ToolEntry {
     pub input: CompiledSchema,
     pub output: Option<CompiledSchema>,
     /// The definition rendered for each revision, built on first use.
-    rendered: [OnceLock<Value>; 5],
+    rendered: [OnceLock<Box<str>>; 5],
 }
 
 impl ToolEntry {
-    pub(crate) fn rendered(&self, version: ProtocolVersion) -> &Value {
-        self.rendered[version as usize].get_or_init(|| shape::tool_definition(&self.def, version))
+    pub(crate) fn rendered(&self, version: ProtocolVersion) -> &str {
+        self.rendered[version as usize]
+            .get_or_init(|| shape::tool_definition(&self.def, version).to_string().into_boxed_str())
     }
 
     /// Checks and compiles a tool for registration.
@@ -74,9 +75,9 @@ impl Server {
         &self,
         ctx: &RequestContext,
         params: Option<&RawValue>,
-    ) -> std::result::Result<Map<String, Value>, ErrorObject> {
+    ) -> std::result::Result<crate::dispatch::Output, ErrorObject> {
         let version = ctx.protocol_version();
-        self.list_page(&self.inner.tools, ListKind::Tools, "tools", params, |e| e.rendered(version).clone())
+        self.list_page(&self.inner.tools, ListKind::Tools, "tools", params, |e| e.rendered(version))
     }
 
     pub(crate) async fn call_tool(
