@@ -46,6 +46,7 @@ impl ToolEntry {
         if def.input_schema.get("type").and_then(Value::as_str) != Some("object") {
             return Err(schema_error("input", "the root must have \"type\": \"object\"".into()));
         }
+        check_mcp_headers(&def.input_schema).map_err(|r| schema_error("input", r))?;
         let input = CompiledSchema::compile(&def.input_schema).map_err(|r| schema_error("input", r))?;
         let output = match &def.output_schema {
             Some(s) => Some(CompiledSchema::compile(s).map_err(|r| schema_error("output", r))?),
@@ -53,6 +54,64 @@ impl ToolEntry {
         };
         Ok(Self { def, handler, input, output, rendered: Default::default() })
     }
+}
+
+/// Checks the `x-mcp-header` annotations of an input schema (2026-07-28
+/// `server/tools.mdx` §x-mcp-header): each value a non-empty RFC 9110 token,
+/// unique regardless of case, only on `string`, `integer` or `boolean`
+/// properties, and reachable from the root through `properties` alone.
+/// Clients drop tools whose annotations break these rules, so a bad one is
+/// refused at registration instead of making the tool vanish.
+fn check_mcp_headers(schema: &Value) -> std::result::Result<(), String> {
+    fn is_tchar(b: u8) -> bool {
+        b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+    }
+    fn walk(
+        schema: &Value,
+        path: &str,
+        via_properties_only: bool,
+        seen: &mut Vec<String>,
+    ) -> std::result::Result<(), String> {
+        let Some(object) = schema.as_object() else { return Ok(()) };
+        if let Some(header) = object.get("x-mcp-header") {
+            let name = header.as_str().unwrap_or_default();
+            if name.is_empty() || !name.bytes().all(is_tchar) {
+                return Err(format!("x-mcp-header at {path} must be a non-empty HTTP token, got {header}"));
+            }
+            if !via_properties_only {
+                return Err(format!("x-mcp-header at {path} must be reachable through \"properties\" only"));
+            }
+            let ty = object.get("type").and_then(Value::as_str);
+            if !matches!(ty, Some("string" | "integer" | "boolean")) {
+                return Err(format!(
+                    "x-mcp-header at {path} is allowed on string, integer or boolean properties only"
+                ));
+            }
+            let lower = name.to_ascii_lowercase();
+            if seen.contains(&lower) {
+                return Err(format!("x-mcp-header {name:?} is used twice (names are case-insensitive)"));
+            }
+            seen.push(lower);
+        }
+        for (key, child) in object {
+            match (key.as_str(), child) {
+                ("properties", Value::Object(props)) => {
+                    for (name, prop) in props {
+                        walk(prop, &format!("{path}/properties/{name}"), via_properties_only, seen)?;
+                    }
+                }
+                (_, Value::Object(_)) => walk(child, &format!("{path}/{key}"), false, seen)?,
+                (_, Value::Array(items)) => {
+                    for (i, item) in items.iter().enumerate() {
+                        walk(item, &format!("{path}/{key}/{i}"), false, seen)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+    walk(schema, "#", true, &mut Vec::new())
 }
 
 /// Checks the 1–128 `[A-Za-z0-9_.-]` rule
@@ -151,6 +210,25 @@ impl Server {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn x_mcp_header_annotations_are_checked() {
+        let ok = serde_json::json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "n": {"type": "integer", "x-mcp-header": "Count"}
+        }});
+        assert!(check_mcp_headers(&ok).is_ok());
+        for bad in [
+            serde_json::json!({"properties": {"a": {"type": "string", "x-mcp-header": ""}}}),
+            serde_json::json!({"properties": {"a": {"type": "string", "x-mcp-header": "has space"}}}),
+            serde_json::json!({"properties": {"a": {"type": "number", "x-mcp-header": "A"}}}),
+            serde_json::json!({"properties": {"a": {"type": "string", "x-mcp-header": "A"}, "b": {"type": "string", "x-mcp-header": "a"}}}),
+            serde_json::json!({"properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}}),
+            serde_json::json!({"anyOf": [{"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}]}),
+        ] {
+            assert!(check_mcp_headers(&bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn tool_names_follow_the_spec_rule() {
