@@ -130,8 +130,10 @@ impl Matcher<'_> {
                     let mut e = end;
                     while e >= min && self.steps <= STEP_BUDGET {
                         self.steps += 1;
-                        let fits = next_literal.is_none_or(|l| self.uri[e..].starts_with(l));
-                        if fits && self.uri.is_char_boundary(e) {
+                        // Only whole characters: a capture never ends inside one.
+                        let fits = self.uri.is_char_boundary(e)
+                            && next_literal.is_none_or(|l| self.uri[e..].starts_with(l));
+                        if fits {
                             let mut attempt = vars.clone();
                             if bind(*op, specs, &self.uri[body_start..e], &mut attempt).is_some()
                                 && self.run(i + 1, e, &mut attempt)

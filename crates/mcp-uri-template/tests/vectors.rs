@@ -119,6 +119,17 @@ fn matches_mcp_templates() {
 }
 
 #[test]
+fn non_ascii_uris_never_split_a_character() {
+    // Found by `matching_never_panics`: a capture end inside a multi-byte character.
+    let uri = "a\u{74ef1}\tѨT\t.{ =?\u{1ed36}";
+    for template in ["{a}{b}", "a{x:3}b", "{.a,b}", "file:///{+path}"] {
+        let _ = UriTemplate::parse(template).unwrap().matches(uri);
+    }
+    let t = UriTemplate::parse("app://{name}/x").unwrap();
+    assert_eq!(t.matches("app://héllo/x").unwrap()["name"], s("héllo"));
+}
+
+#[test]
 fn long_uris_match_promptly_and_correctly() {
     let long = "x".repeat(100_000);
     let t = UriTemplate::parse("file:///{+path}").unwrap();
@@ -143,6 +154,8 @@ fn reports_parse_errors_with_positions() {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+
     #[test]
     fn simple_values_round_trip(a in "[a-zA-Z0-9 %/éü-]{1,20}", b in "[a-z0-9._~-]{1,10}") {
         let t = UriTemplate::parse("app://x/{a}/y{?b}").unwrap();
