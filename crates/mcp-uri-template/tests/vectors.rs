@@ -187,4 +187,16 @@ proptest! {
     ])) {
         let _ = UriTemplate::parse(template).unwrap().matches(&uri);
     }
+
+    #[test]
+    fn parsing_and_expanding_never_panic(template in "[{}a-z+#./;?&*:0-9,é -]{0,40}", value in ".{0,12}") {
+        if let Ok(t) = UriTemplate::parse(&template) {
+            let mut vars = Variables::new();
+            for name in t.variables().map(str::to_owned).collect::<Vec<_>>() {
+                vars.insert(name, Value::from(value.as_str()));
+            }
+            let expanded = t.expand(&vars);
+            let _ = t.matches(&expanded);
+        }
+    }
 }
