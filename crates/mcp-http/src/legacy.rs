@@ -36,6 +36,9 @@ pub(crate) struct LegacySession {
     live: Mutex<HashMap<String, broadcast::Sender<Live>>>,
 }
 
+/// Slots of the per-stream live channels.
+const LIVE_CAPACITY: usize = 16;
+
 #[derive(Debug, Clone)]
 enum Live {
     Event(String, Vec<u8>),
@@ -128,7 +131,10 @@ fn create(app: &App) -> Arc<LegacySession> {
     // as stream "g" as they come, so a session without an open GET stream
     // never blocks its handlers; a GET stream follows them live and a
     // resume replays them.
-    let (g_tx, _) = broadcast::channel::<Live>(256);
+    // Small on purpose: a broadcast channel allocates its slots up front,
+    // once per session. A GET stream that falls behind catches up from the
+    // event store instead (see `get`).
+    let (g_tx, _) = broadcast::channel::<Live>(LIVE_CAPACITY);
     legacy.live.lock().expect("session lock poisoned").insert("g".to_owned(), g_tx.clone());
     let store = Arc::clone(&app.store);
     let session_id = legacy.id.clone();
@@ -291,7 +297,7 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes) -> Response 
     });
     let stream_id = format!("p{}", legacy.next_stream.fetch_add(1, Ordering::Relaxed));
     let (primary_tx, primary_rx) = mpsc::channel::<Bytes>(256);
-    let (live_tx, _) = broadcast::channel::<Live>(256);
+    let (live_tx, _) = broadcast::channel::<Live>(LIVE_CAPACITY);
     legacy.live.lock().expect("session lock poisoned").insert(stream_id.clone(), live_tx.clone());
     let priming = app.options.sse_priming
         && legacy.session.negotiated_version().is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
@@ -364,6 +370,59 @@ async fn sessionless(
     }
 }
 
+/// Follows a live stream; when the reader falls behind the live channel,
+/// catches up from the event store, so a slow reader loses nothing the
+/// store still holds.
+struct Follow {
+    /// The live channel, if the stream is still running.
+    rx: Option<broadcast::Receiver<Live>>,
+    store: Arc<dyn EventStore>,
+    session: String,
+    last: Option<String>,
+    backlog: std::collections::VecDeque<crate::StoredEvent>,
+    _guard: Option<GetGuard>,
+}
+
+impl Follow {
+    async fn next(&mut self) -> Option<Bytes> {
+        loop {
+            if let Some(e) = self.backlog.pop_front() {
+                self.last = Some(e.id.clone());
+                return Some(sse::event(Some(e.id), &e.data));
+            }
+            let rx = self.rx.as_mut()?;
+            match rx.recv().await {
+                Ok(Live::Event(id, data)) => {
+                    if let Some(last) = &self.last {
+                        if !is_after(&id, last) {
+                            continue; // already sent while catching up
+                        }
+                    }
+                    self.last = Some(id.clone());
+                    return Some(sse::event(Some(id), &data));
+                }
+                Ok(Live::End) | Err(broadcast::error::RecvError::Closed) => return None,
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    if let Some(last) = &self.last {
+                        if let Some((_, missed)) = self.store.replay_after(&self.session, last) {
+                            self.backlog.extend(missed.into_iter().filter(|e| !e.data.is_empty()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// True if event id `a` comes after `b` on the same stream (`stream.seq`).
+fn is_after(a: &str, b: &str) -> bool {
+    let seq = |id: &str| id.rsplit_once('.').and_then(|(_, n)| n.parse::<u64>().ok());
+    match (seq(a), seq(b)) {
+        (Some(x), Some(y)) => x > y,
+        _ => true,
+    }
+}
+
 /// Clears the "GET stream open" flag when the stream goes away.
 struct GetGuard(Arc<AtomicBool>);
 
@@ -412,21 +471,24 @@ pub(crate) async fn get(app: App, headers: HeaderMap) -> Response {
             ErrorObject::invalid_request("the session has ended"),
         );
     };
-    let stream = futures::stream::unfold((rx, guard), |(mut rx, guard)| async move {
-        loop {
-            match rx.recv().await {
-                Ok(Live::Event(id, data)) => return Some((sse::event(Some(id), &data), (rx, guard))),
-                Ok(Live::End) | Err(broadcast::error::RecvError::Closed) => return None,
-                // A slow reader missed events; they stay in the store for a resume.
-                Err(broadcast::error::RecvError::Lagged(_)) => continue,
-            }
-        }
+    let follow = Follow {
+        rx: Some(rx),
+        store: Arc::clone(&app.store),
+        session: legacy.id.clone(),
+        last: None,
+        backlog: std::collections::VecDeque::new(),
+        _guard: Some(guard),
+    };
+    let stream = futures::stream::unfold(follow, |mut follow| async move {
+        let event = follow.next().await?;
+        Some((event, follow))
     });
     sse::response(stream, app.options.keep_alive, Some(&legacy.id))
 }
 
 /// Replays a stream after `last` and, if it is still running, follows it.
 fn resume(app: &App, legacy: &Arc<LegacySession>, last: &str) -> Response {
+    // Subscribe before reading the store, so nothing falls in between.
     let live = legacy
         .live
         .lock()
@@ -440,29 +502,19 @@ fn resume(app: &App, legacy: &Arc<LegacySession>, last: &str) -> Response {
             ErrorObject::invalid_request("unknown Last-Event-ID for this session"),
         );
     };
-    let seen: std::collections::HashSet<String> = stored.iter().map(|e| e.id.clone()).collect();
-    let replay = futures::stream::iter(
-        stored
-            .into_iter()
-            .filter(|e| !e.data.is_empty())
-            .map(|e| sse::event(Some(e.id), &e.data))
-            .collect::<Vec<_>>(),
-    );
-    let follow = futures::stream::unfold((live, seen), |(mut live, seen)| async move {
-        let rx = live.as_mut()?;
-        loop {
-            match rx.recv().await {
-                Ok(Live::Event(id, data)) if !seen.contains(&id) => {
-                    return Some((sse::event(Some(id), &data), (live, seen)));
-                }
-                Ok(Live::Event(..)) => continue,
-                Ok(Live::End) | Err(broadcast::error::RecvError::Closed) => return None,
-                Err(broadcast::error::RecvError::Lagged(_)) => continue,
-            }
-        }
+    let follow = Follow {
+        rx: live,
+        store: Arc::clone(&app.store),
+        session: legacy.id.clone(),
+        last: Some(last.to_owned()),
+        backlog: stored.into_iter().filter(|e| !e.data.is_empty()).collect(),
+        _guard: None,
+    };
+    let stream = futures::stream::unfold(follow, |mut follow| async move {
+        let event = follow.next().await?;
+        Some((event, follow))
     });
-    use futures::StreamExt;
-    sse::response(replay.chain(follow), app.options.keep_alive, Some(&legacy.id))
+    sse::response(stream, app.options.keep_alive, Some(&legacy.id))
 }
 
 pub(crate) async fn delete(app: App, headers: HeaderMap) -> Response {
@@ -474,4 +526,42 @@ pub(crate) async fn delete(app: App, headers: HeaderMap) -> Response {
         s.end(app.store.as_ref());
     }
     StatusCode::OK.into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::InMemoryEventStore;
+
+    #[tokio::test]
+    async fn a_lagging_reader_catches_up_from_the_store() {
+        let store: Arc<dyn EventStore> = Arc::new(InMemoryEventStore::default());
+        let (tx, rx) = broadcast::channel::<Live>(2);
+        let mut follow = Follow {
+            rx: Some(rx),
+            store: Arc::clone(&store),
+            session: "s".into(),
+            last: None,
+            backlog: Default::default(),
+            _guard: None,
+        };
+        let first = store.append("s", "g", b"0");
+        tx.send(Live::Event(first, b"0".to_vec())).unwrap();
+        assert_eq!(follow.next().await.unwrap(), sse::event(Some("g.0".into()), b"0"));
+        // Ten more events while the reader is away: the channel keeps two.
+        for i in 1..=10u8 {
+            let data = vec![b'0' + i % 10];
+            let id = store.append("s", "g", &data);
+            let _ = tx.send(Live::Event(id, data));
+        }
+        tx.send(Live::End).unwrap();
+        let mut seen = Vec::new();
+        while let Some(event) = follow.next().await {
+            seen.push(String::from_utf8(event.to_vec()).unwrap());
+        }
+        let ids: Vec<String> =
+            seen.iter().map(|e| e.lines().next().unwrap().trim_start_matches("id: ").to_owned()).collect();
+        let expected: Vec<String> = (1..=10).map(|i| format!("g.{i}")).collect();
+        assert_eq!(ids, expected, "every event once, in order");
+    }
 }
