@@ -147,17 +147,7 @@ fn create(app: &App) -> Arc<LegacySession> {
         let _ = g_tx.send(Live::End);
     });
     // Server events (list changes, resource updates) reach the session.
-    let server = app.server.clone();
-    let mut events = server.subscribe_events();
-    let task = tokio::spawn(async move {
-        loop {
-            match events.recv().await {
-                Ok(event) => server.deliver(&session, &event).await,
-                Err(broadcast::error::RecvError::Lagged(_)) => server.deliver_missed(&session).await,
-                Err(broadcast::error::RecvError::Closed) => return,
-            }
-        }
-    });
+    let task = tokio::spawn(app.server.forward_events(session));
     *legacy.forwarder.lock().expect("session lock poisoned") = Some(task.abort_handle());
     app.sessions.map.lock().expect("sessions lock poisoned").insert(legacy.id.clone(), Arc::clone(&legacy));
     legacy

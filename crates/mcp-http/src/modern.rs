@@ -16,7 +16,7 @@ use mcp_types::{ErrorCode, ErrorObject, RequestId};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 use crate::security::{error_response, json_response};
@@ -198,18 +198,7 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes) -> Response 
     });
     let mut handles = vec![task.abort_handle()];
     if listen {
-        let server = app.server.clone();
-        let session = std::sync::Arc::clone(&session);
-        let mut events = server.subscribe_events();
-        let forwarder = tokio::spawn(async move {
-            loop {
-                match events.recv().await {
-                    Ok(event) => server.deliver(&session, &event).await,
-                    Err(broadcast::error::RecvError::Lagged(_)) => server.deliver_missed(&session).await,
-                    Err(broadcast::error::RecvError::Closed) => return,
-                }
-            }
-        });
+        let forwarder = tokio::spawn(app.server.forward_events(std::sync::Arc::clone(&session)));
         handles.push(forwarder.abort_handle());
     }
     let state = Pump {

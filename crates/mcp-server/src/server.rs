@@ -388,6 +388,28 @@ impl Server {
         session.deliver_missed(self.inner.announced()).await
     }
 
+    /// Delivers every event the server publishes to `session` until the
+    /// event bus closes: what a transport without its own connection loop
+    /// spawns per session (and aborts when the session ends). Subscribes
+    /// before returning the future, so no event published after the call is
+    /// missed.
+    pub fn forward_events(
+        &self,
+        session: Arc<Session>,
+    ) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let server = self.clone();
+        let mut events = self.inner.events.subscribe();
+        async move {
+            loop {
+                match events.recv().await {
+                    Ok(event) => server.deliver(&session, &event).await,
+                    Err(broadcast::error::RecvError::Lagged(_)) => server.deliver_missed(&session).await,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        }
+    }
+
     /// Receives every event the server publishes (for transports and tests).
     pub fn subscribe_events(&self) -> broadcast::Receiver<ServerEvent> {
         self.inner.events.subscribe()
