@@ -47,7 +47,14 @@ pub struct HandleStore<T> {
     ttl: Duration,
     sliding: bool,
     hint: Option<String>,
-    entries: Mutex<HashMap<String, Entry<T>>>,
+    entries: Mutex<Entries<T>>,
+}
+
+struct Entries<T> {
+    map: HashMap<String, Entry<T>>,
+    /// When expired entries were last swept (a sweep walks every entry, so
+    /// it runs at most once per quarter of the time to live).
+    last_sweep: Instant,
 }
 
 impl<T> std::fmt::Debug for HandleStore<T> {
@@ -63,7 +70,13 @@ impl<T: Send + 'static> HandleStore<T> {
     /// A store for handles of `kind` (used as the handle prefix and in error
     /// messages) that live `ttl` after creation.
     pub fn new(kind: impl Into<String>, ttl: Duration) -> Self {
-        Self { kind: kind.into(), ttl, sliding: false, hint: None, entries: Mutex::new(HashMap::new()) }
+        Self {
+            kind: kind.into(),
+            ttl,
+            sliding: false,
+            hint: None,
+            entries: Mutex::new(Entries { map: HashMap::new(), last_sweep: Instant::now() }),
+        }
     }
 
     /// Each successful use extends the handle's life by `ttl` again.
@@ -95,8 +108,12 @@ impl<T: Send + 'static> HandleStore<T> {
         let mut entries = self.entries.lock().expect("handle store lock poisoned");
         // Sweep entries that expired more than one ttl ago; the recently
         // expired stay so their error can say "expired" rather than "unknown".
-        entries.retain(|_, e| e.expires + self.ttl > now);
-        entries.insert(
+        if now.duration_since(entries.last_sweep) >= self.ttl / 4 {
+            let ttl = self.ttl;
+            entries.map.retain(|_, e| e.expires + ttl > now);
+            entries.last_sweep = now;
+        }
+        entries.map.insert(
             handle.clone(),
             Entry {
                 value: Arc::new(tokio::sync::Mutex::new(value)),
@@ -111,7 +128,7 @@ impl<T: Send + 'static> HandleStore<T> {
     pub fn get(&self, ctx: &RequestContext, handle: &str) -> Result<Arc<tokio::sync::Mutex<T>>, ToolError> {
         let now = Instant::now();
         let mut entries = self.entries.lock().expect("handle store lock poisoned");
-        let Some(entry) = entries.get_mut(handle) else {
+        let Some(entry) = entries.map.get_mut(handle) else {
             return Err(self.error(format!("unknown {} handle {handle:?}", self.kind)));
         };
         if entry.owner.as_ref() != ctx.principal() {
@@ -134,9 +151,9 @@ impl<T: Send + 'static> HandleStore<T> {
     /// Removes a handle the caller owns; true if it was live.
     pub fn remove(&self, ctx: &RequestContext, handle: &str) -> bool {
         let mut entries = self.entries.lock().expect("handle store lock poisoned");
-        match entries.get(handle) {
+        match entries.map.get(handle) {
             Some(e) if e.owner.as_ref() == ctx.principal() && e.expires > Instant::now() => {
-                entries.remove(handle);
+                entries.map.remove(handle);
                 true
             }
             _ => false,
@@ -146,7 +163,13 @@ impl<T: Send + 'static> HandleStore<T> {
     /// Live handles in the store (expired ones not yet swept excluded).
     pub fn len(&self) -> usize {
         let now = Instant::now();
-        self.entries.lock().expect("handle store lock poisoned").values().filter(|e| e.expires > now).count()
+        self.entries
+            .lock()
+            .expect("handle store lock poisoned")
+            .map
+            .values()
+            .filter(|e| e.expires > now)
+            .count()
     }
 
     /// True when no live handle exists.
