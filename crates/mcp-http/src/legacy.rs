@@ -63,6 +63,9 @@ impl LegacySession {
 #[derive(Default)]
 pub(crate) struct Sessions {
     map: Mutex<HashMap<String, Arc<LegacySession>>>,
+    /// The idle sweeper starts with the first session (inside the runtime,
+    /// whoever built the router).
+    sweeper: std::sync::OnceLock<()>,
 }
 
 impl Sessions {
@@ -80,7 +83,7 @@ impl Sessions {
 }
 
 /// Ends sessions idle longer than `idle`, so sessions never leak.
-pub(crate) fn spawn_sweeper(sessions: Arc<Sessions>, store: Arc<dyn EventStore>, idle: Duration) {
+fn spawn_sweeper(sessions: Arc<Sessions>, store: Arc<dyn EventStore>, idle: Duration) {
     let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
     let period = (idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
     let weak = Arc::downgrade(&sessions);
@@ -115,6 +118,9 @@ fn new_session_id() -> String {
 }
 
 fn create(app: &App) -> Arc<LegacySession> {
+    app.sessions.sweeper.get_or_init(|| {
+        spawn_sweeper(Arc::clone(&app.sessions), Arc::clone(&app.store), app.options.session_idle_timeout);
+    });
     let (tx, rx) = mpsc::channel(app.server.options().outbound_queue.max(1));
     let session = app.server.new_session(tx, None);
     let legacy = Arc::new(LegacySession {

@@ -133,7 +133,7 @@ pub(crate) struct App {
 }
 
 /// The MCP endpoint as an axum router, for mounting in an application of
-/// your own. Also starts the idle-session sweeper on the current runtime.
+/// your own. The idle-session sweeper starts with the first session.
 pub fn router(server: Server, options: HttpOptions) -> Router {
     router_with_store(server, options, Arc::new(InMemoryEventStore::default()))
 }
@@ -142,7 +142,6 @@ pub fn router(server: Server, options: HttpOptions) -> Router {
 pub fn router_with_store(server: Server, options: HttpOptions, store: Arc<dyn EventStore>) -> Router {
     let options = Arc::new(options);
     let sessions = Arc::new(legacy::Sessions::default());
-    legacy::spawn_sweeper(Arc::clone(&sessions), Arc::clone(&store), options.session_idle_timeout);
     let app = App { server, options: Arc::clone(&options), sessions, store };
     Router::new()
         .route(&options.path, axum::routing::any(handle))
