@@ -86,25 +86,40 @@ fn bind_named(specs: &[VarSpec], text: &str, sep: char, vars: &mut Variables) ->
     Some(())
 }
 
+/// Finds where each expression's text lies (positions only; values are
+/// bound once the whole template matched, so each backtracking step is
+/// constant work). Failed (part, position) pairs are remembered, and the
+/// total number of steps is capped.
 struct Matcher<'a> {
     parts: &'a [Part],
     uri: &'a str,
     steps: usize,
+    failed: std::collections::HashSet<(usize, usize)>,
+    /// For each expression on the successful path: the span of its text
+    /// (after its first character), or `None` when it is absent.
+    spans: Vec<Option<(usize, usize)>>,
 }
 
 impl Matcher<'_> {
-    fn run(&mut self, i: usize, pos: usize, vars: &mut Variables) -> bool {
+    fn run(&mut self, i: usize, pos: usize) -> bool {
         self.steps += 1;
-        if self.steps > STEP_BUDGET {
+        if self.steps > STEP_BUDGET || self.failed.contains(&(i, pos)) {
             return false;
         }
+        let ok = self.try_part(i, pos);
+        if !ok {
+            self.failed.insert((i, pos));
+        }
+        ok
+    }
+
+    fn try_part(&mut self, i: usize, pos: usize) -> bool {
         let Some(part) = self.parts.get(i) else { return pos == self.uri.len() };
         match part {
-            Part::Literal(l) => {
-                self.uri[pos..].starts_with(l.as_str()) && self.run(i + 1, pos + l.len(), vars)
-            }
-            Part::Expr { op, vars: specs } => {
-                let (first, ..) = behaviour(*op);
+            Part::Literal(l) => self.uri[pos..].starts_with(l.as_str()) && self.run(i + 1, pos + l.len()),
+            Part::Expr { op, .. } => {
+                let op = *op;
+                let (first, ..) = behaviour(op);
                 let optional = !matches!(op, Op::Simple | Op::Reserved);
                 if first.is_empty() || self.uri[pos..].starts_with(first) {
                     let body_start = pos + first.len();
@@ -118,7 +133,7 @@ impl Matcher<'_> {
                         _ => None,
                     };
                     let mut end = body_start;
-                    while end < bytes.len() && allowed(*op, bytes[end]) && Some(bytes[end]) != stop {
+                    while end < bytes.len() && allowed(op, bytes[end]) && Some(bytes[end]) != stop {
                         end += 1;
                     }
                     // Where a literal follows, only the places it occurs can end the capture.
@@ -133,14 +148,9 @@ impl Matcher<'_> {
                         // Only whole characters: a capture never ends inside one.
                         let fits = self.uri.is_char_boundary(e)
                             && next_literal.is_none_or(|l| self.uri[e..].starts_with(l));
-                        if fits {
-                            let mut attempt = vars.clone();
-                            if bind(*op, specs, &self.uri[body_start..e], &mut attempt).is_some()
-                                && self.run(i + 1, e, &mut attempt)
-                            {
-                                *vars = attempt;
-                                return true;
-                            }
+                        if fits && self.run(i + 1, e) {
+                            self.spans[i] = Some((body_start, e));
+                            return true;
                         }
                         if e == 0 {
                             break;
@@ -149,14 +159,32 @@ impl Matcher<'_> {
                     }
                 }
                 // An expression with a prefix character may be absent.
-                optional && self.run(i + 1, pos, vars)
+                if optional && self.run(i + 1, pos) {
+                    self.spans[i] = None;
+                    return true;
+                }
+                false
             }
         }
     }
 }
 
 pub(crate) fn matches(parts: &[Part], uri: &str) -> Option<Variables> {
+    let mut m = Matcher {
+        parts,
+        uri,
+        steps: 0,
+        failed: std::collections::HashSet::new(),
+        spans: vec![None; parts.len()],
+    };
+    if !m.run(0, 0) {
+        return None;
+    }
     let mut vars = Variables::new();
-    let mut m = Matcher { parts, uri, steps: 0 };
-    m.run(0, 0, &mut vars).then_some(vars)
+    for (part, span) in parts.iter().zip(&m.spans) {
+        if let (Part::Expr { op, vars: specs }, Some((start, end))) = (part, span) {
+            bind(*op, specs, &uri[*start..*end], &mut vars)?;
+        }
+    }
+    Some(vars)
 }

@@ -70,7 +70,12 @@ fn varspec(spec: &str, at: usize) -> Result<VarSpec, Error> {
         (name, None, true)
     } else if let Some((name, len)) = spec.split_once(':') {
         let n: usize = len.parse().map_err(|_| Error::InvalidPrefix(at))?;
-        if !(1..=9999).contains(&n) || len.len() > 4 || !len.bytes().all(|b| b.is_ascii_digit()) {
+        // max-length = %x31-39 0*3DIGIT: no leading zero.
+        if !(1..=9999).contains(&n)
+            || len.len() > 4
+            || !len.bytes().all(|b| b.is_ascii_digit())
+            || len.starts_with('0')
+        {
             return Err(Error::InvalidPrefix(at));
         }
         (name, Some(n), false)

@@ -136,6 +136,14 @@ fn long_uris_match_promptly_and_correctly() {
     assert_eq!(t.matches(&format!("file:///{long}")).unwrap()["path"], s(&long));
     let t = UriTemplate::parse("{a}{b}{c}{d}z").unwrap();
     assert!(t.matches(&long).is_none(), "no z: fails within the step budget");
+    // Each backtracking step is constant work: values are bound only after
+    // the whole template matched (a 100 KB run of '/' once took seconds here).
+    let slashes = "/".repeat(100_000);
+    assert!(UriTemplate::parse("{+a}{b}").unwrap().matches(&slashes).is_none());
+    assert!(UriTemplate::parse("{+a}{+b}{+c}z").unwrap().matches(&long).is_none());
+    let t = UriTemplate::parse("{+a}{b}").unwrap();
+    let v = t.matches(&format!("{slashes}x")).unwrap();
+    assert_eq!(v["b"], s("x"));
 }
 
 #[test]
@@ -147,6 +155,7 @@ fn reports_parse_errors_with_positions() {
     assert!(matches!(UriTemplate::parse("{a b}").unwrap_err(), Error::InvalidVarName { .. }));
     assert!(matches!(UriTemplate::parse("{x:0}").unwrap_err(), Error::InvalidPrefix(_)));
     assert!(matches!(UriTemplate::parse("{x:10000}").unwrap_err(), Error::InvalidPrefix(_)));
+    assert!(matches!(UriTemplate::parse("{x:01}").unwrap_err(), Error::InvalidPrefix(_)), "no leading zero");
     assert!(matches!(UriTemplate::parse("a b{x}").unwrap_err(), Error::InvalidLiteral { .. }));
     assert!(UriTemplate::parse("{x.y,%41}").is_ok());
     let t = UriTemplate::parse("{a}/{+b}{?a,c}").unwrap();
