@@ -61,6 +61,7 @@ mod resources_methods;
 mod schema;
 mod server;
 mod session;
+mod setters;
 mod shape;
 mod tool;
 mod tools_methods;

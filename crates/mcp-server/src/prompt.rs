@@ -37,8 +37,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use mcp_types::content::Icon;
-use mcp_types::{GetPromptResult, Meta, PromptArgument, PromptMessage};
+use mcp_types::{GetPromptResult, PromptArgument, PromptMessage};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -179,33 +178,7 @@ impl Prompt {
         &self.def
     }
 
-    /// Display name (2025-06-18 and later clients).
-    #[must_use]
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.def.title = Some(title.into());
-        self
-    }
-
-    /// Description.
-    #[must_use]
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.def.description = Some(description.into());
-        self
-    }
-
-    /// Adds an icon (2025-11-25 and later clients).
-    #[must_use]
-    pub fn icon(mut self, icon: Icon) -> Self {
-        self.def.icons.get_or_insert_with(Vec::new).push(icon);
-        self
-    }
-
-    /// Sets `_meta`.
-    #[must_use]
-    pub fn meta(mut self, meta: Meta) -> Self {
-        self.def.meta = Some(meta);
-        self
-    }
+    crate::setters::metadata_setters!();
 
     /// Declares an argument.
     #[must_use]

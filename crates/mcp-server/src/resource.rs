@@ -26,8 +26,8 @@ use std::sync::Arc;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use futures::future::BoxFuture;
-use mcp_types::content::{Annotations, Icon};
-use mcp_types::{Meta, ResourceContents};
+use mcp_types::ResourceContents;
+use mcp_types::content::Annotations;
 use mcp_uri_template::{UriTemplate, Variables};
 
 use crate::completion::Completer;
@@ -126,21 +126,10 @@ impl fmt::Debug for Resource {
     }
 }
 
+/// The shared setters plus the two that resources and templates add.
 macro_rules! common_setters {
     () => {
-        /// Display name (2025-06-18 and later clients).
-        #[must_use]
-        pub fn title(mut self, title: impl Into<String>) -> Self {
-            self.def.title = Some(title.into());
-            self
-        }
-
-        /// Description.
-        #[must_use]
-        pub fn description(mut self, description: impl Into<String>) -> Self {
-            self.def.description = Some(description.into());
-            self
-        }
+        crate::setters::metadata_setters!();
 
         /// MIME type.
         #[must_use]
@@ -153,20 +142,6 @@ macro_rules! common_setters {
         #[must_use]
         pub fn annotations(mut self, annotations: Annotations) -> Self {
             self.def.annotations = Some(annotations);
-            self
-        }
-
-        /// Adds an icon (2025-11-25 and later clients).
-        #[must_use]
-        pub fn icon(mut self, icon: Icon) -> Self {
-            self.def.icons.get_or_insert_with(Vec::new).push(icon);
-            self
-        }
-
-        /// Sets `_meta`.
-        #[must_use]
-        pub fn meta(mut self, meta: Meta) -> Self {
-            self.def.meta = Some(meta);
             self
         }
     };

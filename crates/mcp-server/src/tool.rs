@@ -32,13 +32,12 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use mcp_types::content::Icon;
 use mcp_types::tools::ToolAnnotations;
 use mcp_types::{CallToolResult, ContentBlock, ErrorObject};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::context::RequestContext;
 
@@ -298,19 +297,7 @@ impl Tool {
         &self.def
     }
 
-    /// Display name (sent to 2025-06-18 and later clients).
-    #[must_use]
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.def.title = Some(title.into());
-        self
-    }
-
-    /// What the tool does, written for the model.
-    #[must_use]
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.def.description = Some(description.into());
-        self
-    }
+    crate::setters::metadata_setters!();
 
     /// Behaviour hints (sent to 2025-03-26 and later clients).
     #[must_use]
@@ -323,20 +310,6 @@ impl Tool {
     #[must_use]
     pub fn read_only(mut self) -> Self {
         self.def.annotations.get_or_insert_with(Default::default).read_only_hint = Some(true);
-        self
-    }
-
-    /// Adds an icon (sent to 2025-11-25 and later clients).
-    #[must_use]
-    pub fn icon(mut self, icon: Icon) -> Self {
-        self.def.icons.get_or_insert_with(Vec::new).push(icon);
-        self
-    }
-
-    /// Sets `_meta` on the definition.
-    #[must_use]
-    pub fn meta(mut self, meta: Map<String, Value>) -> Self {
-        self.def.meta = Some(meta);
         self
     }
 
