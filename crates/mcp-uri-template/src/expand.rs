@@ -16,11 +16,11 @@ pub(crate) fn behaviour(op: Op) -> (&'static str, char, bool, &'static str, bool
     }
 }
 
-pub(crate) fn is_unreserved(b: u8) -> bool {
+pub(crate) const fn is_unreserved(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
 }
 
-pub(crate) fn is_reserved(b: u8) -> bool {
+pub(crate) const fn is_reserved(b: u8) -> bool {
     matches!(
         b,
         b':' | b'/'
@@ -50,29 +50,45 @@ fn encode(value: &str, allow_reserved: bool, out: &mut String) {
         let b = bytes[i];
         if is_unreserved(b) || (allow_reserved && is_reserved(b)) {
             out.push(b as char);
-        } else if allow_reserved
-            && b == b'%'
-            && bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
-            && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
-        {
+        } else if allow_reserved && is_triplet(bytes, i) {
             out.push_str(&value[i..i + 3]);
             i += 3;
             continue;
         } else {
-            out.push_str(&format!("%{b:02X}"));
+            const HEX: &[u8; 16] = b"0123456789ABCDEF";
+            out.push('%');
+            out.push(HEX[usize::from(b >> 4)] as char);
+            out.push(HEX[usize::from(b & 15)] as char);
         }
         i += 1;
     }
 }
 
-fn prefix(value: &str, n: Option<usize>) -> &str {
-    match n {
-        Some(n) => match value.char_indices().nth(n) {
-            Some((i, _)) => &value[..i],
-            None => value,
-        },
+/// The first `n` characters of `value` (RFC 6570 §2.4.1): characters, not
+/// bytes, and where the operator keeps pct-encoded triplets (`+`, `#`), a
+/// triplet counts as one character and is never split.
+fn prefix(value: &str, n: Option<usize>, allow_reserved: bool) -> &str {
+    let Some(n) = n else { return value };
+    let bytes = value.as_bytes();
+    let mut chars = value.char_indices();
+    for _ in 0..n {
+        let Some((i, c)) = chars.next() else { return value };
+        if allow_reserved && c == '%' && is_triplet(bytes, i) {
+            chars.next();
+            chars.next();
+        }
+    }
+    match chars.next() {
+        Some((i, _)) => &value[..i],
         None => value,
     }
+}
+
+/// Whether `bytes[i..]` starts with a `%XX` triplet.
+fn is_triplet(bytes: &[u8], i: usize) -> bool {
+    bytes[i] == b'%'
+        && bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+        && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
 }
 
 fn defined(value: Option<&Value>) -> Option<&Value> {
@@ -95,7 +111,7 @@ fn expand_var(spec: &VarSpec, value: &Value, op: Op, out: &mut String) {
                 }
                 out.push('=');
             }
-            encode(prefix(s, spec.prefix), reserved, out);
+            encode(prefix(s, spec.prefix, reserved), reserved, out);
         }
         Value::List(items) if !spec.explode => {
             if named {

@@ -10,40 +10,87 @@
 //! ```
 //! use mcp_uri_template::{UriTemplate, Value, Variables};
 //!
-//! let t = UriTemplate::parse("file:///{+path}{?rev}").unwrap();
+//! let t: UriTemplate = "file:///{+path}{?rev}".parse().unwrap();
+//! assert_eq!(t.variables().collect::<Vec<_>>(), ["path", "rev"]);
+//!
 //! let vars = t.matches("file:///src/main.rs?rev=abc").unwrap();
-//! assert_eq!(vars["path"], Value::from("src/main.rs"));
+//! assert_eq!(vars["path"].as_str(), Some("src/main.rs"));
 //! assert_eq!(vars["rev"], Value::from("abc"));
+//! assert_eq!(t.matches("http://example.com/"), None);
 //!
 //! let mut v = Variables::new();
 //! v.insert("path".into(), "a b/c".into());
 //! assert_eq!(t.expand(&v), "file:///a%20b/c");
+//! assert_eq!(t.matches(&t.expand(&v)), Some(v));
 //! ```
+//!
+//! # Design
+//!
+//! [`UriTemplate::parse`] checks the RFC grammar (§2) and keeps the template
+//! as literals and expressions; a template that parses always expands.
+//! [`UriTemplate::expand`] is RFC 6570 §3.2 and its Appendix A as written:
+//! every example of the RFC is a test vector. [`UriTemplate::matches`] is
+//! the inverse: expansion is many-to-one, so where a URI has several
+//! readings the rules below pick one, always the same.
 //!
 //! # Matching rules
 //!
-//! Expansion is many-to-one, so matching picks one answer:
-//! - Literals match exactly. Captured values are percent-decoded.
-//! - A simple `{var}` (and the `.`, `/`, `;`, `?`, `&` operators) captures
-//!   only characters its expansion could have produced: unreserved
-//!   characters, `%XX` escapes and the operator's own separators, so `{id}`
-//!   never spans a `/`. `{+var}` and `{#var}` may also contain reserved
-//!   characters such as `/`, `?` and `,`.
-//! - `{var}` and `{+var}` must capture at least one character; expressions
-//!   with a prefix character (`{/x}`, `{.x}`, `{;x}`, `{?x}`, `{&x}`,
-//!   `{#x}`) may be absent altogether, leaving their variables undefined.
-//! - Where a capture could end at several places, the longest that lets the
-//!   rest of the template match wins (bounded backtracking; no input takes
-//!   more than a fixed number of steps). One exception: a capture stops
-//!   before a `?`, `&` or `#` that a directly following `{?…}`, `{&…}` or
-//!   `{#…}` expression can take, so `{+path}{?rev}` reads `a/b?rev=1` as
-//!   `path = a/b`, `rev = 1`.
-//! - Several variables in one expression are split on its separator, in
-//!   order. An exploded variable (`{/segs*}`, `{.ext*}`) takes the
-//!   remaining parts as a list. In `?`, `&` and `;` expressions, parameters
-//!   are matched by name in any order; an exploded variable collects its
-//!   repeated name as a list, or unknown names as an associative list;
-//!   an unknown name with no exploded variable to take it fails the match.
+//! - Literals match exactly, byte for byte.
+//! - An expression captures only characters its expansion could have
+//!   produced, and the captured values are percent-decoded:
+//!   - a simple `{var}`, and `{.var}`, `{/var}`, `{;var}`, `{?var}`,
+//!     `{&var}`: unreserved characters, `%XX` escapes, and the operator's
+//!     own separators (`,` between list items; `/` only in multi-variable
+//!     or exploded `{/…}`); so `{id}` never spans a `/`;
+//!   - `{+var}` and `{#var}`: also reserved characters such as `/`, `?`,
+//!     `:` and `,`; so `file:///{+path}` matches `file:///src/main.rs`.
+//!
+//!   Non-ASCII characters (IRIs) are accepted unencoded; a `%` that is not
+//!   a `%XX` escape, or escapes that do not decode to UTF-8, match no
+//!   expression.
+//! - `{var}` and `{+var}` capture at least one character. Expressions with
+//!   a first character (`{#x}`, `{.x}`, `{/x}`, `{;x}`, `{?x}`, `{&x}`) may
+//!   be absent altogether, leaving their variables undefined, or present
+//!   with an empty value (`{/x}` matching `/` binds `x = ""`).
+//! - Where a capture could end at several places, the longest capture
+//!   after which the rest of the template still matches wins, earlier
+//!   expressions first: the answer a full backtracking search would give.
+//!   So `{a}{b}` reads `123` as `a = "12"`, `b = "3"`, and `docs/{name}{.ext}`
+//!   reads `docs/readme.md` as `name = "readme.md"` with `ext` undefined
+//!   (`.` is unreserved). One exception: in `{+…}` or `{#…}`, a capture
+//!   stops before a `?`, `&` or `#` that a `{?…}`, `{&…}` or `{#…}` in the
+//!   run of expressions right after it can take, so `{+path}{?rev}` reads
+//!   `a/b?rev=1` as `path = "a/b"`, `rev = "1"`.
+//! - A prefix modifier bounds the capture: `{var:3}` matches at most three
+//!   (decoded) characters.
+//! - Several variables in an unnamed expression (`{x,y}`, `{/a,b}`) are
+//!   split on its separator, in order; if there are fewer pieces than
+//!   variables, the last variables stay undefined (so `{x,y}` reads `1` as
+//!   `x = "1"`).
+//! - An exploded variable (`{/segs*}`, `{.dom*}`, `{list*}`) yields a
+//!   [`Value::List`] of its items; in `{var*}`, `{.var*}` and `{/var*}`,
+//!   items of the form `k=v` yield a [`Value::AssocList`] instead. Beside
+//!   other variables, it takes every piece except one for each variable
+//!   after it.
+//! - A non-exploded variable yields a [`Value::String`]: a list expanded
+//!   without `*` (`red,green,blue`) comes back as that one string.
+//! - In `{;…}`, `{?…}` and `{&…}`, parameters are matched by name, in any
+//!   order, and each may be absent. An exploded variable collects its own
+//!   repeated name as a [`Value::List`], or, when other names appear, every
+//!   parameter no other variable names as a [`Value::AssocList`] (so
+//!   `{?query*}` takes arbitrary query parameters). A parameter that no
+//!   variable names, with no exploded variable to take it, fails the match:
+//!   a template's query is a closed set.
+//! - A variable that appears more than once must bind the same value each
+//!   time (a prefix-modified occurrence must be the start of the others).
+//!   This is checked after the split is chosen; a URI whose only consistent
+//!   split is not the preferred one does not match.
+//!
+//! Matching costs O(expressions × URI length) for templates whose
+//! captures have no inner structure. Named expressions (`;`, `?`, `&`) and
+//! multi-variable expressions with prefixes are checked capture by capture,
+//! within a work budget proportional to the URI length; a URI that would
+//! need more does not match. Nothing takes exponential time.
 
 mod expand;
 mod matcher;
@@ -149,10 +196,14 @@ pub enum Error {
         /// Where.
         at: usize,
     },
-    /// A prefix modifier that is not 1 to 9999.
+    /// A prefix modifier that is not 1 to 9999 (without leading zeros).
     #[error("invalid prefix length at byte {0} (1 to 9999)")]
     InvalidPrefix(usize),
-    /// A character not allowed in a literal.
+    /// A variable with both a prefix modifier and explode (`{x:3*}`).
+    #[error("a variable cannot have both a prefix and '*' (byte {0})")]
+    PrefixWithExplode(usize),
+    /// A character not allowed in a literal (including a `%` that does not
+    /// start a `%XX` escape).
     #[error("invalid character {ch:?} in a literal at byte {at}")]
     InvalidLiteral {
         /// The character.
@@ -191,16 +242,26 @@ pub(crate) enum Part {
 }
 
 /// A parsed RFC 6570 URI template.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Two templates are equal when their text is.
+#[derive(Clone)]
 pub struct UriTemplate {
     source: String,
     parts: Vec<Part>,
+    /// How each expression matches (`None` for literals).
+    plans: Vec<Option<matcher::Plan>>,
 }
 
 impl UriTemplate {
-    /// Parses a template.
+    /// Parses a template (RFC 6570 §2). Errors name the byte offset of the
+    /// problem: an unclosed `{` or stray `}`, an empty expression, a
+    /// reserved operator (`=`, `,`, `!`, `@`, `|`), a bad variable name, a
+    /// prefix outside 1 to 9999, a prefix together with `*`, or a character
+    /// not allowed in a literal.
     pub fn parse(template: &str) -> Result<UriTemplate, Error> {
-        Ok(UriTemplate { source: template.to_owned(), parts: parse::parse(template)? })
+        let parts = parse::parse(template)?;
+        let plans = matcher::plans(&parts);
+        Ok(UriTemplate { source: template.to_owned(), parts, plans })
     }
 
     /// The template text.
@@ -228,15 +289,17 @@ impl UriTemplate {
         self.parts.iter().all(|p| matches!(p, Part::Literal(_)))
     }
 
-    /// Expands the template with `vars` (RFC 6570 §3).
+    /// Expands the template with `vars` (RFC 6570 §3.2). Absent variables,
+    /// empty lists and empty associative lists are undefined and skipped.
     pub fn expand(&self, vars: &Variables) -> String {
         expand::expand(&self.parts, vars)
     }
 
-    /// Matches a concrete URI; the variables it binds, or `None` when it
-    /// does not fit (see the crate docs for the rules).
+    /// Matches a concrete URI: the (percent-decoded) variables it binds, or
+    /// `None` when it does not fit. Undefined variables are left out. See
+    /// the crate docs for the rules.
     pub fn matches(&self, uri: &str) -> Option<Variables> {
-        matcher::matches(&self.parts, uri)
+        matcher::matches(&self.parts, &self.plans, uri)
     }
 }
 
@@ -244,6 +307,20 @@ impl FromStr for UriTemplate {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::parse(s)
+    }
+}
+
+impl PartialEq for UriTemplate {
+    fn eq(&self, other: &Self) -> bool {
+        self.source == other.source
+    }
+}
+
+impl Eq for UriTemplate {}
+
+impl fmt::Debug for UriTemplate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UriTemplate").field("source", &self.source).field("parts", &self.parts).finish()
     }
 }
 

@@ -29,6 +29,15 @@ pub(crate) fn parse(template: &str) -> Result<Vec<Part>, Error> {
             {
                 return Err(Error::InvalidLiteral { ch: c, at });
             }
+            '%' => {
+                let b = template.as_bytes();
+                if !(b.get(at + 1).is_some_and(u8::is_ascii_hexdigit)
+                    && b.get(at + 2).is_some_and(u8::is_ascii_hexdigit))
+                {
+                    return Err(Error::InvalidLiteral { ch: '%', at });
+                }
+                literal.push('%');
+            }
             c => literal.push(c),
         }
     }
@@ -66,21 +75,25 @@ fn expression(body: &str, at: usize) -> Result<Part, Error> {
 }
 
 fn varspec(spec: &str, at: usize) -> Result<VarSpec, Error> {
-    let (name, prefix, explode) = if let Some(name) = spec.strip_suffix('*') {
-        (name, None, true)
-    } else if let Some((name, len)) = spec.split_once(':') {
-        let n: usize = len.parse().map_err(|_| Error::InvalidPrefix(at))?;
-        // max-length = %x31-39 0*3DIGIT: no leading zero.
-        if !(1..=9999).contains(&n)
-            || len.len() > 4
-            || !len.bytes().all(|b| b.is_ascii_digit())
-            || len.starts_with('0')
-        {
-            return Err(Error::InvalidPrefix(at));
+    let (body, explode) = match spec.strip_suffix('*') {
+        Some(body) => (body, true),
+        None => (spec, false),
+    };
+    let (name, prefix) = match body.split_once(':') {
+        Some((name, _)) if explode => return Err(Error::PrefixWithExplode(at + name.len())),
+        Some((name, _)) if name.ends_with('*') => {
+            return Err(Error::PrefixWithExplode(at + name.len() - 1));
         }
-        (name, Some(n), false)
-    } else {
-        (spec, None, false)
+        Some((name, len)) => {
+            // max-length = %x31-39 0*3DIGIT
+            let len_at = at + name.len() + 1;
+            let digits = len.bytes().all(|b| b.is_ascii_digit());
+            if len.is_empty() || len.len() > 4 || !digits || len.starts_with('0') {
+                return Err(Error::InvalidPrefix(len_at));
+            }
+            (name, Some(len.parse().map_err(|_| Error::InvalidPrefix(len_at))?))
+        }
+        None => (body, None),
     };
     if name.is_empty() {
         return Err(Error::Empty(at));
