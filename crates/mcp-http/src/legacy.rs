@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::AbortHandle;
 
+use crate::caller::Caller;
 use crate::security::{error_response, json_response};
 use crate::{App, EventStore, ResponseMode, sse};
 
@@ -117,12 +118,12 @@ fn new_session_id() -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
-fn create(app: &App) -> Arc<LegacySession> {
+fn create(app: &App, caller: &Caller) -> Arc<LegacySession> {
     app.sessions.sweeper.get_or_init(|| {
         spawn_sweeper(Arc::clone(&app.sessions), Arc::clone(&app.store), app.options.session_idle_timeout);
     });
     let (tx, rx) = mpsc::channel(app.server.options().outbound_queue.max(1));
-    let session = app.server.new_session(tx, None);
+    let session = app.server.new_session(tx, caller.principal.clone());
     let legacy = Arc::new(LegacySession {
         id: new_session_id(),
         session: Arc::clone(&session),
@@ -170,7 +171,22 @@ fn with_session_header(mut response: Response, id: &str) -> Response {
     response
 }
 
-fn lookup(app: &App, headers: &HeaderMap) -> Result<Arc<LegacySession>, Response> {
+fn lookup(app: &App, headers: &HeaderMap, caller: &Caller) -> Result<Arc<LegacySession>, Response> {
+    let legacy = find(app, headers)?;
+    // A session belongs to whoever opened it: another principal's token,
+    // even a valid one, does not get into it.
+    let owner = legacy.session.principal().map(|p| p.subject.as_str());
+    if owner != caller.principal.as_ref().map(|p| p.subject.as_str()) {
+        return Err(error_response(
+            StatusCode::FORBIDDEN,
+            None,
+            ErrorObject::invalid_request("this session was opened by another principal"),
+        ));
+    }
+    Ok(legacy)
+}
+
+fn find(app: &App, headers: &HeaderMap) -> Result<Arc<LegacySession>, Response> {
     match session_header(headers) {
         None => Err(error_response(
             StatusCode::BAD_REQUEST,
@@ -204,7 +220,7 @@ fn wants_sse(mode: ResponseMode, messages: &[&Value]) -> bool {
     }
 }
 
-pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes) -> Response {
+pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes, caller: Caller) -> Response {
     if let Some(v) = headers.get("mcp-protocol-version") {
         let v = v.to_str().unwrap_or_default().trim();
         // Any supported legacy revision is accepted, even one other than
@@ -235,7 +251,7 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes) -> Response 
     let is_initialize = !value.is_array() && value["method"] == "initialize";
 
     if !app.options.legacy_sessions {
-        return sessionless(&app, &headers, &body, is_initialize, has_requests).await;
+        return sessionless(&app, &headers, &body, is_initialize, has_requests, &caller).await;
     }
     let (legacy, created) = if is_initialize && session_header(&headers).is_none() {
         if app.sessions.len() >= app.options.max_sessions {
@@ -245,28 +261,30 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes) -> Response 
                 ErrorObject::internal("too many open sessions; try again later"),
             );
         }
-        (create(&app), true)
+        (create(&app, &caller), true)
     } else {
-        match lookup(&app, &headers) {
+        match lookup(&app, &headers, &caller) {
             Ok(s) => (s, false),
             Err(r) => return r,
         }
     };
     legacy.touch();
     if value.is_array() && !legacy.session.negotiated_version().is_some_and(ProtocolVersion::allows_batches) {
-        let reply = app.server.handle_frame(&legacy.session, &body).await.unwrap_or_default();
+        let reply =
+            app.server.handle_frame_via(&legacy.session, &body, &caller.via(None)).await.unwrap_or_default();
         return json_response(StatusCode::BAD_REQUEST, reply);
     }
 
     if !has_requests {
-        return match app.server.handle_frame(&legacy.session, &body).await {
+        return match app.server.handle_frame_via(&legacy.session, &body, &caller.via(None)).await {
             None => StatusCode::ACCEPTED.into_response(),
             Some(reply) => json_response(StatusCode::BAD_REQUEST, reply),
         };
     }
 
     if is_initialize {
-        let reply = app.server.handle_frame(&legacy.session, &body).await.unwrap_or_default();
+        let reply =
+            app.server.handle_frame_via(&legacy.session, &body, &caller.via(None)).await.unwrap_or_default();
         let ok = legacy.session.negotiated_version().is_some();
         if created && !ok {
             if let Some(s) = app.sessions.remove(&legacy.id) {
@@ -278,13 +296,14 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes) -> Response 
     }
 
     if !wants_sse(app.options.response_mode, &messages) {
-        let reply = app.server.handle_frame(&legacy.session, &body).await.unwrap_or_default();
+        let reply =
+            app.server.handle_frame_via(&legacy.session, &body, &caller.via(None)).await.unwrap_or_default();
         return with_session_header(json_response(StatusCode::OK, reply), &legacy.id);
     }
 
     // SSE: request-scoped messages and the response go on this POST's stream.
     let (req_tx, req_rx) = mpsc::channel::<Vec<u8>>(256);
-    let accepted = app.server.accept_on(&legacy.session, &body, Some(&req_tx));
+    let accepted = app.server.accept_via(&legacy.session, &body, &caller.via(Some(&req_tx)));
     drop(req_tx);
     let (final_tx, final_rx) = oneshot::channel::<Option<Vec<u8>>>();
     tokio::spawn(async move {
@@ -348,9 +367,10 @@ async fn sessionless(
     body: &Bytes,
     is_initialize: bool,
     has_requests: bool,
+    caller: &Caller,
 ) -> Response {
     let (tx, _rx) = mpsc::channel(64);
-    let session = app.server.new_session(tx, None);
+    let session = app.server.new_session(tx, caller.principal.clone());
     if !is_initialize {
         let version = headers
             .get("mcp-protocol-version")
@@ -359,7 +379,7 @@ async fn sessionless(
             .unwrap_or(ProtocolVersion::V2025_03_26);
         session.assume_initialized(version);
     }
-    match app.server.handle_frame(&session, body).await {
+    match app.server.handle_frame_via(&session, body, &caller.via(None)).await {
         Some(reply) => json_response(StatusCode::OK, reply),
         None if has_requests => json_response(StatusCode::OK, Vec::new()),
         None => StatusCode::ACCEPTED.into_response(),
@@ -428,7 +448,7 @@ impl Drop for GetGuard {
     }
 }
 
-pub(crate) async fn get(app: App, headers: HeaderMap) -> Response {
+pub(crate) async fn get(app: App, headers: HeaderMap, caller: Caller) -> Response {
     if !app.options.enable_get_stream {
         return crate::security::method_not_allowed();
     }
@@ -443,7 +463,7 @@ pub(crate) async fn get(app: App, headers: HeaderMap) -> Response {
             ErrorObject::invalid_request("GET opens an SSE stream: Accept must include text/event-stream"),
         );
     }
-    let legacy = match lookup(&app, &headers) {
+    let legacy = match lookup(&app, &headers, &caller) {
         Ok(s) => s,
         Err(r) => return r,
     };
@@ -513,8 +533,8 @@ fn resume(app: &App, legacy: &Arc<LegacySession>, last: &str) -> Response {
     sse::response(stream, app.options.keep_alive, Some(&legacy.id))
 }
 
-pub(crate) async fn delete(app: App, headers: HeaderMap) -> Response {
-    let legacy = match lookup(&app, &headers) {
+pub(crate) async fn delete(app: App, headers: HeaderMap, caller: Caller) -> Response {
+    let legacy = match lookup(&app, &headers, &caller) {
         Ok(s) => s,
         Err(r) => return r,
     };

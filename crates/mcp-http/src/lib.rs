@@ -29,8 +29,11 @@
 // per failing request, so boxing it would only add an allocation.
 #![allow(clippy::result_large_err)]
 
+mod auth;
+mod caller;
 mod event_store;
 mod headers;
+mod jwt;
 mod legacy;
 mod modern;
 mod security;
@@ -42,10 +45,11 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::serve::ListenerExt;
 use mcp_server::Server;
 
+pub use auth::{AuthOptions, StaticTokens, TokenError, TokenValidator};
 pub use event_store::{EventStore, InMemoryEventStore, StoredEvent};
+pub use jwt::{JwksError, JwtValidator};
 
 /// When a POST that carries requests is answered with an SSE stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -103,6 +107,15 @@ pub struct HttpOptions {
     pub sse_retry: Duration,
     /// SSE keep-alive comment interval (default 15 s).
     pub keep_alive: Duration,
+    /// OAuth resource-server authorization: every request needs a valid
+    /// bearer token (`None`: no authorization, for loopback use).
+    pub auth: Option<AuthOptions>,
+    /// How long a client may take to send a request's headers before the
+    /// connection is closed (slow-sender defence; default 10 s).
+    pub header_timeout: Duration,
+    /// How long shutdown waits for open connections (SSE streams) before
+    /// dropping them (default 5 s).
+    pub shutdown_timeout: Duration,
 }
 
 impl Default for HttpOptions {
@@ -119,6 +132,9 @@ impl Default for HttpOptions {
             sse_priming: true,
             sse_retry: Duration::from_secs(3),
             keep_alive: Duration::from_secs(15),
+            auth: None,
+            header_timeout: Duration::from_secs(10),
+            shutdown_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -143,22 +159,46 @@ pub fn router_with_store(server: Server, options: HttpOptions, store: Arc<dyn Ev
     let options = Arc::new(options);
     let sessions = Arc::new(legacy::Sessions::default());
     let app = App { server, options: Arc::clone(&options), sessions, store };
-    Router::new()
-        .route(&options.path, axum::routing::any(handle))
-        .layer(DefaultBodyLimit::max(options.max_body))
-        .with_state(app)
+    let mut router = Router::new().route(&options.path, axum::routing::any(handle));
+    if let Some(auth) = &options.auth {
+        for path in auth.metadata_paths() {
+            router = router.route(&path, axum::routing::get(protected_resource_metadata));
+        }
+    }
+    // Bodies are read (and limited) by the handler itself, after the
+    // Host/Origin and authorization checks.
+    router.layer(DefaultBodyLimit::disable()).with_state(app)
 }
 
 async fn handle(
     axum::extract::State(app): axum::extract::State<App>,
-    method: axum::http::Method,
-    headers: axum::http::HeaderMap,
-    body: axum::body::Bytes,
+    request: axum::extract::Request,
 ) -> axum::response::Response {
     use axum::http::Method;
+    let (parts, body) = request.into_parts();
+    let (method, headers) = (parts.method, parts.headers);
+    // Host/Origin and the token are checked before a byte of the body is read.
     if let Err(response) = security::check(&headers, &app.options) {
         return response;
     }
+    let principal = match &app.options.auth {
+        None => None,
+        Some(auth) => match auth.authenticate(&headers).await {
+            Ok(principal) => Some(principal),
+            Err(response) => return response,
+        },
+    };
+    let body = match read_body(&headers, body, app.options.max_body).await {
+        Ok(body) => body,
+        Err(response) => return response,
+    };
+    if let (Some(auth), Some(principal)) = (&app.options.auth, &principal)
+        && method == Method::POST
+        && let Some(response) = scope_challenge(&app.server, auth, principal, &body)
+    {
+        return response;
+    }
+    let caller = caller::Caller::new(principal, &headers);
     let modern_header = headers
         .get("mcp-protocol-version")
         .and_then(|v| v.to_str().ok())
@@ -169,15 +209,71 @@ async fn handle(
                 return response;
             }
             if modern_header || modern::body_is_modern(&body) {
-                modern::post(app, headers, body).await
+                modern::post(app, headers, body, caller).await
             } else {
-                legacy::post(app, headers, body).await
+                legacy::post(app, headers, body, caller).await
             }
         }
-        Method::GET if !modern_header && app.options.legacy_sessions => legacy::get(app, headers).await,
-        Method::DELETE if !modern_header && app.options.legacy_sessions => legacy::delete(app, headers).await,
+        Method::GET if !modern_header && app.options.legacy_sessions => {
+            legacy::get(app, headers, caller).await
+        }
+        Method::DELETE if !modern_header && app.options.legacy_sessions => {
+            legacy::delete(app, headers, caller).await
+        }
         _ => security::method_not_allowed(),
     }
+}
+
+/// The body, at most `max` bytes: a larger declared `Content-Length` is
+/// refused before reading, a longer stream is cut off at the limit.
+async fn read_body(
+    headers: &axum::http::HeaderMap,
+    body: axum::body::Body,
+    max: usize,
+) -> Result<axum::body::Bytes, axum::response::Response> {
+    let declared = headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max as u64) {
+        return Err(security::too_large(max));
+    }
+    axum::body::to_bytes(body, max).await.map_err(|_| security::too_large(max))
+}
+
+/// `GET /.well-known/oauth-protected-resource…`: the RFC 9728 document.
+async fn protected_resource_metadata(
+    axum::extract::State(app): axum::extract::State<App>,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    match &app.options.auth {
+        Some(auth) => ([(axum::http::header::CONTENT_TYPE, "application/json")], auth.metadata().to_string())
+            .into_response(),
+        None => axum::http::StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+/// `403 insufficient_scope` when a message of the body names a tool,
+/// prompt or resource the principal's scopes do not cover.
+fn scope_challenge(
+    server: &Server,
+    auth: &AuthOptions,
+    principal: &mcp_server::Principal,
+    body: &[u8],
+) -> Option<axum::response::Response> {
+    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let messages = match &value {
+        serde_json::Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    for message in messages {
+        let Some(method) = message.get("method").and_then(|m| m.as_str()) else { continue };
+        if let Some(scopes) = server.missing_scopes(principal, method, message.get("params")) {
+            let description = format!("{method} needs the scopes: {}", scopes.join(" "));
+            return Some(auth.insufficient(&scopes, &description));
+        }
+    }
+    None
 }
 
 /// Serves `server` on `addr` until `shutdown` completes; in-flight requests
@@ -199,12 +295,41 @@ pub async fn serve_listener(
     options: HttpOptions,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), Error> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let header_timeout = options.header_timeout;
+    let shutdown_timeout = options.shutdown_timeout;
     let app = router(server, options);
-    let listener = listener.tap_io(|tcp| {
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new()).header_read_timeout(header_timeout).keep_alive(true);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (tcp, _peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(pair) => pair,
+                Err(e) => {
+                    // Out of file descriptors and the like: back off, keep serving.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::warn!(error = %e, "could not set TCP_NODELAY");
         }
-    });
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await?;
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let connection = graceful.watch(http.serve_connection(TokioIo::new(tcp), service));
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    if tokio::time::timeout(shutdown_timeout, graceful.shutdown()).await.is_err() {
+        tracing::debug!("open connections dropped at shutdown");
+    }
     Ok(())
 }

@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
+use crate::caller::Caller;
 use crate::security::{error_response, json_response};
 use crate::{App, ResponseMode, headers, sse};
 
@@ -108,7 +109,7 @@ fn status_for(reply: &[u8]) -> StatusCode {
     }
 }
 
-pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes) -> Response {
+pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes, caller: Caller) -> Response {
     let bad = |id: Option<&RequestId>, e: ErrorObject| error_response(StatusCode::BAD_REQUEST, id, e);
     let value: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
@@ -177,8 +178,8 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes) -> Response 
         || meta.get(LOG_LEVEL).is_some()
         || app.options.response_mode == ResponseMode::Sse;
     let (tx, rx) = mpsc::channel::<Vec<u8>>(256);
-    let session = app.server.new_session(tx, None);
-    let accepted = app.server.accept(&session, &body);
+    let session = app.server.new_session(tx, caller.principal.clone());
+    let accepted = app.server.accept_via(&session, &body, &caller.via(None));
     let fut = match accepted {
         Accepted::Done(reply) => {
             let reply = reply.unwrap_or_default();

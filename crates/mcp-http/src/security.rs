@@ -24,6 +24,15 @@ pub(crate) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
     response
 }
 
+/// `413` for a body above `max` bytes.
+pub(crate) fn too_large(max: usize) -> Response {
+    error_response(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        None,
+        ErrorObject::invalid_request(format!("the request body is larger than {max} bytes")),
+    )
+}
+
 pub(crate) fn method_not_allowed() -> Response {
     let mut r = error_response(
         StatusCode::METHOD_NOT_ALLOWED,

@@ -72,6 +72,7 @@ impl<T> Snapshot<T> {
     }
 
     /// One page after `cursor` and the cursor of the next page.
+    #[cfg(test)]
     pub(crate) fn page(
         &self,
         cursor: Option<&str>,
@@ -79,11 +80,28 @@ impl<T> Snapshot<T> {
         codec: &CursorCodec,
         kind: ListKind,
     ) -> Result<Page<T>, ErrorObject> {
+        self.page_of(cursor, page_size, codec, kind, |_| true)
+    }
+
+    /// Like [`Snapshot::page`], counting only the items `keep` accepts
+    /// (what the caller may see).
+    pub(crate) fn page_of(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+        codec: &CursorCodec,
+        kind: ListKind,
+        keep: impl Fn(&T) -> bool,
+    ) -> Result<Page<T>, ErrorObject> {
         let after = match cursor {
             None => Bound::Unbounded,
             Some(c) => Bound::Excluded(codec.decode(kind, c)?),
         };
-        let mut rest = self.ordered.range((after, Bound::Unbounded)).map(|(_, item)| item);
+        let mut rest = self
+            .ordered
+            .range((after, Bound::Unbounded))
+            .map(|(_, item)| item)
+            .filter(|item| keep(&item.value));
         let page: Vec<Arc<Item<T>>> = rest.by_ref().take(page_size.max(1)).cloned().collect();
         let more = rest.next().is_some();
         let next = if more { page.last().map(|e| codec.encode(kind, e.seq)) } else { None };
@@ -158,6 +176,95 @@ impl<T> Catalog<T> {
         drop(guard);
         self.events.send(ServerEvent::ListChanged(self.kind));
         true
+    }
+}
+
+impl<T> Catalog<T> {
+    /// Adds or replaces (in place) every item of `upserts` and removes every
+    /// key of `removals`, publishing one snapshot. Announces one change when
+    /// `announce` says the visible list changed. Returns the keys that were
+    /// replaced (they existed before).
+    pub(crate) fn apply(
+        &self,
+        upserts: Vec<(String, T)>,
+        removals: &[String],
+        announce: impl FnOnce(bool, bool) -> bool,
+    ) -> Vec<String> {
+        let mut seq = self.seq.lock().expect("catalog lock poisoned");
+        let mut next = Snapshot::clone(&self.snapshot.load());
+        let mut counter = *seq;
+        let mut replaced = Vec::new();
+        let mut added = false;
+        let mut removed = false;
+        for key in removals {
+            if let Some(old) = next.by_key.remove(key.as_str()) {
+                next.ordered.remove(&old.seq);
+                removed = true;
+            }
+        }
+        for (key, value) in upserts {
+            let seq_for = match next.by_key.get(&key) {
+                Some(old) => {
+                    replaced.push(key.clone());
+                    old.seq
+                }
+                None => {
+                    added = true;
+                    counter += 1;
+                    counter
+                }
+            };
+            next.put(key, Arc::new(Item { seq: seq_for, value }));
+        }
+        *seq = counter;
+        self.snapshot.store(Arc::new(next));
+        drop(seq);
+        if announce(added, removed) {
+            self.events.send(ServerEvent::ListChanged(self.kind));
+        }
+        replaced
+    }
+
+    /// Makes the list exactly `items` (in this order for new keys; keys
+    /// already present keep their place), publishing one snapshot. Announces
+    /// a change only if a key came or went or `differs` says an existing
+    /// item's visible definition changed. Returns whether it announced.
+    pub(crate) fn replace_all(&self, items: Vec<(String, T)>, differs: impl Fn(&T, &T) -> bool) -> bool {
+        let mut seq = self.seq.lock().expect("catalog lock poisoned");
+        let current = self.snapshot.load_full();
+        let mut next = Snapshot::default();
+        let mut counter = *seq;
+        let mut changed = false;
+        for (key, value) in items {
+            let seq_for = match current.by_key.get(&key) {
+                Some(old) => {
+                    changed |= differs(&old.value, &value);
+                    old.seq
+                }
+                None => {
+                    changed = true;
+                    counter += 1;
+                    counter
+                }
+            };
+            if next.by_key.contains_key(&key) {
+                // A repeated key: the last one wins, in the first one's place.
+                if let Some(old) = next.by_key.get(&key) {
+                    let seq_for = old.seq;
+                    next.put(key, Arc::new(Item { seq: seq_for, value }));
+                }
+                continue;
+            }
+            next.put(key, Arc::new(Item { seq: seq_for, value }));
+        }
+        changed |= current.by_key.keys().any(|k| !next.by_key.contains_key(k));
+        *seq = counter;
+        self.snapshot.store(Arc::new(next));
+        drop(seq);
+        if changed {
+            self.events.send(ServerEvent::ListChanged(self.kind));
+        }
+        changed
     }
 }
 

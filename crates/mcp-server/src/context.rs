@@ -7,6 +7,7 @@
 //! request has been answered or cancelled, so a handler can never emit
 //! progress after its response (spec: `basic/utilities/progress.mdx`).
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,18 +26,58 @@ use crate::shape;
 pub type Outbound = mpsc::Sender<Vec<u8>>;
 
 /// The authenticated identity of a caller, set by the transport. stdio has
-/// none; the HTTP transport fills it from the bearer token.
+/// none (the local user runs the server); the HTTP transport fills it from
+/// the bearer token of each request.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Principal {
     /// A stable subject identifier (e.g. the token's `sub`).
     pub subject: String,
+    /// The OAuth scopes the token grants.
+    pub scopes: BTreeSet<String>,
 }
 
 impl Principal {
-    /// A principal with this subject.
+    /// A principal with this subject and no scopes.
     pub fn new(subject: impl Into<String>) -> Self {
-        Self { subject: subject.into() }
+        Self { subject: subject.into(), scopes: BTreeSet::new() }
     }
+
+    /// The same principal granted `scopes`.
+    #[must_use]
+    pub fn with_scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes.extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Whether every scope of `required` is granted.
+    pub fn has_scopes(&self, required: &[String]) -> bool {
+        required.iter().all(|s| self.scopes.contains(s))
+    }
+}
+
+/// Whether a registration that requires `scopes` is visible to and usable
+/// by `principal`. Without a principal (stdio, or HTTP without
+/// authorization) there is nobody to restrict: everything is allowed.
+pub(crate) fn permits(principal: Option<&Principal>, scopes: &[String]) -> bool {
+    scopes.is_empty() || principal.is_none_or(|p| p.has_scopes(scopes))
+}
+
+/// What a transport knows about one incoming message beyond its bytes.
+#[derive(Debug, Clone, Default)]
+pub struct Via {
+    /// Where messages about the request go (an HTTP POST's own SSE stream);
+    /// `None`: the session's queue.
+    pub stream: Option<Outbound>,
+    /// Who sent it, when the transport authenticates every message (HTTP
+    /// bearer tokens); `None`: the session's principal.
+    pub principal: Option<Principal>,
+    /// The transport's headers for this message (HTTP), names lower-case,
+    /// in the order received.
+    pub headers: Option<Arc<Vec<(String, String)>>>,
 }
 
 /// Per-request information and capabilities handed to handlers.
@@ -60,6 +101,7 @@ struct Inner {
     meta: Option<Meta>,
     log_level: Option<LoggingLevel>,
     peer: Option<Arc<crate::session::Session>>,
+    headers: Option<Arc<Vec<(String, String)>>>,
 }
 
 /// Everything needed to build a [`RequestContext`]; filled by the dispatcher.
@@ -78,6 +120,8 @@ pub(crate) struct ContextParts {
     pub log_level: Option<LoggingLevel>,
     /// The session to send server→client requests through (legacy only).
     pub peer: Option<Arc<crate::session::Session>>,
+    /// The transport's headers (HTTP).
+    pub headers: Option<Arc<Vec<(String, String)>>>,
 }
 
 impl RequestContext {
@@ -97,6 +141,7 @@ impl RequestContext {
                 meta: p.meta,
                 log_level: p.log_level,
                 peer: p.peer,
+                headers: p.headers,
             }),
         }
     }
@@ -122,7 +167,19 @@ impl RequestContext {
             meta: None,
             log_level: None,
             peer: None,
+            headers: None,
         })
+    }
+
+    /// The transport's headers for this request (HTTP; `None` on stdio),
+    /// names lower-case.
+    pub fn headers(&self) -> Option<&[(String, String)]> {
+        self.inner.headers.as_deref().map(Vec::as_slice)
+    }
+
+    /// The first value of header `name` (case-insensitive), if any.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers()?.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 
     /// The JSON-RPC id of the request.

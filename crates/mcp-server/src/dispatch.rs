@@ -29,7 +29,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::context::{ContextParts, Outbound, RequestContext};
+use crate::context::{ContextParts, Outbound, RequestContext, Via};
 use crate::lifecycle::RequestMeta;
 use crate::server::Server;
 use crate::session::Session;
@@ -140,10 +140,18 @@ impl Server {
     /// the session's queue. The HTTP transport passes the POST's own SSE
     /// stream here; stdio has one stream for everything.
     pub fn accept_on(&self, session: &Arc<Session>, frame: &[u8], stream: Option<&Outbound>) -> Accepted {
+        self.accept_via(session, frame, &Via { stream: stream.cloned(), ..Via::default() })
+    }
+
+    /// Like [`Server::accept`], with what the transport knows about this
+    /// message: its own stream, its authenticated principal (which
+    /// overrides the session's), its headers (handed to handlers through
+    /// [`RequestContext::headers`]).
+    pub fn accept_via(&self, session: &Arc<Session>, frame: &[u8], via: &Via) -> Accepted {
         if frame.trim_ascii_start().first() == Some(&b'[') {
-            return self.accept_batch(session, frame, stream);
+            return self.accept_batch(session, frame, via);
         }
-        self.accept_one(session, frame, false, stream)
+        self.accept_one(session, frame, false, via)
     }
 
     /// Handles one frame and waits for its response: the simple entry point
@@ -152,7 +160,13 @@ impl Server {
         self.accept(session, frame).resolve().await
     }
 
-    fn accept_batch(&self, session: &Arc<Session>, frame: &[u8], stream: Option<&Outbound>) -> Accepted {
+    /// [`Server::handle_frame`] with what the transport knows about the
+    /// message (see [`Server::accept_via`]).
+    pub async fn handle_frame_via(&self, session: &Arc<Session>, frame: &[u8], via: &Via) -> Option<Vec<u8>> {
+        self.accept_via(session, frame, via).resolve().await
+    }
+
+    fn accept_batch(&self, session: &Arc<Session>, frame: &[u8], via: &Via) -> Accepted {
         let items: Vec<&RawValue> = match serde_json::from_slice(frame) {
             Ok(items) => items,
             Err(e) if e.is_data() => {
@@ -183,7 +197,7 @@ impl Server {
             return error_bytes(None, ErrorObject::invalid_request("empty batch"));
         }
         let parts: Vec<Accepted> =
-            items.iter().map(|raw| self.accept_one(session, raw.get().as_bytes(), true, stream)).collect();
+            items.iter().map(|raw| self.accept_one(session, raw.get().as_bytes(), true, via)).collect();
         Accepted::Pending(Box::pin(async move {
             let responses: Vec<Vec<u8>> =
                 join_all(parts.into_iter().map(Accepted::resolve)).await.into_iter().flatten().collect();
@@ -203,13 +217,7 @@ impl Server {
         }))
     }
 
-    fn accept_one(
-        &self,
-        session: &Arc<Session>,
-        frame: &[u8],
-        in_batch: bool,
-        stream: Option<&Outbound>,
-    ) -> Accepted {
+    fn accept_one(&self, session: &Arc<Session>, frame: &[u8], in_batch: bool, via: &Via) -> Accepted {
         let message = match IncomingMessage::parse(frame) {
             Ok(m) => m,
             Err(e) => {
@@ -252,7 +260,7 @@ impl Server {
                 Accepted::Done(None)
             }
             MessageKind::Request { id, method, params } => {
-                self.accept_request(session, id, method, params, in_batch, stream)
+                self.accept_request(session, id, method, params, in_batch, via)
             }
         }
     }
@@ -279,7 +287,7 @@ impl Server {
         method: &str,
         params: Option<&RawValue>,
         in_batch: bool,
-        stream: Option<&Outbound>,
+        via: &Via,
     ) -> Accepted {
         tracing::debug!(%id, method, "request");
         let meta = RequestMeta::peek(params);
@@ -338,6 +346,20 @@ impl Server {
         if route == Route::Ping {
             return Accepted::Done(Some(encode_result(&id, &Map::new())));
         }
+        let max_in_flight = inner.options.max_in_flight;
+        if session.in_flight() >= max_in_flight {
+            return error_bytes(Some(&id), crate::limits::too_many_in_flight(max_in_flight));
+        }
+        if route == Route::ToolsCall {
+            // A caller is its principal, or without one its connection.
+            let caller = match via.principal.as_ref().or(session.principal()) {
+                Some(p) => format!("principal:{}", p.subject),
+                None => format!("connection:{:p}", Arc::as_ptr(session)),
+            };
+            if let Err(e) = inner.limits.admit_tool_call(&caller) {
+                return error_bytes(Some(&id), e);
+            }
+        }
         let token = CancellationToken::new();
         if !session.register(&id, &token) {
             return error_bytes(
@@ -352,8 +374,8 @@ impl Server {
             version,
             cancel: token.clone(),
             progress_token: meta.progress_token(),
-            outbound: stream.unwrap_or(session.outbound()).clone(),
-            principal: session.principal().cloned(),
+            outbound: via.stream.as_ref().unwrap_or(session.outbound()).clone(),
+            principal: via.principal.clone().or_else(|| session.principal().cloned()),
             client_info,
             client_capabilities,
             log_level: if !inner.logging_enabled {
@@ -365,12 +387,25 @@ impl Server {
             },
             peer: (!modern).then(|| Arc::clone(session)),
             meta: meta.meta,
+            headers: via.headers.clone(),
         });
         let params: Option<Box<RawValue>> = params.map(ToOwned::to_owned);
         let server = self.clone();
         let session = Arc::clone(session);
         Accepted::Pending(Box::pin(async move {
-            let work = server.run(route, &session, &ctx, params.as_deref());
+            let run = server.run(route, &session, &ctx, params.as_deref());
+            let limit = server.inner.options.handler_timeout;
+            let work = async move {
+                match limit {
+                    None => run.await,
+                    Some(limit) => tokio::time::timeout(limit, run).await.unwrap_or_else(|_| {
+                        Err(ErrorObject::internal(format!(
+                            "the request did not finish within {} s and was stopped (handler timeout)",
+                            limit.as_secs_f64()
+                        )))
+                    }),
+                }
+            };
             let outcome = tokio::select! {
                 biased;
                 _ = token.cancelled() => None,
@@ -381,13 +416,19 @@ impl Server {
             let bytes = match outcome? {
                 Ok(Ok(Output::Map(mut result))) => {
                     if modern {
-                        server.inner.decorate_modern(&mut result, route_cache(&server, route));
+                        server.inner.decorate_modern(
+                            &mut result,
+                            route_cache(&server, route, ctx.principal().is_some()),
+                        );
                     }
                     encode_result(&id, &result)
                 }
                 Ok(Ok(Output::Raw(result))) => {
                     let result = if modern {
-                        server.inner.decorate_modern_raw(result, route_cache(&server, route))
+                        server.inner.decorate_modern_raw(
+                            result,
+                            route_cache(&server, route, ctx.principal().is_some()),
+                        )
                     } else {
                         result
                     };
@@ -404,6 +445,18 @@ impl Server {
                     encode_error(Some(&id), &ErrorObject::internal("the handler panicked"))
                 }
             };
+            let max = server.inner.options.max_response_size;
+            if bytes.len() > max {
+                tracing::warn!(%id, bytes = bytes.len(), max, "response over the size limit replaced by an error");
+                return Some(encode_error(
+                    Some(&id),
+                    &ErrorObject::internal(format!(
+                        "the response ({} bytes) is larger than this server sends ({max} bytes); ask for less \
+                         (a page, a range, a narrower query)",
+                        bytes.len()
+                    )),
+                ));
+            }
             Some(bytes)
         }))
     }
@@ -475,17 +528,20 @@ impl Server {
 fn route_cache(
     server: &Server,
     route: Route,
+    authenticated: bool,
 ) -> Option<(std::time::Duration, mcp_types::lifecycle::CacheScope)> {
     use mcp_types::lifecycle::CacheScope;
     let o = &server.inner.options;
     // The six cacheable results (2026-07-28 `server/utilities/caching.mdx`).
-    // Lists do not depend on the caller yet, so they are public.
+    // For an authenticated caller lists and reads depend on its scopes, so
+    // they may be cached for that caller only; discovery never does.
+    let scope = if authenticated { CacheScope::Private } else { CacheScope::Public };
     match route {
         Route::Discover => Some((o.discover_ttl, CacheScope::Public)),
         Route::ToolsList | Route::PromptsList | Route::ResourcesList | Route::ResourceTemplatesList => {
-            Some((o.list_ttl, CacheScope::Public))
+            Some((o.list_ttl, scope))
         }
-        Route::ResourcesRead => Some((o.read_ttl, CacheScope::Public)),
+        Route::ResourcesRead => Some((o.read_ttl, scope)),
         _ => None,
     }
 }

@@ -68,18 +68,16 @@ impl FileRoot {
         if decoded.contains('\\') {
             return Err(FileAccessError::Forbidden("backslash"));
         }
-        let relative = Path::new(&decoded);
-        let mut joined = self.root.clone();
-        for component in relative.components() {
-            match component {
-                Component::Normal(part) => joined.push(part),
-                Component::CurDir => {}
-                Component::ParentDir => return Err(FileAccessError::Forbidden("'..' segment")),
-                Component::RootDir | Component::Prefix(_) => {
-                    return Err(FileAccessError::Forbidden("absolute path"));
-                }
-            }
-        }
+        self.resolve_relative(&decoded)
+    }
+
+    /// Maps a plain path relative to the root (`src/main.rs`, `.` or the
+    /// empty string for the root itself) to the canonical path inside the
+    /// root, with the same checks as [`FileRoot::resolve`]: no NUL, no
+    /// backslash, no `..` component, no absolute path, and no symlink
+    /// leading outside. Nothing is percent-decoded: `%2e%2e` is a name.
+    pub fn resolve_relative(&self, path: &str) -> Result<PathBuf, FileAccessError> {
+        let joined = self.join_checked(path)?;
         let canonical = match joined.canonicalize() {
             Ok(p) => p,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(FileAccessError::NotFound),
@@ -89,6 +87,59 @@ impl FileRoot {
             return Err(FileAccessError::Forbidden("the path leads outside the root (symlink?)"));
         }
         Ok(canonical)
+    }
+
+    /// Maps a relative path of a file that may not exist yet (for writing)
+    /// to a path inside the root. Its parent directory must exist and be
+    /// inside the root after following symlinks; if the file itself exists
+    /// as a symlink, its target must be inside the root too.
+    pub fn resolve_new(&self, path: &str) -> Result<PathBuf, FileAccessError> {
+        let joined = self.join_checked(path)?;
+        if joined == self.root {
+            return Err(FileAccessError::Forbidden("the root itself is not a file"));
+        }
+        let (Some(parent), Some(name)) = (joined.parent(), joined.file_name()) else {
+            return Err(FileAccessError::Forbidden("no file name"));
+        };
+        let parent = match parent.canonicalize() {
+            Ok(p) => p,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(FileAccessError::NotFound),
+            Err(e) => return Err(e.into()),
+        };
+        if !parent.starts_with(&self.root) {
+            return Err(FileAccessError::Forbidden("the path leads outside the root (symlink?)"));
+        }
+        let target = parent.join(name);
+        if target.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
+            let inside = target.canonicalize().is_ok_and(|t| t.starts_with(&self.root));
+            if !inside {
+                return Err(FileAccessError::Forbidden("the path leads outside the root (symlink?)"));
+            }
+        }
+        Ok(target)
+    }
+
+    /// The root joined with `path`'s components, refusing anything but
+    /// plain names (no symlinks are followed yet).
+    fn join_checked(&self, path: &str) -> Result<PathBuf, FileAccessError> {
+        if path.contains('\0') {
+            return Err(FileAccessError::Forbidden("NUL byte"));
+        }
+        if path.contains('\\') {
+            return Err(FileAccessError::Forbidden("backslash"));
+        }
+        let mut joined = self.root.clone();
+        for component in Path::new(path).components() {
+            match component {
+                Component::Normal(part) => joined.push(part),
+                Component::CurDir => {}
+                Component::ParentDir => return Err(FileAccessError::Forbidden("'..' segment")),
+                Component::RootDir | Component::Prefix(_) => {
+                    return Err(FileAccessError::Forbidden("absolute path"));
+                }
+            }
+        }
+        Ok(joined)
     }
 
     /// The `file:///…` URI of a path inside the root (percent-encoding what
@@ -164,6 +215,50 @@ mod tests {
         }
         let p = root.resolve("file:///a%20b.txt").unwrap();
         assert_eq!(root.uri_for(&p).unwrap(), "file:///a%20b.txt");
+        std::fs::remove_dir_all(base).unwrap();
+    }
+
+    #[test]
+    fn relative_paths_stay_inside_the_root() {
+        let (base, root) = tmp_root();
+        assert!(root.resolve_relative("src/main.rs").unwrap().ends_with("src/main.rs"));
+        assert!(root.resolve_relative("./src/./main.rs").unwrap().ends_with("src/main.rs"));
+        assert_eq!(root.resolve_relative("").unwrap(), root.path());
+        assert_eq!(root.resolve_relative(".").unwrap(), root.path());
+        assert!(matches!(root.resolve_relative("nope.txt"), Err(FileAccessError::NotFound)));
+        // Plain paths are not percent-decoded: this is a (missing) name.
+        assert!(matches!(root.resolve_relative("%2e%2e/secret.txt"), Err(FileAccessError::NotFound)));
+        for evil in ["../secret.txt", "src/../../secret.txt", "/etc/passwd", "a\0b", "src\\..\\x"] {
+            assert!(matches!(root.resolve_relative(evil), Err(FileAccessError::Forbidden(_))), "{evil}");
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(base.join("secret.txt"), base.join("root/link.txt")).unwrap();
+            assert!(matches!(root.resolve_relative("link.txt"), Err(FileAccessError::Forbidden(_))));
+            std::os::unix::fs::symlink(&base, base.join("root/out")).unwrap();
+            assert!(matches!(root.resolve_relative("out/secret.txt"), Err(FileAccessError::Forbidden(_))));
+        }
+        std::fs::remove_dir_all(base).unwrap();
+    }
+
+    #[test]
+    fn new_paths_need_a_parent_inside_the_root() {
+        let (base, root) = tmp_root();
+        assert!(root.resolve_new("new.txt").unwrap().ends_with("root/new.txt"));
+        assert!(root.resolve_new("src/main.rs").unwrap().ends_with("src/main.rs"));
+        assert!(matches!(root.resolve_new("missing/new.txt"), Err(FileAccessError::NotFound)));
+        for evil in ["../new.txt", "/tmp/new.txt", "", ".", "src/../../x", "a\0b"] {
+            assert!(matches!(root.resolve_new(evil), Err(FileAccessError::Forbidden(_))), "{evil:?}");
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&base, base.join("root/out")).unwrap();
+            assert!(matches!(root.resolve_new("out/new.txt"), Err(FileAccessError::Forbidden(_))));
+            std::os::unix::fs::symlink(base.join("secret.txt"), base.join("root/link.txt")).unwrap();
+            assert!(matches!(root.resolve_new("link.txt"), Err(FileAccessError::Forbidden(_))));
+            std::os::unix::fs::symlink(base.join("nowhere"), base.join("root/dangling")).unwrap();
+            assert!(matches!(root.resolve_new("dangling"), Err(FileAccessError::Forbidden(_))));
+        }
         std::fs::remove_dir_all(base).unwrap();
     }
 }

@@ -131,7 +131,7 @@ impl<T: Send + 'static> HandleStore<T> {
         let Some(entry) = entries.map.get_mut(handle) else {
             return Err(self.error(format!("unknown {} handle {handle:?}", self.kind)));
         };
-        if entry.owner.as_ref() != ctx.principal() {
+        if entry.owner.as_ref().map(|p| &p.subject) != ctx.principal().map(|p| &p.subject) {
             // Same message as unknown: a foreign handle must not be confirmed to exist.
             return Err(self.error(format!("unknown {} handle {handle:?}", self.kind)));
         }
@@ -152,7 +152,10 @@ impl<T: Send + 'static> HandleStore<T> {
     pub fn remove(&self, ctx: &RequestContext, handle: &str) -> bool {
         let mut entries = self.entries.lock().expect("handle store lock poisoned");
         match entries.map.get(handle) {
-            Some(e) if e.owner.as_ref() == ctx.principal() && e.expires > Instant::now() => {
+            Some(e)
+                if e.owner.as_ref().map(|p| &p.subject) == ctx.principal().map(|p| &p.subject)
+                    && e.expires > Instant::now() =>
+            {
                 entries.map.remove(handle);
                 true
             }

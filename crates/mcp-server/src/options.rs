@@ -49,6 +49,20 @@ pub struct ServerOptions {
     /// Log threshold of a legacy session before `logging/setLevel` (default
     /// `info`; `None` sends nothing until the client sets a level).
     pub default_log_level: Option<mcp_types::logging::LoggingLevel>,
+    /// `tools/call` budget of each caller (its principal, or its connection
+    /// when unauthenticated). Default: none.
+    pub tool_rate_per_caller: Option<crate::RateLimit>,
+    /// `tools/call` budget of the whole server. Default: none.
+    pub tool_rate_global: Option<crate::RateLimit>,
+    /// Requests in flight per connection before more are refused with
+    /// `-32029` (default 256).
+    pub max_in_flight: usize,
+    /// How long a handler may run before it is cancelled and the request
+    /// answered with an error (default: no limit).
+    pub handler_timeout: Option<Duration>,
+    /// Largest response sent; a larger one is replaced by a `-32603` error
+    /// saying so (default 16 MiB).
+    pub max_response_size: usize,
 }
 
 impl Default for ServerOptions {
@@ -65,6 +79,11 @@ impl Default for ServerOptions {
             cursor_key: None,
             event_capacity: 1024,
             default_log_level: Some(mcp_types::logging::LoggingLevel::Info),
+            tool_rate_per_caller: None,
+            tool_rate_global: None,
+            max_in_flight: 256,
+            handler_timeout: None,
+            max_response_size: 16 * 1024 * 1024,
         }
     }
 }

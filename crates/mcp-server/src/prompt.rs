@@ -143,6 +143,7 @@ pub struct Prompt {
     pub(crate) def: mcp_types::Prompt,
     pub(crate) handler: Option<Arc<dyn PromptHandler>>,
     pub(crate) completers: HashMap<String, Arc<dyn Completer>>,
+    pub(crate) scopes: Vec<String>,
 }
 
 impl fmt::Debug for Prompt {
@@ -165,6 +166,7 @@ impl Prompt {
             },
             handler: None,
             completers: HashMap::new(),
+            scopes: Vec::new(),
         }
     }
 
@@ -194,6 +196,14 @@ impl Prompt {
             description: Some(description.into()),
             required: Some(required),
         });
+        self
+    }
+
+    /// Declares an argument from its full definition (title, optional
+    /// description).
+    #[must_use]
+    pub fn argument_def(mut self, argument: PromptArgument) -> Self {
+        self.def.arguments.get_or_insert_with(Vec::new).push(argument);
         self
     }
 

@@ -16,7 +16,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::completion::{Completer, CompletionRequest, MAX_VALUES};
-use crate::context::RequestContext;
+use crate::context::{RequestContext, permits};
 use crate::dispatch::{parse_params, to_map};
 use crate::error::{Error, Result};
 use crate::events::ListKind;
@@ -29,6 +29,8 @@ pub(crate) struct PromptEntry {
     pub def: mcp_types::Prompt,
     pub handler: Arc<dyn PromptHandler>,
     pub completers: HashMap<String, Arc<dyn Completer>>,
+    /// Scopes a caller must hold.
+    pub scopes: Box<[String]>,
     rendered: [OnceLock<Box<str>>; 5],
 }
 
@@ -46,7 +48,13 @@ impl PromptEntry {
             .handler
             .clone()
             .ok_or_else(|| Error::MissingHandler(format!("prompt {:?}", prompt.def.name)))?;
-        Ok(Self { def: prompt.def, handler, completers: prompt.completers, rendered: Default::default() })
+        Ok(Self {
+            def: prompt.def,
+            handler,
+            completers: prompt.completers,
+            scopes: prompt.scopes.into(),
+            rendered: Default::default(),
+        })
     }
 
     fn rendered(&self, version: ProtocolVersion) -> &str {
@@ -62,7 +70,14 @@ impl Server {
         params: Option<&RawValue>,
     ) -> std::result::Result<crate::dispatch::Output, ErrorObject> {
         let version = ctx.protocol_version();
-        self.list_page(&self.inner.prompts, ListKind::Prompts, "prompts", params, |e| e.rendered(version))
+        self.list_page(
+            &self.inner.prompts,
+            ListKind::Prompts,
+            "prompts",
+            params,
+            |e| permits(ctx.principal(), &e.scopes),
+            |e| e.rendered(version),
+        )
     }
 
     pub(crate) async fn get_prompt(
@@ -71,7 +86,9 @@ impl Server {
         params: Option<&RawValue>,
     ) -> std::result::Result<Map<String, Value>, ErrorObject> {
         let params: GetPromptParams = parse_params(params)?;
-        let item = self.inner.prompts.load().get(&params.name).cloned().ok_or_else(|| {
+        let prompts = self.inner.prompts.load();
+        let visible = prompts.get(&params.name).filter(|item| permits(ctx.principal(), &item.value.scopes));
+        let item = visible.cloned().ok_or_else(|| {
             ErrorObject::invalid_params(format!(
                 "Unknown prompt: {:?}; call prompts/list for the available prompts",
                 params.name
@@ -107,10 +124,13 @@ impl Server {
         let completer = match &params.reference {
             CompletionReference::Prompt { name } => {
                 let prompts = self.inner.prompts.load();
-                let item = prompts.get(name).ok_or_else(|| {
-                    ErrorObject::invalid_params(format!("Unknown prompt: {name:?}"))
-                        .with_data(json!({"name": name}))
-                })?;
+                let item = prompts
+                    .get(name)
+                    .filter(|i| permits(ctx.principal(), &i.value.scopes))
+                    .ok_or_else(|| {
+                        ErrorObject::invalid_params(format!("Unknown prompt: {name:?}"))
+                            .with_data(json!({"name": name}))
+                    })?;
                 let declared = item.value.def.arguments.iter().flatten().any(|a| a.name == argument);
                 if !declared {
                     return Err(ErrorObject::invalid_params(format!(
@@ -122,10 +142,16 @@ impl Server {
             CompletionReference::Resource { uri } => {
                 let templates = self.inner.templates.load();
                 // The reference names a template by its text, or any URI it matches.
+                let allowed = |t: &&Arc<crate::catalog::Item<crate::resources_methods::TemplateEntry>>| {
+                    permits(ctx.principal(), &t.value.scopes)
+                };
                 let item = templates
                     .iter()
+                    .filter(allowed)
                     .find(|t| t.value.def.uri_template == *uri)
-                    .or_else(|| templates.iter().find(|t| t.value.template.matches(uri).is_some()))
+                    .or_else(|| {
+                        templates.iter().filter(allowed).find(|t| t.value.template.matches(uri).is_some())
+                    })
                     .ok_or_else(|| {
                         ErrorObject::invalid_params(format!("Unknown resource template: {uri:?}"))
                             .with_data(json!({"uri": uri}))

@@ -118,6 +118,7 @@ pub fn base64_encode(bytes: &[u8]) -> String {
 pub struct Resource {
     pub(crate) def: mcp_types::resources::Resource,
     pub(crate) handler: Option<Arc<dyn ResourceHandler>>,
+    pub(crate) scopes: Vec<String>,
 }
 
 impl fmt::Debug for Resource {
@@ -150,20 +151,7 @@ macro_rules! common_setters {
 impl Resource {
     /// A resource at `uri` called `name`, with no contents yet.
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
-        Self {
-            def: mcp_types::resources::Resource {
-                uri: uri.into(),
-                name: name.into(),
-                title: None,
-                description: None,
-                mime_type: None,
-                size: None,
-                icons: None,
-                annotations: None,
-                meta: None,
-            },
-            handler: None,
-        }
+        Self { def: mcp_types::resources::Resource::new(uri, name), handler: None, scopes: Vec::new() }
     }
 
     common_setters!();
@@ -219,6 +207,7 @@ pub struct ResourceTemplate {
     pub(crate) template: UriTemplate,
     pub(crate) handler: Option<Arc<dyn ResourceHandler>>,
     pub(crate) completers: HashMap<String, Arc<dyn Completer>>,
+    pub(crate) scopes: Vec<String>,
 }
 
 impl fmt::Debug for ResourceTemplate {
@@ -245,6 +234,7 @@ impl ResourceTemplate {
             template,
             handler: None,
             completers: HashMap::new(),
+            scopes: Vec::new(),
         })
     }
 

@@ -18,11 +18,12 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::completion::Completer;
-use crate::context::RequestContext;
+use crate::context::{RequestContext, permits};
 use crate::dispatch::{Output, parse_params};
 use crate::error::{Error, Result};
 use crate::events::ListKind;
 use crate::resource::{ReadRequest, Resource, ResourceHandler, ResourceTemplate};
+use crate::resource_source::{SOURCE_PHASE, decode_position, encode_position};
 use crate::server::Server;
 use crate::session::Session;
 use crate::shape;
@@ -32,6 +33,8 @@ use crate::uri::validate_uri;
 pub(crate) struct ResourceEntry {
     pub def: mcp_types::resources::Resource,
     pub handler: Arc<dyn ResourceHandler>,
+    /// Scopes a caller must hold.
+    pub scopes: Box<[String]>,
     rendered: [OnceLock<Box<str>>; 5],
 }
 
@@ -42,7 +45,7 @@ impl ResourceEntry {
         let handler = resource
             .handler
             .ok_or_else(|| Error::MissingHandler(format!("resource {:?}", resource.def.uri)))?;
-        Ok(Self { def: resource.def, handler, rendered: Default::default() })
+        Ok(Self { def: resource.def, handler, scopes: resource.scopes.into(), rendered: Default::default() })
     }
 
     fn rendered(&self, version: ProtocolVersion) -> &str {
@@ -57,6 +60,8 @@ pub(crate) struct TemplateEntry {
     pub template: UriTemplate,
     pub handler: Arc<dyn ResourceHandler>,
     pub completers: std::collections::HashMap<String, Arc<dyn Completer>>,
+    /// Scopes a caller must hold.
+    pub scopes: Box<[String]>,
     rendered: [OnceLock<Box<str>>; 5],
 }
 
@@ -79,6 +84,7 @@ impl TemplateEntry {
             template: template.template,
             handler,
             completers: template.completers,
+            scopes: template.scopes.into(),
             rendered: Default::default(),
         })
     }
@@ -113,9 +119,70 @@ impl Server {
         params: Option<&RawValue>,
     ) -> std::result::Result<crate::dispatch::Output, ErrorObject> {
         let version = ctx.protocol_version();
-        self.list_page(&self.inner.resources, ListKind::Resources, "resources", params, |e| {
-            e.rendered(version)
-        })
+        if self.inner.sources.is_empty() {
+            return self.list_page(
+                &self.inner.resources,
+                ListKind::Resources,
+                "resources",
+                params,
+                |e| permits(ctx.principal(), &e.scopes),
+                |e| e.rendered(version),
+            );
+        }
+        // Registered resources first, then each source in order; a page
+        // fills up across the boundaries.
+        let params: PaginatedParams = parse_params(params)?;
+        let codec = &self.inner.cursors;
+        let page_size = self.inner.options.page_size.max(1);
+        let after = match params.cursor.as_deref() {
+            None => None,
+            Some(c) => Some(codec.decode(ListKind::Resources, c)?),
+        };
+        let set = self.inner.resources.load();
+        let (registered, mut next, mut position) = match after {
+            Some(seq) if seq >= SOURCE_PHASE => {
+                let (index, offset) = decode_position(seq);
+                (Vec::new(), None, self.next_source_position(index, offset))
+            }
+            _ => {
+                let (page, next) =
+                    set.page_of(params.cursor.as_deref(), page_size, codec, ListKind::Resources, |e| {
+                        permits(ctx.principal(), &e.scopes)
+                    })?;
+                let position = if next.is_none() { self.next_source_position(0, 0) } else { None };
+                (page, next, position)
+            }
+        };
+        let mut computed: Vec<String> = Vec::new();
+        let mut room = page_size - registered.len();
+        while room > 0 {
+            let Some((index, offset)) = position else { break };
+            let source = &self.inner.sources[index];
+            let end = (offset + room).min(source.len());
+            computed
+                .extend(source.list(offset..end).iter().map(|def| shape::metadata(def, version).to_string()));
+            room -= end - offset;
+            position = self.next_source_position(index, end);
+        }
+        if let Some((index, offset)) = position {
+            next = Some(codec.encode(ListKind::Resources, encode_position(index, offset)));
+        }
+        let items =
+            registered.iter().map(|e| e.value.rendered(version)).chain(computed.iter().map(String::as_str));
+        Ok(write_page("resources", items, next))
+    }
+
+    /// The first position at or after (`index`, `offset`) that names an item.
+    fn next_source_position(&self, index: usize, offset: usize) -> Option<(usize, usize)> {
+        let sources = &self.inner.sources;
+        let mut offset = offset;
+        for (i, source) in sources.iter().enumerate().skip(index) {
+            if offset < source.len() {
+                return Some((i, offset));
+            }
+            offset = 0;
+        }
+        None
     }
 
     pub(crate) fn list_resource_templates(
@@ -124,19 +191,33 @@ impl Server {
         params: Option<&RawValue>,
     ) -> std::result::Result<crate::dispatch::Output, ErrorObject> {
         let version = ctx.protocol_version();
-        self.list_page(&self.inner.templates, ListKind::ResourceTemplates, "resourceTemplates", params, |e| {
-            e.rendered(version)
-        })
+        self.list_page(
+            &self.inner.templates,
+            ListKind::ResourceTemplates,
+            "resourceTemplates",
+            params,
+            |e| permits(ctx.principal(), &e.scopes),
+            |e| e.rendered(version),
+        )
     }
 
-    /// Finds who serves `uri`: the exact resource, else the first matching template.
-    pub(crate) fn find_resource(&self, uri: &str) -> Option<(Arc<dyn ResourceHandler>, ReadRequest)> {
+    /// Finds who serves `uri` for `principal` among the registered
+    /// resources and templates: the exact resource, else the first matching
+    /// template; what the caller may not use is not there.
+    pub(crate) fn find_resource(
+        &self,
+        uri: &str,
+        principal: Option<&crate::Principal>,
+    ) -> Option<(Arc<dyn ResourceHandler>, ReadRequest)> {
         if let Some(item) = self.inner.resources.load().get(uri) {
+            if !permits(principal, &item.value.scopes) {
+                return None;
+            }
             let request = ReadRequest { uri: uri.to_owned(), variables: Default::default() };
             return Some((Arc::clone(&item.value.handler), request));
         }
         let templates = self.inner.templates.load();
-        templates.iter().find_map(|item| {
+        templates.iter().filter(|item| permits(principal, &item.value.scopes)).find_map(|item| {
             let variables = item.value.template.matches(uri)?;
             Some((Arc::clone(&item.value.handler), ReadRequest { uri: uri.to_owned(), variables }))
         })
@@ -150,13 +231,29 @@ impl Server {
         let params: UriParams = parse_params(params)?;
         checked_uri(&params)?;
         let version = ctx.protocol_version();
-        let Some((handler, request)) = self.find_resource(&params.uri) else {
-            return Err(not_found(&params.uri, version));
+        // Registered resources, then sources, then templates.
+        let principal = ctx.principal();
+        let exact = self
+            .inner
+            .resources
+            .load()
+            .get(params.uri.as_str())
+            .map(|item| (permits(principal, &item.value.scopes), Arc::clone(&item.value.handler)));
+        let read = match exact {
+            Some((false, _)) => return Err(not_found(&params.uri, version)),
+            Some((true, handler)) => handler
+                .read(ReadRequest { uri: params.uri.clone(), variables: Default::default() }, ctx.clone()),
+            None => match self.inner.sources.iter().find_map(|s| s.read(&params.uri, ctx.clone())) {
+                Some(read) => read,
+                None => {
+                    let Some((handler, request)) = self.find_resource(&params.uri, principal) else {
+                        return Err(not_found(&params.uri, version));
+                    };
+                    handler.read(request, ctx.clone())
+                }
+            },
         };
-        let contents = handler
-            .read(request, ctx.clone())
-            .await
-            .map_err(|e| e.into_error(|| not_found(&params.uri, version)))?;
+        let contents = read.await.map_err(|e| e.into_error(|| not_found(&params.uri, version)))?;
         if contents.is_empty() {
             // Never an empty `contents` for a resource that is not there.
             return Err(not_found(&params.uri, version));
@@ -183,7 +280,9 @@ impl Server {
         let params: UriParams = parse_params(params)?;
         checked_uri(&params)?;
         if subscribe {
-            if self.find_resource(&params.uri).is_none() {
+            let known = self.find_resource(&params.uri, ctx.principal()).is_some()
+                || self.inner.sources.iter().any(|s| s.read(&params.uri, ctx.clone()).is_some());
+            if !known {
                 return Err(not_found(&params.uri, ctx.protocol_version()));
             }
             session.subscribe(params.uri);
@@ -205,30 +304,40 @@ impl Server {
         kind: ListKind,
         key: &str,
         params: Option<&RawValue>,
+        keep: impl Fn(&T) -> bool,
         render: impl Fn(&T) -> &str,
     ) -> std::result::Result<Output, ErrorObject> {
         let params: PaginatedParams = parse_params(params)?;
         let set = catalog.load();
-        let (page, next) =
-            set.page(params.cursor.as_deref(), self.inner.options.page_size, &self.inner.cursors, kind)?;
-        let rendered: Vec<&str> = page.iter().map(|e| render(&e.value)).collect();
-        let mut out =
-            Vec::with_capacity(rendered.iter().map(|r| r.len() + 1).sum::<usize>() + key.len() + 64);
-        out.extend_from_slice(b"{\"");
-        out.extend_from_slice(key.as_bytes());
-        out.extend_from_slice(b"\":[");
-        for (i, item) in rendered.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(item.as_bytes());
-        }
-        out.push(b']');
-        if let Some(next) = next {
-            out.extend_from_slice(b",\"nextCursor\":");
-            serde_json::to_writer(&mut out, &next).expect("a string serializes; qed");
-        }
-        out.push(b'}');
-        Ok(Output::Raw(out))
+        let (page, next) = set.page_of(
+            params.cursor.as_deref(),
+            self.inner.options.page_size,
+            &self.inner.cursors,
+            kind,
+            keep,
+        )?;
+        Ok(write_page(key, page.iter().map(|e| render(&e.value)), next))
     }
+}
+
+/// `{"<key>":[items…],"nextCursor":…}` from items already rendered as JSON.
+fn write_page<'a>(key: &str, items: impl Iterator<Item = &'a str>, next: Option<String>) -> Output {
+    let rendered: Vec<&str> = items.collect();
+    let mut out = Vec::with_capacity(rendered.iter().map(|r| r.len() + 1).sum::<usize>() + key.len() + 64);
+    out.extend_from_slice(b"{\"");
+    out.extend_from_slice(key.as_bytes());
+    out.extend_from_slice(b"\":[");
+    for (i, item) in rendered.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(item.as_bytes());
+    }
+    out.push(b']');
+    if let Some(next) = next {
+        out.extend_from_slice(b",\"nextCursor\":");
+        serde_json::to_writer(&mut out, &next).expect("a string serializes; qed");
+    }
+    out.push(b'}');
+    Output::Raw(out)
 }

@@ -28,6 +28,7 @@ use crate::options::ServerOptions;
 use crate::prompt::Prompt;
 use crate::prompts_methods::PromptEntry;
 use crate::resource::{Resource, ResourceTemplate};
+use crate::resource_source::ResourceSource;
 use crate::resources_methods::{ResourceEntry, TemplateEntry};
 use crate::session::{Announced, Session};
 use crate::tool::Tool;
@@ -50,6 +51,10 @@ pub(crate) struct ServerInner {
     pub prompts_enabled: bool,
     pub resources_enabled: bool,
     pub logging_enabled: bool,
+    /// Rate limits on tools/call.
+    pub limits: crate::limits::Limiters,
+    /// Resources listed and read on demand, after the registered ones.
+    pub sources: Vec<Arc<dyn ResourceSource>>,
     /// Some prompt or template has a completer (so `completions` is offered).
     pub has_completers: AtomicBool,
 }
@@ -125,6 +130,7 @@ pub struct ServerBuilder {
     prompts: Vec<Prompt>,
     resources: Vec<Resource>,
     templates: Vec<ResourceTemplate>,
+    sources: Vec<Arc<dyn ResourceSource>>,
     tools_enabled: bool,
     prompts_enabled: bool,
     resources_enabled: bool,
@@ -193,6 +199,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds resources listed and read on demand (see [`ResourceSource`]),
+    /// listed after the registered resources, in the order added.
+    pub fn resource_source(mut self, source: Arc<dyn ResourceSource>) -> Self {
+        self.sources.push(source);
+        self
+    }
+
     /// Registers a resource template.
     pub fn resource_template(mut self, template: ResourceTemplate) -> Self {
         self.templates.push(template);
@@ -231,6 +244,8 @@ impl ServerBuilder {
             }
         };
         let modern_info = serde_json::to_value(&self.info).expect("Implementation serializes; qed");
+        let limits =
+            crate::limits::Limiters::new(self.options.tool_rate_per_caller, self.options.tool_rate_global);
         let inner = ServerInner {
             info: self.info,
             modern_info,
@@ -246,9 +261,12 @@ impl ServerBuilder {
             prompts_enabled: self.prompts_enabled || !self.prompts.is_empty(),
             resources_enabled: self.resources_enabled
                 || !self.resources.is_empty()
-                || !self.templates.is_empty(),
+                || !self.templates.is_empty()
+                || !self.sources.is_empty(),
             logging_enabled: self.logging_enabled,
             has_completers: AtomicBool::new(false),
+            sources: self.sources,
+            limits,
         };
         for tool in self.tools {
             inner.add_tool(tool)?;
@@ -283,6 +301,7 @@ impl Server {
             prompts: Vec::new(),
             resources: Vec::new(),
             templates: Vec::new(),
+            sources: Vec::new(),
             tools_enabled: false,
             prompts_enabled: false,
             resources_enabled: false,

@@ -27,6 +27,19 @@ macro_rules! metadata_setters {
             self
         }
 
+        /// OAuth scopes a caller must hold to see and use this (HTTP with
+        /// authorization; without an authenticated caller nothing is
+        /// restricted). Lists show a caller only what it may use.
+        #[must_use]
+        pub fn requires_scopes<I, S>(mut self, scopes: I) -> Self
+        where
+            I: IntoIterator<Item = S>,
+            S: Into<String>,
+        {
+            self.scopes.extend(scopes.into_iter().map(Into::into));
+            self
+        }
+
         /// Sets `_meta` on the definition.
         #[must_use]
         pub fn meta(mut self, meta: mcp_types::Meta) -> Self {

@@ -260,6 +260,10 @@ where
 pub struct Tool {
     pub(crate) def: mcp_types::Tool,
     pub(crate) handler: Option<Arc<dyn ToolHandler>>,
+    pub(crate) scopes: Vec<String>,
+    /// Schemas set by hand, which a typed handler must not overwrite.
+    explicit_input: bool,
+    explicit_output: bool,
 }
 
 impl fmt::Debug for Tool {
@@ -284,6 +288,9 @@ impl Tool {
                 meta: None,
             },
             handler: None,
+            scopes: Vec::new(),
+            explicit_input: false,
+            explicit_output: false,
         }
     }
 
@@ -313,22 +320,28 @@ impl Tool {
         self
     }
 
-    /// Replaces the input schema (its root must be `type: "object"`).
+    /// Replaces the input schema (its root must be `type: "object"`). It
+    /// wins over the schema a typed [`Tool::handler`] derives, whichever is
+    /// called first.
     #[must_use]
     pub fn input_schema(mut self, schema: Value) -> Self {
         self.def.input_schema = schema;
+        self.explicit_input = true;
         self
     }
 
-    /// Replaces the output schema.
+    /// Replaces the output schema (wins over a derived one, like
+    /// [`Tool::input_schema`]).
     #[must_use]
     pub fn output_schema(mut self, schema: Value) -> Self {
         self.def.output_schema = Some(schema);
+        self.explicit_output = true;
         self
     }
 
     /// Sets a typed handler. `A`'s schema becomes the input schema and `O`'s
-    /// (if it has one, as [`Json<T>`] does) the output schema.
+    /// (if it has one, as [`Json<T>`] does) the output schema, unless they
+    /// were set by hand.
     #[must_use]
     pub fn handler<F, A, Fut, O>(mut self, f: F) -> Self
     where
@@ -337,8 +350,12 @@ impl Tool {
         Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
         O: IntoToolResult + 'static,
     {
-        self.def.input_schema = schema_of::<A>();
-        if let Some(schema) = O::output_schema() {
+        if !self.explicit_input {
+            self.def.input_schema = schema_of::<A>();
+        }
+        if !self.explicit_output
+            && let Some(schema) = O::output_schema()
+        {
             self.def.output_schema = Some(schema);
         }
         self.handler = Some(Arc::new(TypedHandler { f, _args: std::marker::PhantomData }));

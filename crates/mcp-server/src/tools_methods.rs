@@ -10,7 +10,7 @@ use mcp_types::{CallToolResult, ContentBlock, ErrorObject, ProtocolVersion};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use crate::context::RequestContext;
+use crate::context::{RequestContext, permits};
 use crate::dispatch::{parse_params, to_map};
 use crate::error::{Error, Result};
 use crate::events::ListKind;
@@ -26,6 +26,8 @@ pub(crate) struct ToolEntry {
     pub handler: Arc<dyn ToolHandler>,
     pub input: CompiledSchema,
     pub output: Option<CompiledSchema>,
+    /// Scopes a caller must hold.
+    pub scopes: Box<[String]>,
     /// The definition rendered for each revision, built on first use.
     rendered: [OnceLock<Box<str>>; 5],
 }
@@ -38,7 +40,7 @@ impl ToolEntry {
 
     /// Checks and compiles a tool for registration.
     pub(crate) fn prepare(tool: Tool) -> Result<Self> {
-        let Tool { def, handler } = tool;
+        let Tool { def, handler, scopes, .. } = tool;
         validate_tool_name(&def.name)?;
         let handler = handler.ok_or_else(|| Error::MissingHandler(format!("tool {:?}", def.name)))?;
         let schema_error =
@@ -52,7 +54,7 @@ impl ToolEntry {
             Some(s) => Some(CompiledSchema::compile(s).map_err(|r| schema_error("output", r))?),
             None => None,
         };
-        Ok(Self { def, handler, input, output, rendered: Default::default() })
+        Ok(Self { def, handler, input, output, scopes: scopes.into(), rendered: Default::default() })
     }
 }
 
@@ -136,7 +138,14 @@ impl Server {
         params: Option<&RawValue>,
     ) -> std::result::Result<crate::dispatch::Output, ErrorObject> {
         let version = ctx.protocol_version();
-        self.list_page(&self.inner.tools, ListKind::Tools, "tools", params, |e| e.rendered(version))
+        self.list_page(
+            &self.inner.tools,
+            ListKind::Tools,
+            "tools",
+            params,
+            |e| permits(ctx.principal(), &e.scopes),
+            |e| e.rendered(version),
+        )
     }
 
     pub(crate) async fn call_tool(
@@ -145,7 +154,9 @@ impl Server {
         params: Option<&RawValue>,
     ) -> Result<Map<String, Value>, ErrorObject> {
         let params: CallToolParams = parse_params(params)?;
-        let item = self.inner.tools.load().get(&params.name).cloned().ok_or_else(|| {
+        let tools = self.inner.tools.load();
+        let visible = tools.get(&params.name).filter(|item| permits(ctx.principal(), &item.value.scopes));
+        let item = visible.cloned().ok_or_else(|| {
             ErrorObject::invalid_params(format!(
                 "Unknown tool: {:?}; call tools/list for the available tools",
                 params.name

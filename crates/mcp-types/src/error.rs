@@ -33,6 +33,10 @@ impl ErrorCode {
     pub const RESOURCE_NOT_FOUND: ErrorCode = ErrorCode(-32002);
     /// `-32042`: URL elicitation required, 2025-11-25 only.
     pub const URL_ELICITATION_REQUIRED: ErrorCode = ErrorCode(-32042);
+    /// Too many requests: a rate or concurrency limit of the server was
+    /// reached (implementation-defined server error range; mcpd's choice,
+    /// 429 in its last digits).
+    pub const RATE_LIMITED: ErrorCode = ErrorCode(-32029);
     /// `-32020`: an HTTP header disagrees with the body (2026-07-28).
     pub const HEADER_MISMATCH: ErrorCode = ErrorCode(-32020);
     /// `-32021`: the request needs a client capability it did not declare (2026-07-28).

@@ -38,6 +38,23 @@ pub struct Resource {
     pub meta: Option<Meta>,
 }
 
+impl Resource {
+    /// A resource with only its URI and name set.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            icons: None,
+            annotations: None,
+            meta: None,
+        }
+    }
+}
+
 /// A resource template (RFC 6570 `uriTemplate`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -346,12 +346,47 @@ pub(crate) fn bench(mut builder: ServerBuilder) -> ServerBuilder {
                     })
                     .expect("string arguments"),
             );
-    for i in 0..10_000 {
-        builder = builder.resource(
-            Resource::new(format!("mem://item/{i}"), format!("item-{i}"))
-                .mime_type("text/plain")
-                .text(format!("content of item {i}")),
-        );
+    builder.resource_source(std::sync::Arc::new(BenchItems))
+}
+
+/// The bench fixtures' 10,000 resources `mem://item/{i}`, computed per page
+/// and per read instead of registered one by one (what a server backed by
+/// a table or a store does; it keeps memory and start-up flat).
+struct BenchItems;
+
+const BENCH_ITEMS: usize = 10_000;
+
+impl BenchItems {
+    fn text(i: usize) -> String {
+        format!("content of item {i}")
     }
-    builder
+}
+
+impl mcp_server::ResourceSource for BenchItems {
+    fn len(&self) -> usize {
+        BENCH_ITEMS
+    }
+
+    fn list(&self, range: std::ops::Range<usize>) -> Vec<mcp_server::types::resources::Resource> {
+        range
+            .map(|i| {
+                let mut def = mcp_server::types::resources::Resource::new(
+                    format!("mem://item/{i}"),
+                    format!("item-{i}"),
+                );
+                def.mime_type = Some("text/plain".into());
+                def.size = Some(Self::text(i).len() as u64);
+                def
+            })
+            .collect()
+    }
+
+    fn read(&self, uri: &str, _ctx: RequestContext) -> Option<mcp_server::SourceRead> {
+        let rest = uri.strip_prefix("mem://item/")?;
+        let i: usize = rest.parse().ok().filter(|i: &usize| *i < BENCH_ITEMS && i.to_string() == rest)?;
+        let uri = uri.to_owned();
+        Some(Box::pin(async move {
+            Ok(vec![ResourceContents::text(uri, Some("text/plain".into()), Self::text(i))])
+        }))
+    }
 }

@@ -1,20 +1,30 @@
 //! `mcpd`: a ready-to-run MCP server.
 //!
-//! This crate is the binary only; everything reusable lives in `mcp-server`
-//! and `mcp-types`. `mcpd serve` speaks MCP over stdio with an embedded
-//! default set of tools (see [`default_tools`]), so it works with no
-//! configuration: `cargo run --release -p mcpd -- serve`.
+//! `mcpd serve [DIR]` turns a project folder into an MCP server over stdio
+//! (or Streamable HTTP with `--http`), driven by `DIR/mcpd.toml` or, with
+//! none, an embedded default that serves the folder read-only (see
+//! `mcpd-config`). Changes on disk and edits of the configuration apply
+//! live ([`live`]). `mcpd check`, `mcpd list` and `mcpd call` inspect the
+//! same project ([`commands`]). `--fixtures` serves built-in demonstration,
+//! conformance or benchmark fixtures instead. Everything reusable lives in
+//! the library crates.
 
+mod commands;
 mod default_resources;
 mod default_tools;
 mod fixtures;
+mod live;
+mod network;
+mod project;
 
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use mcp_server::{Server, ServerOptions};
+use project::Project;
 
 /// A Model Context Protocol server.
 #[derive(Debug, Parser)]
@@ -26,8 +36,8 @@ struct Cli {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Fixtures {
-    /// The embedded default tools, resources and prompt.
-    Default,
+    /// Demonstration tools (echo, add, countdown, a basket under a handle), resources and a prompt.
+    Demo,
     /// The MCP conformance suite's fixture tools, resources and prompts.
     Conformance,
     /// The shared performance harness's fixtures (echo, add, 10,000 resources, greet).
@@ -42,6 +52,40 @@ enum SseMode {
     Always,
     /// Always JSON.
     Never,
+}
+
+/// Which project to serve.
+#[derive(Debug, Clone, clap::Args)]
+struct ProjectArgs {
+    /// The configuration file (default: DIR/mcpd.toml, else the embedded
+    /// default, which serves DIR read-only).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The folder to serve (default: the configuration file's folder with
+    /// --config, else the current folder). Relative paths in the
+    /// configuration resolve against it.
+    #[arg(value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
+impl ProjectArgs {
+    fn source(&self) -> anyhow::Result<live::Source> {
+        let dir = match (&self.dir, &self.config) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(config)) => {
+                config.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf()
+            }
+            (None, None) => PathBuf::from("."),
+        };
+        let dir = dir.canonicalize().with_context(|| format!("the folder to serve, {}", dir.display()))?;
+        let config = match &self.config {
+            Some(c) => {
+                Some(c.canonicalize().with_context(|| format!("the configuration file {}", c.display()))?)
+            }
+            None => None,
+        };
+        Ok(live::Source { dir, config })
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -61,22 +105,50 @@ enum Command {
         /// messages before its response (auto), always SSE, or always JSON.
         #[arg(long, value_enum, default_value_t = SseMode::Auto)]
         sse: SseMode,
-        /// What to serve: the embedded defaults, or the official conformance
-        /// suite's fixtures.
-        #[arg(long, value_enum, default_value_t = Fixtures::Default)]
-        fixtures: Fixtures,
+        /// Serve built-in fixtures instead of a project folder.
+        #[arg(long, value_enum)]
+        fixtures: Option<Fixtures>,
         /// Serve legacy HTTP clients without sessions (each request on its own).
         #[arg(long)]
         stateless: bool,
-        /// Largest accepted message, in bytes.
-        #[arg(long, default_value_t = 4 * 1024 * 1024)]
-        max_message_size: usize,
+        /// Largest accepted message, in bytes (default: [limits]
+        /// max_message_size, 4 MiB).
+        #[arg(long)]
+        max_message_size: Option<usize>,
         /// Items per page of every list.
         #[arg(long, default_value_t = 100)]
         page_size: usize,
+        #[command(flatten)]
+        project: ProjectArgs,
     },
-    /// Print the embedded tools' definitions as JSON and exit.
-    Tools,
+    /// Check a configuration and everything it names; print every problem
+    /// as file:line:column: message.
+    Check {
+        #[command(flatten)]
+        project: ProjectArgs,
+    },
+    /// Print what would be served: tools, prompts, resource templates, resources.
+    List {
+        /// Print JSON (the definitions as clients see them).
+        #[arg(long)]
+        json: bool,
+        /// List built-in fixtures instead of a project folder.
+        #[arg(long, value_enum)]
+        fixtures: Option<Fixtures>,
+        #[command(flatten)]
+        project: ProjectArgs,
+    },
+    /// Run one tool locally and print its result as JSON (exit status 1 if
+    /// the result is an error).
+    Call {
+        /// The tool's name.
+        tool: String,
+        /// The arguments, a JSON object.
+        #[arg(long, default_value = "{}")]
+        args: String,
+        #[command(flatten)]
+        project: ProjectArgs,
+    },
 }
 
 fn main() -> ExitCode {
@@ -108,11 +180,41 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Serve { http, allow_hosts, sse, stateless, fixtures, max_message_size, page_size } => {
+        Command::Serve {
+            http,
+            allow_hosts,
+            sse,
+            stateless,
+            fixtures,
+            max_message_size,
+            page_size,
+            project,
+        } => {
             let mut options = ServerOptions::default();
-            options.max_message_size = max_message_size;
             options.page_size = page_size;
-            let server = build_server(options, fixtures)?;
+            let mut http_options = mcp_http::HttpOptions::default();
+            let (server, live) = match fixtures {
+                Some(fixtures) => {
+                    if let Some(max) = max_message_size {
+                        options.max_message_size = max;
+                    }
+                    (build_fixtures(options, fixtures)?, None)
+                }
+                None => {
+                    let source = project.source()?;
+                    let mut loaded = Project::load(&source.dir, source.config.as_deref()).map_err(report)?;
+                    let mut config = loaded.config.clone();
+                    if let Some(max) = max_message_size {
+                        config.limits.max_message_size = max;
+                    }
+                    loaded.config = config;
+                    http_options.allowed_hosts.extend(loaded.config.http.allowed_hosts.iter().cloned());
+                    http_options.auth = loaded.auth.clone();
+                    let server = loaded.serve(options)?;
+                    (server, Some((loaded, source)))
+                }
+            };
+            http_options.max_body = server.options().max_message_size;
             // stdio runs on one thread: a message is read, dispatched and
             // answered without hopping between cores. HTTP uses every core.
             let runtime = match http {
@@ -120,50 +222,76 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
             }
             .context("starting the async runtime")?;
+            if let Some((loaded, source)) = live {
+                runtime.spawn(live::run(server.clone(), loaded, source));
+            }
             match http {
                 None => {
                     tracing::info!(version = env!("CARGO_PKG_VERSION"), "mcpd serving MCP on stdio");
                     runtime.block_on(server.serve_stdio()).context("serving stdio")?;
                 }
                 Some(addr) => {
-                    if !addr.ip().is_loopback() && allow_hosts.is_empty() {
-                        anyhow::bail!(
-                            "{addr} is not a loopback address: name the host names clients will use with --allow-host \
-                             (DNS-rebinding protection), or bind 127.0.0.1"
-                        );
-                    }
-                    let mut http_options = mcp_http::HttpOptions::default();
-                    http_options.allowed_hosts.extend(allow_hosts);
-                    http_options.legacy_sessions = !stateless;
-                    http_options.response_mode = match sse {
-                        SseMode::Auto => mcp_http::ResponseMode::Auto,
-                        SseMode::Always => mcp_http::ResponseMode::Sse,
-                        SseMode::Never => mcp_http::ResponseMode::Json,
-                    };
-                    runtime.block_on(async move {
-                        let listener = tokio::net::TcpListener::bind(addr)
-                            .await
-                            .with_context(|| format!("binding {addr}"))?;
-                        let local = listener.local_addr()?;
-                        // The one line on stdout in HTTP mode: where to connect.
-                        println!("mcpd listening on http://{local}/mcp");
-                        tracing::info!(%local, "mcpd serving MCP over Streamable HTTP");
-                        mcp_http::serve_listener(server, listener, http_options, shutdown_signal())
-                            .await
-                            .context("serving HTTP")
-                    })?;
+                    runtime.block_on(serve_http(server, addr, http_options, allow_hosts, sse, stateless))?
                 }
             }
             // Handlers may still hold blocking work; do not wait for it.
             runtime.shutdown_background();
             Ok(())
         }
-        Command::Tools => {
-            let server = build_server(ServerOptions::default(), Fixtures::Default)?;
-            println!("{}", serde_json::to_string_pretty(&server.tools())?);
-            Ok(())
+        Command::Check { project } => commands::check(&project.source()?),
+        Command::List { json, fixtures: Some(fixtures), .. } => {
+            commands::print_listing(&build_fixtures(ServerOptions::default(), fixtures)?, json)
         }
+        Command::List { json, fixtures: None, project } => commands::list(&project.source()?, json),
+        Command::Call { tool, args, project } => commands::call(&project.source()?, &tool, &args),
     }
+}
+
+/// Turns configuration problems into one error, printing each on stderr.
+pub(crate) fn report(problems: Vec<mcpd_config::Problem>) -> anyhow::Error {
+    let cwd = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok()).unwrap_or_default();
+    for problem in &problems {
+        eprintln!("{}", problem.clone().relative_to(&cwd));
+    }
+    let s = if problems.len() == 1 { "" } else { "s" };
+    anyhow::anyhow!("{} problem{s} in the configuration (`mcpd check` lists them)", problems.len())
+}
+
+async fn serve_http(
+    server: Server,
+    addr: SocketAddr,
+    mut http_options: mcp_http::HttpOptions,
+    allow_hosts: Vec<String>,
+    sse: SseMode,
+    stateless: bool,
+) -> anyhow::Result<()> {
+    if !addr.ip().is_loopback() && allow_hosts.is_empty() && http_options.allowed_hosts.len() <= 3 {
+        anyhow::bail!(
+            "{addr} is not a loopback address: name the host names clients will use with --allow-host \
+             (DNS-rebinding protection), or bind 127.0.0.1"
+        );
+    }
+    if !addr.ip().is_loopback() && http_options.auth.is_none() {
+        tracing::warn!(
+            %addr,
+            "serving a non-loopback address without authorization: anyone who can reach it can call every tool; \
+             configure [http.auth] in mcpd.toml"
+        );
+        eprintln!("mcpd: warning: {addr} is served without authorization ([http.auth] in mcpd.toml)");
+    }
+    http_options.allowed_hosts.extend(allow_hosts);
+    http_options.legacy_sessions = !stateless;
+    http_options.response_mode = match sse {
+        SseMode::Auto => mcp_http::ResponseMode::Auto,
+        SseMode::Always => mcp_http::ResponseMode::Sse,
+        SseMode::Never => mcp_http::ResponseMode::Json,
+    };
+    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("binding {addr}"))?;
+    let local = listener.local_addr()?;
+    // The one line on stdout in HTTP mode: where to connect.
+    println!("mcpd listening on http://{local}/mcp");
+    tracing::info!(%local, "mcpd serving MCP over Streamable HTTP");
+    mcp_http::serve_listener(server, listener, http_options, shutdown_signal()).await.context("serving HTTP")
 }
 
 /// Completes on Ctrl-C or SIGTERM.
@@ -185,7 +313,8 @@ async fn shutdown_signal() {
     tokio::select! { _ = ctrl_c => {}, _ = term => {} }
 }
 
-fn build_server(options: ServerOptions, fixtures: Fixtures) -> anyhow::Result<Server> {
+/// A server over built-in fixtures.
+fn build_fixtures(options: ServerOptions, fixtures: Fixtures) -> anyhow::Result<Server> {
     match fixtures {
         Fixtures::Conformance => {
             let builder = Server::builder("mcpd-conformance", env!("CARGO_PKG_VERSION")).options(options);
@@ -195,7 +324,7 @@ fn build_server(options: ServerOptions, fixtures: Fixtures) -> anyhow::Result<Se
             let builder = Server::builder("mcpd-bench", env!("CARGO_PKG_VERSION")).options(options);
             return fixtures::bench(builder).build().context("building the bench server");
         }
-        Fixtures::Default => {}
+        Fixtures::Demo => {}
     }
     let mut builder = Server::builder("mcpd", env!("CARGO_PKG_VERSION"))
         .title("mcpd")

@@ -13,7 +13,7 @@ struct Mcpd {
 
 impl Mcpd {
     fn start() -> Self {
-        Self::start_with(&["serve"])
+        Self::start_with(&["serve", "--fixtures", "demo"])
     }
 
     fn start_with(args: &[&str]) -> Self {
@@ -257,9 +257,13 @@ fn exits_cleanly_on_immediate_eof() {
 }
 
 #[test]
-fn tools_command_prints_definitions() {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpd")).arg("tools").output().unwrap();
+fn list_command_prints_the_fixtures_definitions() {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpd"))
+        .args(["list", "--fixtures", "demo", "--json"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
-    let tools: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(tools.iter().any(|t| t["name"] == "countdown"));
+    let listing: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(listing["tools"].as_array().unwrap().iter().any(|t| t["name"] == "countdown"));
+    assert!(listing["prompts"].as_array().unwrap().iter().any(|p| p["name"] == "code_review"));
 }

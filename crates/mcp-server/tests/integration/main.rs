@@ -3,6 +3,8 @@
 
 /// Batches, malformed input, limits: every bad line gets its error and the server keeps serving.
 mod bad_input;
+/// Bulk registration changes with one announcement.
+mod bulk;
 mod common;
 /// Cancellation, progress, panics, concurrency, end of input.
 mod concurrency;
@@ -10,6 +12,8 @@ mod concurrency;
 mod handles;
 /// initialize, version negotiation, 2026-07-28 per-request `_meta`, server/discover.
 mod lifecycle;
+/// Rate limits, requests in flight, handler timeout.
+mod limits;
 /// 2026-07-28 subscriptions/listen streams.
 mod listen;
 /// Logging and server-to-client requests.
@@ -20,5 +24,9 @@ mod prompts;
 mod properties;
 /// resources, templates, reads, legacy subscriptions and list changes.
 mod resources;
+/// Scopes: lists and calls per authenticated principal.
+mod scopes;
+/// Resources computed on demand.
+mod sources;
 /// tools/list, tools/call, validation, structured output, shaping, registration.
 mod tools;

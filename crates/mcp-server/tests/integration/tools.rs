@@ -410,3 +410,22 @@ async fn legacy_tool_calls_need_the_tools_capability() {
     let mut c = TestClient::connect_legacy(&with_tools, "2025-11-25").await;
     assert_eq!(c.request("tools/list", json!({})).await.unwrap(), json!({"tools": []}));
 }
+
+#[tokio::test]
+async fn a_hand_written_schema_wins_over_the_derived_one_in_either_order() {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Args {
+        #[allow(dead_code)]
+        n: Option<i64>,
+    }
+    let schema =
+        serde_json::json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}}});
+    let before = mcp_server::Tool::new("before")
+        .input_schema(schema.clone())
+        .handler(|_: Args, _ctx: mcp_server::RequestContext| async { Ok("ok") });
+    let after = mcp_server::Tool::new("after")
+        .handler(|_: Args, _ctx: mcp_server::RequestContext| async { Ok("ok") })
+        .input_schema(schema.clone());
+    assert_eq!(before.definition().input_schema, schema);
+    assert_eq!(after.definition().input_schema, schema);
+}

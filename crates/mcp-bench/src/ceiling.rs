@@ -1,0 +1,101 @@
+//! The bare ceilings: the least work a server can do for the echo
+//! workload (parse the JSON-RPC request, serialize the result), to measure
+//! how close mcpd gets to the machine's own limit.
+
+use std::convert::Infallible;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::{Request, Response};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// The answer to one JSON-RPC message (None for notifications).
+pub(crate) fn answer(message: &Value) -> Option<Value> {
+    let id = message.get("id")?.clone();
+    let result = match message["method"].as_str() {
+        Some("initialize") => json!({
+            "protocolVersion": message["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "ceiling", "version": "1"}
+        }),
+        _ => {
+            let text = message["params"]["arguments"]["message"].as_str().unwrap_or_default();
+            json!({"content": [{"type": "text", "text": text}]})
+        }
+    };
+    Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+}
+
+/// Serves the HTTP ceiling on 127.0.0.1:`port` until killed.
+pub(crate) fn http(port: u16) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+        println!("ceiling listening on http://{}/mcp", listener.local_addr()?);
+        loop {
+            let (tcp, _) = listener.accept().await?;
+            tcp.set_nodelay(true)?;
+            tokio::spawn(async move {
+                let service =
+                    hyper::service::service_fn(|request: Request<hyper::body::Incoming>| async move {
+                        let body =
+                            request.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+                        let reply = serde_json::from_slice::<Value>(&body).ok().and_then(|m| answer(&m));
+                        let bytes =
+                            reply.map(|r| serde_json::to_vec(&r).unwrap_or_default()).unwrap_or_default();
+                        let response = Response::builder()
+                            .header("content-type", "application/json")
+                            .body(Full::new(Bytes::from(bytes)))
+                            .expect("a valid response");
+                        Ok::<_, Infallible>(response)
+                    });
+                let io = hyper_util::rt::TokioIo::new(tcp);
+                let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await;
+            });
+        }
+    })
+}
+
+/// Serves the stdio ceiling until end of input.
+pub(crate) fn stdio() -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let mut lines = BufReader::new(tokio::io::stdin()).lines();
+        let mut out = tokio::io::BufWriter::new(tokio::io::stdout());
+        while let Some(line) = lines.next_line().await? {
+            if let Some(reply) = serde_json::from_str::<Value>(&line).ok().and_then(|m| answer(&m)) {
+                let mut bytes = serde_json::to_vec(&reply)?;
+                bytes.push(b'\n');
+                out.write_all(&bytes).await?;
+                // Flush when nothing more is waiting, as a real server would.
+                if lines.get_ref().buffer().is_empty() {
+                    out.flush().await?;
+                }
+            }
+        }
+        out.flush().await?;
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_initialize_and_echo_and_ignores_notifications() {
+        let init = answer(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}}),
+        );
+        assert_eq!(init.unwrap()["result"]["protocolVersion"], "2025-06-18");
+        let echo = answer(
+            &json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "echo", "arguments": {"message": "hi"}}}),
+        );
+        assert_eq!(
+            echo.unwrap(),
+            json!({"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "hi"}]}})
+        );
+        assert!(answer(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).is_none());
+    }
+}

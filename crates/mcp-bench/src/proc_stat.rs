@@ -1,0 +1,46 @@
+//! CPU time and resident memory of a process, from `/proc` (Linux).
+
+/// Clock ticks per second of `/proc/PID/stat` (USER_HZ, 100 on Linux).
+const TICKS_PER_SECOND: f64 = 100.0;
+
+/// User + system CPU seconds of `pid`.
+pub(crate) fn cpu_seconds(pid: u32) -> Option<f64> {
+    parse_cpu(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// Resident set size of `pid` in kB.
+pub(crate) fn rss_kb(pid: u32) -> Option<u64> {
+    parse_rss(&std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?)
+}
+
+fn parse_cpu(stat: &str) -> Option<f64> {
+    // The command name (field 2) may contain spaces: count from its ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // After the name: state is field 3, so utime (14) and stime (15) are at 11 and 12.
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / TICKS_PER_SECOND)
+}
+
+fn parse_rss(status: &str) -> Option<u64> {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_stat_and_status() {
+        let stat = "4242 (my server) S 1 4242 4242 0 -1 4194560 525 0 0 0 150 50 0 0 20 0 3 0 1 1 1";
+        assert_eq!(parse_cpu(stat), Some(2.0));
+        assert_eq!(parse_rss("Name:\tx\nVmRSS:\t   9876 kB\nThreads: 1\n"), Some(9876));
+        assert_eq!(parse_cpu("garbage"), None);
+        assert!(cpu_seconds(std::process::id()).is_some());
+        assert!(rss_kb(std::process::id()).unwrap() > 0);
+    }
+}

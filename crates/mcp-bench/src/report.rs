@@ -1,0 +1,96 @@
+//! Medians and the Markdown table.
+
+use std::fmt::Write as _;
+
+use crate::Contender;
+
+/// One server's medians.
+#[derive(Debug, Clone)]
+pub(crate) struct Row {
+    pub name: String,
+    pub http_rps: f64,
+    pub http_cpu_us: f64,
+    pub stdio_mps: f64,
+    pub stdio_cpu_us: f64,
+    pub cold_ms: f64,
+    pub rss_mb: f64,
+}
+
+/// The median (mean of the middle two for an even count); 0 when empty.
+pub(crate) fn median(mut values: Vec<f64>) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 { values[mid] } else { (values[mid - 1] + values[mid]) / 2.0 }
+}
+
+/// The table: one row per server, then mcpd's ratios to each other server.
+pub(crate) fn markdown(rows: &[Row], _contenders: &[Contender], connections: usize, window: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "| server | HTTP tools/call req/s (C={connections}) | CPU µs/req | stdio msgs/s (W={window}) | CPU µs/msg | cold start ms | RSS after init MB |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "| {} | {:.0} | {:.1} | {:.0} | {:.1} | {:.2} | {:.1} |",
+            r.name, r.http_rps, r.http_cpu_us, r.stdio_mps, r.stdio_cpu_us, r.cold_ms, r.rss_mb
+        );
+    }
+    if let Some(mcpd) = rows.iter().find(|r| r.name == "mcpd") {
+        let _ = writeln!(
+            out,
+            "\n| mcpd ÷ | HTTP req/s | stdio msgs/s | cold start (lower is better) | RSS (lower is better) |"
+        );
+        let _ = writeln!(out, "|---|---|---|---|---|");
+        for other in rows.iter().filter(|r| r.name != "mcpd") {
+            let ratio = |a: f64, b: f64| if b > 0.0 { format!("{:.2}×", a / b) } else { "–".into() };
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} |",
+                other.name,
+                ratio(mcpd.http_rps, other.http_rps),
+                ratio(mcpd.stdio_mps, other.stdio_mps),
+                ratio(mcpd.cold_ms, other.cold_ms),
+                ratio(mcpd.rss_mb, other.rss_mb)
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, rps: f64) -> Row {
+        Row {
+            name: name.into(),
+            http_rps: rps,
+            http_cpu_us: 10.0,
+            stdio_mps: rps * 2.0,
+            stdio_cpu_us: 4.0,
+            cold_ms: 5.0,
+            rss_mb: 9.0,
+        }
+    }
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(vec![]), 0.0);
+    }
+
+    #[test]
+    fn the_table_has_a_row_per_server_and_ratios_against_mcpd() {
+        let table = markdown(&[row("ceiling", 100.0), row("mcpd", 50.0), row("rmcp", 25.0)], &[], 16, 64);
+        assert!(table.contains("| ceiling | 100 | 10.0 | 200 | 4.0 | 5.00 | 9.0 |"), "{table}");
+        assert!(table.contains("| ceiling | 0.50× | 0.50× | 1.00× | 1.00× |"), "{table}");
+        assert!(table.contains("| rmcp | 2.00× | 2.00× |"), "{table}");
+    }
+}

@@ -1,0 +1,52 @@
+//! What an authenticated caller may see and use.
+//!
+//! Tools, prompts, resources and templates may require OAuth scopes
+//! (`requires_scopes`). For a caller with a [`Principal`] the lists show
+//! only what its scopes allow (and are then `cacheScope: private`), and
+//! using something hidden is the same error as using something that does
+//! not exist. Transports that authenticate (HTTP with bearer tokens) ask
+//! [`Server::missing_scopes`] first, to answer `403` with
+//! `error="insufficient_scope"` and the scopes to request, as the
+//! authorization spec's scope challenge describes
+//! (`docs/specification/2025-11-25/basic/authorization.mdx` §Scope
+//! Challenge Handling). Without a principal (stdio, or HTTP without
+//! authorization) nothing is restricted.
+
+use serde_json::Value;
+
+use crate::context::Principal;
+use crate::server::Server;
+
+impl Server {
+    /// The scopes a request needs that `principal` lacks: `Some(required)`
+    /// (all the scopes the named tool, prompt or resource requires) when a
+    /// `tools/call`, `prompts/get`, `resources/read` or
+    /// `resources/subscribe` names something `principal` may not use;
+    /// `None` otherwise (including for unknown names, which the
+    /// dispatcher answers as usual).
+    pub fn missing_scopes(
+        &self,
+        principal: &Principal,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Option<Vec<String>> {
+        let field = |name: &str| params.and_then(|p| p.get(name)).and_then(Value::as_str);
+        let required: Vec<String> = match method {
+            "tools/call" => self.inner.tools.load().get(field("name")?)?.value.scopes.to_vec(),
+            "prompts/get" => self.inner.prompts.load().get(field("name")?)?.value.scopes.to_vec(),
+            "resources/read" | "resources/subscribe" => {
+                let uri = field("uri")?;
+                match self.inner.resources.load().get(uri) {
+                    Some(item) => item.value.scopes.to_vec(),
+                    None => {
+                        let templates = self.inner.templates.load();
+                        let item = templates.iter().find(|t| t.value.template.matches(uri).is_some())?;
+                        item.value.scopes.to_vec()
+                    }
+                }
+            }
+            _ => return None,
+        };
+        (!principal.has_scopes(&required)).then_some(required)
+    }
+}

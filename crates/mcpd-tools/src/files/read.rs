@@ -1,0 +1,121 @@
+//! The `read_file` tool: a text file of the root, whole or a range of lines,
+//! within a size cap.
+
+use std::io::{BufRead, BufReader};
+
+use mcp_server::{CallToolResult, FileRoot, RequestContext, Tool, ToolError};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{blocking, path_error};
+
+#[derive(Debug, Deserialize)]
+struct Args {
+    path: String,
+    #[serde(default)]
+    start_line: Option<u64>,
+    #[serde(default)]
+    end_line: Option<u64>,
+}
+
+pub(super) fn tool(root: FileRoot, max_bytes: u64) -> Tool {
+    Tool::new("read_file")
+        .title("Read a file")
+        .description(format!(
+            "Reads a text file under the served root. Give start_line and/or end_line (1-based, inclusive) \
+             to read part of it; files over {max_bytes} bytes must be read in ranges."
+        ))
+        .input_schema(json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "File path relative to the root"},
+                "start_line": {"type": "integer", "minimum": 1, "description": "First line to return (1-based)"},
+                "end_line": {"type": "integer", "minimum": 1, "description": "Last line to return (inclusive)"}
+            },
+            "required": ["path"],
+            "additionalProperties": false
+        }))
+        .read_only()
+        .raw_handler(move |args: Value, _ctx: RequestContext| {
+            let root = root.clone();
+            async move {
+                let args: Args = serde_json::from_value(args)
+                    .map_err(|e| ToolError::new(format!("read_file: invalid arguments: {e}")))?;
+                blocking("read_file", move || read(&root, &args, max_bytes)).await.map(CallToolResult::text)
+            }
+        })
+}
+
+fn read(root: &FileRoot, args: &Args, max_bytes: u64) -> Result<String, ToolError> {
+    let path = root.resolve_relative(&args.path).map_err(|e| path_error("read_file", &args.path, &e))?;
+    let io = |e: std::io::Error| ToolError::new(format!("read_file: {:?}: {e}", args.path));
+    let meta = std::fs::metadata(&path).map_err(io)?;
+    if !meta.is_file() {
+        return Err(ToolError::new(format!("read_file: {:?} is a directory, not a file", args.path)));
+    }
+    let start = args.start_line.unwrap_or(1);
+    if let Some(end) = args.end_line
+        && end < start
+    {
+        return Err(ToolError::new(format!(
+            "read_file: end_line {end} is before start_line {start}; give end_line >= start_line"
+        )));
+    }
+    let ranged = args.start_line.is_some() || args.end_line.is_some();
+    if !ranged && meta.len() > max_bytes {
+        return Err(ToolError::new(format!(
+            "read_file: {:?} is {} bytes, over the {max_bytes}-byte limit; read it in parts with \
+             start_line and end_line",
+            args.path,
+            meta.len()
+        )));
+    }
+    let mut reader = BufReader::new(std::fs::File::open(&path).map_err(io)?);
+    let mut out: Vec<u8> = Vec::new();
+    let mut line = Vec::new();
+    let mut number = 0u64;
+    let mut truncated = false;
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).map_err(io)? == 0 {
+            break;
+        }
+        number += 1;
+        if line.contains(&0) {
+            return Err(ToolError::new(format!("read_file: {:?} is a binary file, not text", args.path)));
+        }
+        if number < start {
+            continue;
+        }
+        if args.end_line.is_some_and(|end| number > end) {
+            break;
+        }
+        if (out.len() + line.len()) as u64 > max_bytes {
+            truncated = true;
+            break;
+        }
+        out.extend_from_slice(&line);
+    }
+    if start > 1 && number < start {
+        return Err(ToolError::new(format!(
+            "read_file: start_line {start} is past the end of {:?}, which has {number} lines",
+            args.path
+        )));
+    }
+    if truncated && out.is_empty() {
+        return Err(ToolError::new(format!(
+            "read_file: line {number} of {:?} alone is longer than the {max_bytes}-byte limit",
+            args.path
+        )));
+    }
+    let mut text = String::from_utf8(out)
+        .map_err(|_| ToolError::new(format!("read_file: {:?} is not UTF-8 text", args.path)))?;
+    if truncated {
+        text.push_str(&format!(
+            "\n[stopped after line {}: the {max_bytes}-byte limit was reached; continue with start_line = {}]",
+            number - 1,
+            number
+        ));
+    }
+    Ok(text)
+}

@@ -1,0 +1,95 @@
+//! Hostile input to the real binary over stdio: each message gets its
+//! error, nothing is buffered without bound, and the server keeps serving.
+
+mod common;
+
+use std::io::Write;
+
+use common::Mcpd;
+use serde_json::json;
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("README.md"), "# hi\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("inner")).unwrap();
+    std::fs::write(dir.path().join("inner/a.txt"), "a").unwrap();
+    dir
+}
+
+#[test]
+fn oversized_nested_and_broken_lines_get_errors_and_serving_goes_on() {
+    let dir = project();
+    let mut mcpd = Mcpd::start(&["serve"], dir.path());
+    // 100 MB on one line: skipped without being held in memory, answered -32600.
+    {
+        let stdin = mcpd.stdin();
+        let chunk = vec![b'x'; 1024 * 1024];
+        stdin
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":\"big\",\"method\":\"ping\",\"params\":{\"pad\":\"")
+            .unwrap();
+        for _ in 0..100 {
+            stdin.write_all(&chunk).unwrap();
+        }
+        stdin.write_all(b"\"}}\n").unwrap();
+        stdin.flush().unwrap();
+    }
+    let big = mcpd.next_message();
+    assert_eq!(big["error"]["code"], -32600, "{big}");
+    assert!(big["error"]["message"].as_str().unwrap().contains("larger than"), "{big}");
+
+    // 100,000 levels of nesting, no stack overflow: where the server must
+    // look inside (tool arguments) it is refused; where it never looks (the
+    // params of ping) the valid JSON is simply not examined.
+    let nest = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"search","arguments":{{"pattern":{}}}}}}}"#,
+        nest(100_000)
+    );
+    mcpd.send_raw(deep.as_bytes());
+    let reply = mcpd.next_message();
+    let code = reply["error"]["code"].as_i64().unwrap_or(0);
+    assert!(code == -32700 || code == -32602 || reply["result"]["isError"] == true, "{reply}");
+    let deep_ping =
+        format!(r#"{{"jsonrpc":"2.0","id":2,"method":"ping","params":{{"x":{}}}}}"#, nest(100_000));
+    mcpd.send_raw(deep_ping.as_bytes());
+    let reply = mcpd.next_message();
+    assert_eq!(reply["id"], 2, "{reply}");
+
+    // Not UTF-8, not JSON, JSON but not JSON-RPC.
+    mcpd.send_raw(&[0xff, 0xfe, b'{', b'}']);
+    assert_eq!(mcpd.next_message()["error"]["code"], -32700);
+    mcpd.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    assert_eq!(mcpd.next_message()["error"]["code"], -32700);
+    mcpd.send_raw(b"[]");
+    assert!(mcpd.next_message().get("error").is_some());
+
+    assert!(mcpd.result("ping", json!({})).is_object());
+    mcpd.finish();
+}
+
+#[test]
+fn traversal_forged_cursors_and_unknown_things_are_refused() {
+    let dir = project();
+    let mut mcpd = Mcpd::start(&["serve", "inner"], dir.path());
+    for uri in [
+        "file:///../README.md",
+        "file:///%2e%2e/README.md",
+        "file:///%2E%2E%2FREADME.md",
+        "file:////etc/passwd",
+        "file:///a.txt%00.png",
+        "file:///..%5cREADME.md",
+    ] {
+        let r = mcpd.request("resources/read", json!({"uri": uri}));
+        let code = r["error"]["code"].as_i64().unwrap_or(0);
+        assert!(code == -32002 || code == -32602, "{uri}: {r}");
+    }
+    let read = mcpd.result("resources/read", json!({"uri": "file:///a.txt"}));
+    assert_eq!(read["contents"][0]["text"], "a");
+    let r = mcpd.request("tools/call", json!({"name": "read_file", "arguments": {"path": "../README.md"}}));
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let r = mcpd.request("resources/list", json!({"cursor": "AAAAAAAAAAAAAAAAAAAAAAAAAAAA"}));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let r = mcpd.request("tools/call", json!({"name": "no_such_tool", "arguments": {}}));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    mcpd.finish();
+}
