@@ -20,6 +20,12 @@ use crate::report::{Row, median};
 const MAX_REQUESTS: u64 = 20_000_000;
 const COLD_STARTS: usize = 10;
 
+/// Sweeps over the whole resource list per server process.
+const LIST_SWEEPS: usize = 5;
+/// The most pages one sweep follows (a server that never ends its list
+/// must not hold the tool forever).
+const MAX_PAGES: usize = 10_000;
+
 /// One measurement: work per second and server CPU µs per unit of work.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Sample {
@@ -52,6 +58,13 @@ pub(crate) async fn run_all(
                     .with_context(|| format!("{} over stdio", c.name))?,
             );
         }
+        let mut sweeps = Vec::new();
+        let mut items = 0;
+        for _ in 0..if c.lists { reps } else { 0 } {
+            let (ms, n) = list_sweeps(c).await.with_context(|| format!("{} resources/list", c.name))?;
+            sweeps.extend(ms);
+            items = n;
+        }
         let mut cold = Vec::new();
         let mut rss = Vec::new();
         for _ in 0..COLD_STARTS {
@@ -65,6 +78,8 @@ pub(crate) async fn run_all(
             http_cpu_us: median(http.iter().map(|s| s.cpu_us).collect()),
             stdio_mps: median(stdio.iter().map(|s| s.per_second).collect()),
             stdio_cpu_us: median(stdio.iter().map(|s| s.cpu_us).collect()),
+            list_ms: median(sweeps),
+            list_items: items,
             cold_ms: median(cold),
             rss_mb: median(rss) / 1024.0,
         });
@@ -73,8 +88,9 @@ pub(crate) async fn run_all(
 }
 
 fn spawn(argv: &[String], port: Option<u16>) -> anyhow::Result<Child> {
-    let argv: Vec<String> = argv
+    let argv: Vec<String> = crate::server_prefix()
         .iter()
+        .chain(argv)
         .map(|a| match port {
             Some(p) => a.replace("{port}", &p.to_string()),
             None => a.clone(),
@@ -238,4 +254,48 @@ async fn stdio_throughput(c: &Contender, window: Duration, in_flight: usize) -> 
     let done = answered.load(Ordering::Relaxed);
     anyhow::ensure!(done > 0, "no answers over stdio");
     Ok(Sample { per_second: done as f64 / window.as_secs_f64(), cpu_us: cpu * 1e6 / done as f64 })
+}
+
+/// `resources/list` over stdio, following `nextCursor` from the first page
+/// to the last, [`LIST_SWEEPS`] times in one process: the milliseconds of
+/// each sweep and the number of items one sweep saw. Every request waits
+/// for its answer (a client cannot ask for page n+1 before it has page n's
+/// cursor), so this is latency-bound, as a real client's walk is.
+async fn list_sweeps(c: &Contender) -> anyhow::Result<(Vec<f64>, usize)> {
+    let (mut child, _, mut lines) = initialized(c).await?;
+    let mut stdin = child.stdin.take().context("stdin")?;
+    let mut times = Vec::new();
+    let mut items = 0;
+    let mut id = 1u64;
+    for _ in 0..LIST_SWEEPS {
+        let started = Instant::now();
+        let mut cursor: Option<String> = None;
+        let mut seen = 0;
+        for _ in 0..MAX_PAGES {
+            let params = match &cursor {
+                Some(c) => json!({ "cursor": c }),
+                None => json!({}),
+            };
+            let request = json!({"jsonrpc": "2.0", "id": id, "method": "resources/list", "params": params});
+            id += 1;
+            stdin.write_all(format!("{request}\n").as_bytes()).await?;
+            stdin.flush().await?;
+            let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+                .await??
+                .context("the server closed stdout")?;
+            let answer: serde_json::Value = serde_json::from_str(&line)?;
+            let result = answer.get("result").with_context(|| format!("resources/list failed: {line}"))?;
+            seen += result["resources"].as_array().map_or(0, Vec::len);
+            cursor = result.get("nextCursor").and_then(|c| c.as_str()).map(str::to_owned);
+            if cursor.is_none() {
+                break;
+            }
+        }
+        anyhow::ensure!(cursor.is_none(), "the list did not end within {MAX_PAGES} pages");
+        times.push(started.elapsed().as_secs_f64() * 1e3);
+        items = seen;
+    }
+    drop(stdin);
+    drop(child);
+    Ok((times, items))
 }

@@ -13,6 +13,9 @@
 //!   per request (from `/proc/PID/stat`).
 //! - **stdio**: `tools/call` echo with `--window` requests in flight on one
 //!   pipe; messages/s and CPU µs per message.
+//! - **list**: `resources/list` over stdio from the first page to the last
+//!   (the bench fixtures' 10,000 items in pages of 100), 5 sweeps per
+//!   process; milliseconds per sweep.
 //! - **cold start**: spawn → `initialize` answered over stdio, median of 10.
 //! - **RSS after initialize** (`/proc/PID/status` VmRSS).
 //!
@@ -22,6 +25,12 @@
 //! the echo result, nothing else), and each `--peer NAME=PROGRAM`, run as
 //! `PROGRAM stdio` and `PROGRAM http PORT stateless` (the convention of the
 //! shared harness's peers). Everything listens on 127.0.0.1 only.
+//!
+//! Pinning (the shared harness's method): with two or more CPUs and
+//! `taskset` on the machine, servers run on CPU 1 (`taskset -c 1`) and the
+//! tool re-executes itself on CPU 0 with a single-threaded runtime, so
+//! server and load never compete for a core. `--no-pin` lets both float.
+//!
 //! Timings live here, never in tests: this machine is shared and noisy, so
 //! take medians of several repetitions and compare ratios from one run.
 
@@ -31,6 +40,7 @@ mod proc_stat;
 mod report;
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
@@ -59,6 +69,30 @@ struct Cli {
     /// A peer server, NAME=PROGRAM (run as `PROGRAM stdio` and `PROGRAM http PORT stateless`).
     #[arg(long = "peer", value_name = "NAME=PROGRAM")]
     peers: Vec<String>,
+    /// Let servers and the load generator float over every CPU.
+    #[arg(long)]
+    no_pin: bool,
+}
+
+/// Set when this process was re-executed on CPU 0.
+const PINNED_ENV: &str = "MCP_BENCH_PINNED";
+
+/// The argv prefix that starts a server on its own CPU (empty unpinned).
+static SERVER_PREFIX: OnceLock<Vec<String>> = OnceLock::new();
+
+pub(crate) fn server_prefix() -> &'static [String] {
+    SERVER_PREFIX.get().map_or(&[], Vec::as_slice)
+}
+
+/// Whether this machine can pin: two CPUs and a `taskset` that works.
+fn can_pin() -> bool {
+    std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+        && std::process::Command::new("taskset")
+            .args(["-c", "0", "true"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
 }
 
 #[derive(Debug, Subcommand)]
@@ -75,6 +109,8 @@ enum Internal {
 #[derive(Debug, Clone)]
 pub(crate) struct Contender {
     pub name: String,
+    /// Whether it serves the bench fixtures' resource list (the ceiling does not).
+    pub lists: bool,
     pub stdio: Vec<String>,
     /// argv for HTTP; `{port}` is replaced by a free port.
     pub http: Vec<String>,
@@ -88,6 +124,20 @@ fn main() -> anyhow::Result<()> {
         None => {}
     }
     let me = std::env::current_exe()?;
+    let pinned = !cli.no_pin && (std::env::var_os(PINNED_ENV).is_some() || can_pin());
+    if pinned && std::env::var_os(PINNED_ENV).is_none() {
+        // Re-run this very command on CPU 0; its children are placed on CPU 1.
+        let status = std::process::Command::new("taskset")
+            .args(["-c", "0"])
+            .arg(&me)
+            .args(std::env::args_os().skip(1))
+            .env(PINNED_ENV, "1")
+            .status()?;
+        std::process::exit(status.code().unwrap_or(1));
+    }
+    if pinned {
+        let _ = SERVER_PREFIX.set(vec!["taskset".into(), "-c".into(), "1".into()]);
+    }
     let mcpd = match &cli.mcpd {
         Some(p) => p.clone(),
         None => me.with_file_name("mcpd"),
@@ -101,11 +151,13 @@ fn main() -> anyhow::Result<()> {
     let mut contenders = vec![
         Contender {
             name: "ceiling".into(),
+            lists: false,
             stdio: vec![exe(&me), "ceiling-stdio".into()],
             http: vec![exe(&me), "ceiling-http".into(), "{port}".into()],
         },
         Contender {
             name: "mcpd".into(),
+            lists: true,
             stdio: vec![exe(&mcpd), "serve".into(), "--fixtures".into(), "bench".into()],
             http: vec![
                 exe(&mcpd),
@@ -125,14 +177,28 @@ fn main() -> anyhow::Result<()> {
             peer.split_once('=').ok_or_else(|| anyhow::anyhow!("--peer takes NAME=PROGRAM, got {peer:?}"))?;
         contenders.push(Contender {
             name: name.into(),
+            lists: true,
             stdio: vec![program.into(), "stdio".into()],
             http: vec![program.into(), "http".into(), "{port}".into(), "stateless".into()],
         });
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    // Pinned to one CPU, more threads would only take turns on it.
+    let runtime = if pinned {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()?
+    } else {
+        tokio::runtime::Builder::new_multi_thread().enable_all().build()?
+    };
+    eprintln!(
+        "{}",
+        if pinned { "pinned: servers on CPU 1, load on CPU 0" } else { "not pinned: everything floats" }
+    );
     let window = Duration::from_secs(cli.duration.max(1));
     let table =
         runtime.block_on(load::run_all(&contenders, window, cli.reps.max(1), cli.connections, cli.window))?;
     println!("{}", report::markdown(&table, &contenders, cli.connections, cli.window));
+    println!(
+        "\n{}",
+        if pinned { "Servers pinned to CPU 1, load generator to CPU 0." } else { "Not pinned." }
+    );
     Ok(())
 }

@@ -12,6 +12,10 @@ pub(crate) struct Row {
     pub http_cpu_us: f64,
     pub stdio_mps: f64,
     pub stdio_cpu_us: f64,
+    /// One `resources/list` sweep over every page, milliseconds.
+    pub list_ms: f64,
+    /// Items one sweep saw.
+    pub list_items: usize,
     pub cold_ms: f64,
     pub rss_mb: f64,
 }
@@ -31,30 +35,46 @@ pub(crate) fn markdown(rows: &[Row], _contenders: &[Contender], connections: usi
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "| server | HTTP tools/call req/s (C={connections}) | CPU µs/req | stdio msgs/s (W={window}) | CPU µs/msg | cold start ms | RSS after init MB |"
+        "| server | HTTP tools/call req/s (C={connections}) | CPU µs/req | stdio msgs/s (W={window}) | CPU µs/msg | resources/list sweep ms | cold start ms | RSS after init MB |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
     for r in rows {
         let _ = writeln!(
             out,
-            "| {} | {:.0} | {:.1} | {:.0} | {:.1} | {:.2} | {:.1} |",
-            r.name, r.http_rps, r.http_cpu_us, r.stdio_mps, r.stdio_cpu_us, r.cold_ms, r.rss_mb
+            "| {} | {:.0} | {:.1} | {:.0} | {:.1} | {} | {:.2} | {:.1} |",
+            r.name,
+            r.http_rps,
+            r.http_cpu_us,
+            r.stdio_mps,
+            r.stdio_cpu_us,
+            if r.list_items > 0 {
+                format!("{:.1} ({} items)", r.list_ms, r.list_items)
+            } else {
+                "–".into()
+            },
+            r.cold_ms,
+            r.rss_mb
         );
     }
     if let Some(mcpd) = rows.iter().find(|r| r.name == "mcpd") {
         let _ = writeln!(
             out,
-            "\n| mcpd ÷ | HTTP req/s | stdio msgs/s | cold start (lower is better) | RSS (lower is better) |"
+            "\n| mcpd ÷ | HTTP req/s | stdio msgs/s | list sweep time (lower is better) | cold start (lower is better) | RSS (lower is better) |"
         );
-        let _ = writeln!(out, "|---|---|---|---|---|");
+        let _ = writeln!(out, "|---|---|---|---|---|---|");
         for other in rows.iter().filter(|r| r.name != "mcpd") {
             let ratio = |a: f64, b: f64| if b > 0.0 { format!("{:.2}×", a / b) } else { "–".into() };
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} |",
                 other.name,
                 ratio(mcpd.http_rps, other.http_rps),
                 ratio(mcpd.stdio_mps, other.stdio_mps),
+                if mcpd.list_items > 0 && other.list_items > 0 {
+                    ratio(mcpd.list_ms, other.list_ms)
+                } else {
+                    "–".into()
+                },
                 ratio(mcpd.cold_ms, other.cold_ms),
                 ratio(mcpd.rss_mb, other.rss_mb)
             );
@@ -74,6 +94,8 @@ mod tests {
             http_cpu_us: 10.0,
             stdio_mps: rps * 2.0,
             stdio_cpu_us: 4.0,
+            list_ms: 20.0 * 50.0 / rps,
+            list_items: if name == "ceiling" { 0 } else { 10_000 },
             cold_ms: 5.0,
             rss_mb: 9.0,
         }
@@ -89,8 +111,12 @@ mod tests {
     #[test]
     fn the_table_has_a_row_per_server_and_ratios_against_mcpd() {
         let table = markdown(&[row("ceiling", 100.0), row("mcpd", 50.0), row("rmcp", 25.0)], &[], 16, 64);
-        assert!(table.contains("| ceiling | 100 | 10.0 | 200 | 4.0 | 5.00 | 9.0 |"), "{table}");
-        assert!(table.contains("| ceiling | 0.50× | 0.50× | 1.00× | 1.00× |"), "{table}");
-        assert!(table.contains("| rmcp | 2.00× | 2.00× |"), "{table}");
+        assert!(table.contains("| ceiling | 100 | 10.0 | 200 | 4.0 | – | 5.00 | 9.0 |"), "{table}");
+        assert!(
+            table.contains("| mcpd | 50 | 10.0 | 100 | 4.0 | 20.0 (10000 items) | 5.00 | 9.0 |"),
+            "{table}"
+        );
+        assert!(table.contains("| ceiling | 0.50× | 0.50× | – | 1.00× | 1.00× |"), "{table}");
+        assert!(table.contains("| rmcp | 2.00× | 2.00× | 0.50× |"), "{table}");
     }
 }

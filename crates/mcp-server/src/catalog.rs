@@ -16,6 +16,10 @@
 //! exists for the whole walk is skipped or repeated when others come and go
 //! between pages.
 //!
+//! Any item can be switched off and on again by key ([`Catalog::set_enabled`]):
+//! a disabled item stays registered but is neither listed nor found, and a
+//! name stays disabled when it is registered again (a switch, not a removal).
+//!
 //! Cursors are opaque to clients and verifiable by the server: the list's
 //! kind and the sequence number, authenticated with HMAC-SHA256 under the
 //! server's cursor key. A tampered cursor, or one from another list, is
@@ -46,29 +50,49 @@ pub(crate) struct Item<T> {
 pub(crate) struct Snapshot<T> {
     by_key: imbl::HashMap<String, Arc<Item<T>>>,
     ordered: imbl::OrdMap<u64, Arc<Item<T>>>,
+    /// Keys switched off, registered or not.
+    disabled_keys: imbl::HashSet<String>,
+    /// The sequence numbers of the registered items among them (numbers are
+    /// never reused, so one left behind by a removal matches nothing).
+    disabled_seqs: imbl::OrdSet<u64>,
 }
 
 impl<T> Clone for Snapshot<T> {
     fn clone(&self) -> Self {
-        Self { by_key: self.by_key.clone(), ordered: self.ordered.clone() }
+        Self {
+            by_key: self.by_key.clone(),
+            ordered: self.ordered.clone(),
+            disabled_keys: self.disabled_keys.clone(),
+            disabled_seqs: self.disabled_seqs.clone(),
+        }
     }
 }
 
 impl<T> Default for Snapshot<T> {
     fn default() -> Self {
-        Self { by_key: imbl::HashMap::new(), ordered: imbl::OrdMap::new() }
+        Self {
+            by_key: imbl::HashMap::new(),
+            ordered: imbl::OrdMap::new(),
+            disabled_keys: imbl::HashSet::new(),
+            disabled_seqs: imbl::OrdSet::new(),
+        }
     }
 }
 
 impl<T> Snapshot<T> {
-    /// The item registered under `key`.
+    /// The enabled item registered under `key`.
     pub(crate) fn get(&self, key: &str) -> Option<&Arc<Item<T>>> {
-        self.by_key.get(key)
+        let item = self.by_key.get(key)?;
+        self.is_enabled(item.seq).then_some(item)
     }
 
-    /// Every item, in listing order.
+    fn is_enabled(&self, seq: u64) -> bool {
+        self.disabled_seqs.is_empty() || !self.disabled_seqs.contains(&seq)
+    }
+
+    /// Every enabled item, in listing order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &Arc<Item<T>>> {
-        self.ordered.values()
+        self.ordered.values().filter(|item| self.is_enabled(item.seq))
     }
 
     /// One page after `cursor` and the cursor of the next page.
@@ -101,7 +125,7 @@ impl<T> Snapshot<T> {
             .ordered
             .range((after, Bound::Unbounded))
             .map(|(_, item)| item)
-            .filter(|item| keep(&item.value));
+            .filter(|item| self.is_enabled(item.seq) && keep(&item.value));
         let page: Vec<Arc<Item<T>>> = rest.by_ref().take(page_size.max(1)).cloned().collect();
         let more = rest.next().is_some();
         let next = if more { page.last().map(|e| codec.encode(kind, e.seq)) } else { None };
@@ -109,6 +133,9 @@ impl<T> Snapshot<T> {
     }
 
     fn put(&mut self, key: String, item: Arc<Item<T>>) {
+        if !self.disabled_keys.is_empty() && self.disabled_keys.contains(&key) {
+            self.disabled_seqs.insert(item.seq);
+        }
         self.ordered.insert(item.seq, Arc::clone(&item));
         self.by_key.insert(key, item);
     }
@@ -164,6 +191,40 @@ impl<T> Catalog<T> {
         drop(seq);
         self.events.send(ServerEvent::ListChanged(self.kind));
         Ok(())
+    }
+
+    /// Switches the item under `key` off or on; a key not registered yet is
+    /// remembered and applies when it is. Announces the change when a
+    /// registered item appears or disappears. Returns whether an item is
+    /// registered under `key`.
+    pub(crate) fn set_enabled(&self, key: &str, enabled: bool) -> bool {
+        let guard = self.seq.lock().expect("catalog lock poisoned");
+        let mut next = Snapshot::clone(&self.snapshot.load());
+        let was_enabled = !next.disabled_keys.contains(key);
+        if enabled {
+            next.disabled_keys.remove(key);
+        } else {
+            next.disabled_keys.insert(key.to_owned());
+        }
+        let item_seq = next.by_key.get(key).map(|item| item.seq);
+        if let Some(seq) = item_seq {
+            if enabled {
+                next.disabled_seqs.remove(&seq);
+            } else {
+                next.disabled_seqs.insert(seq);
+            }
+        }
+        self.snapshot.store(Arc::new(next));
+        drop(guard);
+        if item_seq.is_some() && was_enabled != enabled {
+            self.events.send(ServerEvent::ListChanged(self.kind));
+        }
+        item_seq.is_some()
+    }
+
+    /// Whether `key` is switched on (true for keys never switched off).
+    pub(crate) fn is_enabled(&self, key: &str) -> bool {
+        !self.snapshot.load().disabled_keys.contains(key)
     }
 
     /// Removes the item under `key`; true if it existed.
@@ -232,7 +293,7 @@ impl<T> Catalog<T> {
     pub(crate) fn replace_all(&self, items: Vec<(String, T)>, differs: impl Fn(&T, &T) -> bool) -> bool {
         let mut seq = self.seq.lock().expect("catalog lock poisoned");
         let current = self.snapshot.load_full();
-        let mut next = Snapshot::default();
+        let mut next = Snapshot::<T> { disabled_keys: current.disabled_keys.clone(), ..Snapshot::default() };
         let mut counter = *seq;
         let mut changed = false;
         for (key, value) in items {
@@ -344,6 +405,52 @@ mod tests {
         for junk in ["", "!!", "abc", "dG9vbHM6NDI"] {
             assert!(codec.decode(ListKind::Tools, junk).is_err(), "{junk:?}");
         }
+    }
+
+    #[test]
+    fn disabled_items_are_neither_listed_nor_found_and_keep_their_place() {
+        let codec = CursorCodec::new([1; 32]);
+        let events = EventBus::new(16);
+        let mut changes = events.subscribe();
+        let catalog: Catalog<u32> = Catalog::new(ListKind::Tools, events);
+        for i in 0..5 {
+            catalog.insert(format!("t{i}"), i, false).unwrap();
+        }
+        while changes.try_recv().is_ok() {}
+        assert!(catalog.set_enabled("t2", false));
+        assert!(changes.try_recv().is_ok(), "switching off announces");
+        assert!(catalog.set_enabled("t2", false));
+        assert!(changes.try_recv().is_err(), "switching off twice announces once");
+        let snap = catalog.load();
+        assert!(snap.get("t2").is_none());
+        assert_eq!(snap.iter().map(|i| i.value).collect::<Vec<_>>(), [0, 1, 3, 4]);
+        let (page, next) = snap.page(None, 2, &codec, ListKind::Tools).unwrap();
+        assert_eq!(page.iter().map(|i| i.value).collect::<Vec<_>>(), [0, 1]);
+        let (page, _) = snap.page(next.as_deref(), 2, &codec, ListKind::Tools).unwrap();
+        assert_eq!(page.iter().map(|i| i.value).collect::<Vec<_>>(), [3, 4], "a page skips it");
+        drop(snap);
+        // Still registered: its name is taken, and replacing it keeps it off.
+        assert!(catalog.insert("t2".into(), 22, false).is_err());
+        catalog.insert("t2".into(), 22, true).unwrap();
+        assert!(catalog.load().get("t2").is_none());
+        assert!(catalog.set_enabled("t2", true));
+        assert_eq!(
+            catalog.load().iter().map(|i| i.value).collect::<Vec<_>>(),
+            [0, 1, 22, 3, 4],
+            "same place"
+        );
+        // A name switched off before it exists applies when it is registered.
+        assert!(!catalog.set_enabled("later", false));
+        assert!(!catalog.is_enabled("later"));
+        catalog.insert("later".into(), 9, false).unwrap();
+        assert!(catalog.load().get("later").is_none());
+        assert!(catalog.remove("later"));
+        catalog.insert("later".into(), 10, false).unwrap();
+        assert!(catalog.load().get("later").is_none(), "the switch is by name");
+        catalog.replace_all(vec![("later".into(), 11)], |a, b| a != b);
+        assert!(catalog.load().get("later").is_none(), "and survives a wholesale replacement");
+        assert!(catalog.set_enabled("later", true));
+        assert_eq!(catalog.load().get("later").map(|i| i.value), Some(11));
     }
 
     #[test]

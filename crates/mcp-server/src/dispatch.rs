@@ -88,7 +88,7 @@ fn encode_raw_result(id: &RequestId, result: &[u8]) -> Vec<u8> {
 
 /// Methods the server routes to handlers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Route {
+pub(crate) enum Route {
     Ping,
     Discover,
     ToolsList,
@@ -392,8 +392,25 @@ impl Server {
         let params: Option<Box<RawValue>> = params.map(ToOwned::to_owned);
         let server = self.clone();
         let session = Arc::clone(session);
+        // Server middleware, when there is any, sees the method by name.
+        let layered = inner.layered.as_ref().map(|stack| (stack.clone(), Arc::<str>::from(method)));
         Accepted::Pending(Box::pin(async move {
-            let run = server.run(route, &session, &ctx, params.as_deref());
+            let run = async {
+                match layered {
+                    None => server.run(route, &session, &ctx, params.as_deref()).await,
+                    Some((stack, method)) => {
+                        crate::middleware::run_layered(
+                            stack,
+                            method,
+                            route,
+                            Arc::clone(&session),
+                            ctx.clone(),
+                            params,
+                        )
+                        .await
+                    }
+                }
+            };
             let limit = server.inner.options.handler_timeout;
             let work = async move {
                 match limit {
@@ -494,7 +511,7 @@ impl Server {
         })
     }
 
-    async fn run(
+    pub(crate) async fn run(
         &self,
         route: Route,
         session: &Arc<Session>,

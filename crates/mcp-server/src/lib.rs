@@ -54,6 +54,7 @@ mod handles;
 mod lifecycle;
 mod limits;
 mod listen;
+pub mod middleware;
 mod options;
 mod prompt;
 mod prompts_methods;

@@ -57,6 +57,8 @@ pub(crate) struct ServerInner {
     pub sources: Vec<Arc<dyn ResourceSource>>,
     /// Some prompt or template has a completer (so `completions` is offered).
     pub has_completers: AtomicBool,
+    /// The dispatcher inside the server's tower layers (none without layers).
+    pub layered: Option<crate::middleware::RequestStack>,
 }
 
 impl ServerInner {
@@ -135,9 +137,70 @@ pub struct ServerBuilder {
     prompts_enabled: bool,
     resources_enabled: bool,
     logging_enabled: bool,
+    layers: Vec<crate::middleware::PendingServerLayer>,
 }
 
 impl ServerBuilder {
+    /// Mounts everything `other` registered into this server: its tools
+    /// and prompts renamed `{prefix}_{name}`, its resources, templates and
+    /// resource sources as they are (URIs carry their own namespace; a URI
+    /// both servers register is a duplicate when the server is built). The
+    /// mounted tools keep their own tool layers and scopes; `other`'s
+    /// identity, options and server layers are not carried over (this
+    /// server's apply to everything it serves).
+    ///
+    /// ```
+    /// # use mcp_server::{RequestContext, Server, Tool, NoArgs};
+    /// let weather = Server::builder("weather", "1")
+    ///     .tool(Tool::new("forecast").handler(|_: NoArgs, _: RequestContext| async { Ok("sunny") }));
+    /// let server = Server::builder("hub", "1").mount("weather", weather).build().unwrap();
+    /// assert_eq!(server.tools()[0].name, "weather_forecast");
+    /// ```
+    pub fn mount(mut self, prefix: &str, other: ServerBuilder) -> Self {
+        for mut tool in other.tools {
+            tool.def.name = format!("{prefix}_{}", tool.def.name);
+            self.tools.push(tool);
+        }
+        for mut prompt in other.prompts {
+            prompt.def.name = format!("{prefix}_{}", prompt.def.name);
+            self.prompts.push(prompt);
+        }
+        self.resources.extend(other.resources);
+        self.templates.extend(other.templates);
+        self.sources.extend(other.sources);
+        self.tools_enabled |= other.tools_enabled;
+        self.prompts_enabled |= other.prompts_enabled;
+        self.resources_enabled |= other.resources_enabled;
+        self.logging_enabled |= other.logging_enabled;
+        self
+    }
+
+    /// Wraps every request the server answers in a [tower] layer (the
+    /// last one added is outermost): logging, timeouts, concurrency limits,
+    /// authorization checks, metrics. Its service takes a
+    /// [`middleware::Request`](crate::middleware::Request) (method, params,
+    /// context) and returns an opaque
+    /// [`middleware::Response`](crate::middleware::Response); an
+    /// [`ErrorObject`] error is answered as that JSON-RPC error. See
+    /// [`middleware`](crate::middleware). Requests that never reach a
+    /// method (`initialize`, `ping`, protocol errors) bypass layers.
+    ///
+    /// [tower]: https://docs.rs/tower
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: tower::Layer<crate::middleware::RequestStack> + Send + Sync + 'static,
+        L::Service: tower::Service<crate::middleware::Request, Response = crate::middleware::Response>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as tower::Service<crate::middleware::Request>>::Error: Into<crate::middleware::BoxError>,
+        <L::Service as tower::Service<crate::middleware::Request>>::Future: Send + 'static,
+    {
+        self.layers.push(crate::middleware::pending_server_layer(layer));
+        self
+    }
+
     /// Display name (2025-06-18 and later clients).
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.info.title = Some(title.into());
@@ -265,6 +328,7 @@ impl ServerBuilder {
                 || !self.sources.is_empty(),
             logging_enabled: self.logging_enabled,
             has_completers: AtomicBool::new(false),
+            layered: None,
             sources: self.sources,
             limits,
         };
@@ -286,7 +350,13 @@ impl ServerBuilder {
         for template in self.templates {
             inner.add_template(template)?;
         }
-        Ok(Server { inner: Arc::new(inner) })
+        let layers = self.layers;
+        let inner = Arc::new_cyclic(|weak| {
+            let mut inner = inner;
+            inner.layered = crate::middleware::server_stack(weak.clone(), layers);
+            inner
+        });
+        Ok(Server { inner })
     }
 }
 
@@ -306,6 +376,7 @@ impl Server {
             prompts_enabled: false,
             resources_enabled: false,
             logging_enabled: false,
+            layers: Vec::new(),
         }
     }
 
@@ -379,6 +450,46 @@ impl Server {
     /// Removes a resource template (by its template text); true if it existed.
     pub fn remove_resource_template(&self, uri_template: &str) -> bool {
         self.inner.templates.remove(uri_template)
+    }
+
+    /// Switches a registration off or on at run time, by its key: a tool's or
+    /// prompt's name, a resource's URI, a template's text. A disabled item
+    /// stays registered (its key stays taken) but is not listed, called,
+    /// read or completed, exactly as if it were absent; clients are told
+    /// with the list's `list_changed`. The switch is by key: it holds when
+    /// the item is registered again (as a hot reload does), and may be set
+    /// before the item exists. Returns whether an item is registered under
+    /// `key`.
+    ///
+    /// ```
+    /// # use mcp_server::{ListKind, Server, Tool, RequestContext};
+    /// let server = Server::builder("s", "1")
+    ///     .tool(Tool::new("deploy").raw_handler(|_, _: RequestContext| async { Ok(Default::default()) }))
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(server.set_enabled(ListKind::Tools, "deploy", false));
+    /// assert!(server.tools().is_empty());
+    /// server.set_enabled(ListKind::Tools, "deploy", true);
+    /// assert_eq!(server.tools().len(), 1);
+    /// ```
+    pub fn set_enabled(&self, kind: ListKind, key: &str, enabled: bool) -> bool {
+        match kind {
+            ListKind::Tools => self.inner.tools.set_enabled(key, enabled),
+            ListKind::Prompts => self.inner.prompts.set_enabled(key, enabled),
+            ListKind::Resources => self.inner.resources.set_enabled(key, enabled),
+            ListKind::ResourceTemplates => self.inner.templates.set_enabled(key, enabled),
+        }
+    }
+
+    /// Whether `key` is switched on in that list (see [`Server::set_enabled`];
+    /// true for keys never switched off, registered or not).
+    pub fn is_enabled(&self, kind: ListKind, key: &str) -> bool {
+        match kind {
+            ListKind::Tools => self.inner.tools.is_enabled(key),
+            ListKind::Prompts => self.inner.prompts.is_enabled(key),
+            ListKind::Resources => self.inner.resources.is_enabled(key),
+            ListKind::ResourceTemplates => self.inner.templates.is_enabled(key),
+        }
     }
 
     /// Announces that the resource at `uri` changed. Every connection whose

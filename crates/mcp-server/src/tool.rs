@@ -261,6 +261,8 @@ pub struct Tool {
     pub(crate) def: mcp_types::Tool,
     pub(crate) handler: Option<Arc<dyn ToolHandler>>,
     pub(crate) scopes: Vec<String>,
+    /// Tower layers around the handler, applied at registration.
+    pub(crate) layers: Vec<crate::middleware::PendingToolLayer>,
     /// Schemas set by hand, which a typed handler must not overwrite.
     explicit_input: bool,
     explicit_output: bool,
@@ -289,6 +291,7 @@ impl Tool {
             },
             handler: None,
             scopes: Vec::new(),
+            layers: Vec::new(),
             explicit_input: false,
             explicit_output: false,
         }
@@ -327,6 +330,39 @@ impl Tool {
     pub fn input_schema(mut self, schema: Value) -> Self {
         self.def.input_schema = schema;
         self.explicit_input = true;
+        self
+    }
+
+    /// Wraps this tool's handler in a [tower] layer: a timeout, a
+    /// concurrency limit, an authorization check, logging, or one of your
+    /// own (see [`middleware`](crate::middleware)). The layer's service
+    /// takes a [`ToolCall`](crate::middleware::ToolCall) whose arguments
+    /// already passed the input schema. Layers added later wrap earlier
+    /// ones; `layer` and `handler` may come in either order.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_server::{RequestContext, Tool};
+    ///
+    /// let slow = Tool::new("slow")
+    ///     .handler(|_: mcp_server::NoArgs, _: RequestContext| async { Ok("done") })
+    ///     .layer(tower::timeout::TimeoutLayer::new(Duration::from_secs(5)))
+    ///     .layer(tower::limit::ConcurrencyLimitLayer::new(2));
+    /// ```
+    ///
+    /// [tower]: https://docs.rs/tower
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: tower::Layer<crate::middleware::ToolStack> + Send + Sync + 'static,
+        L::Service: tower::Service<crate::middleware::ToolCall, Response = CallToolResult>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as tower::Service<crate::middleware::ToolCall>>::Error: Into<crate::middleware::BoxError>,
+        <L::Service as tower::Service<crate::middleware::ToolCall>>::Future: Send + 'static,
+    {
+        self.layers.push(crate::middleware::pending_tool_layer(layer));
         self
     }
 

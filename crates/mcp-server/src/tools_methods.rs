@@ -40,9 +40,10 @@ impl ToolEntry {
 
     /// Checks and compiles a tool for registration.
     pub(crate) fn prepare(tool: Tool) -> Result<Self> {
-        let Tool { def, handler, scopes, .. } = tool;
+        let Tool { def, handler, scopes, layers, .. } = tool;
         validate_tool_name(&def.name)?;
         let handler = handler.ok_or_else(|| Error::MissingHandler(format!("tool {:?}", def.name)))?;
+        let handler = crate::middleware::wrap_tool(&def.name, handler, layers);
         let schema_error =
             |which, reason: String| Error::InvalidSchema { tool: def.name.clone(), which, reason };
         if def.input_schema.get("type").and_then(Value::as_str) != Some("object") {

@@ -6,6 +6,8 @@ mod bad_input;
 /// Bulk registration changes with one announcement.
 mod bulk;
 mod common;
+/// Switching registrations off and on, mounting, tower layers.
+mod composition;
 /// Cancellation, progress, panics, concurrency, end of input.
 mod concurrency;
 /// Stateful tools through handles.
