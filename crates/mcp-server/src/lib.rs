@@ -54,6 +54,8 @@ mod handles;
 mod lifecycle;
 mod limits;
 mod listen;
+#[cfg(feature = "macros")]
+mod macro_support;
 mod options;
 mod prompt;
 mod prompts_methods;
@@ -81,6 +83,10 @@ pub use files::{FileAccessError, FileRoot};
 pub use handler_error::HandlerError;
 pub use handles::HandleStore;
 pub use limits::RateLimit;
+/// `#[tool]`, `#[tools]`, `#[resource]` and `#[prompt]`: builders from plain
+/// async functions (the `macros` feature, on by default; see `mcp-macros`).
+#[cfg(feature = "macros")]
+pub use mcp_macros::{prompt, resource, tool, tools};
 pub use mcp_types as types;
 pub use mcp_types::{CallToolResult, ContentBlock, ErrorObject, ProtocolVersion, RequestId};
 pub use mcp_uri_template as uri_template;
@@ -93,3 +99,10 @@ pub use session::{Negotiated, Session};
 pub use tool::{IntoToolResult, Json, NoArgs, Tool, ToolError, ToolHandler, schema_of};
 pub use transport::Transport;
 pub use uri::validate_uri;
+
+/// For the code the macros generate; not a public API.
+#[cfg(feature = "macros")]
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::macro_support::*;
+}

@@ -1,0 +1,131 @@
+//! `#[resource("scheme://{var}/...")]`: a resource template whose variables
+//! are the function's parameters.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::ItemFn;
+use syn::spanned::Spanned;
+
+use crate::common::{self, Kind, Options, Place, Role};
+
+const OPTIONS: &[(&str, Kind)] =
+    &[("name", Kind::Str), ("title", Kind::Str), ("description", Kind::Str), ("mime_type", Kind::Str)];
+
+pub(crate) fn expand(options: Options, item: &mut ItemFn) -> syn::Result<TokenStream> {
+    let template = match options.positional.as_slice() {
+        [template] => template.clone(),
+        [] => {
+            return Err(syn::Error::new(
+                proc_macro2::Span::call_site(),
+                "#[resource] needs a URI template: #[resource(\"scheme://{var}/...\")]",
+            ));
+        }
+        [_, extra, ..] => return Err(syn::Error::new(extra.span(), "#[resource] takes one URI template")),
+    };
+    options.check(OPTIONS)?;
+    let params = common::analyze(&mut item.sig, "resource", Place::Free, true)?;
+
+    let parsed = mcp_uri_template::UriTemplate::parse(&template.value())
+        .map_err(|e| syn::Error::new(template.span(), format!("invalid URI template: {e}")))?;
+    let variables: Vec<&str> = parsed.variables().collect();
+    let mut errors = None;
+    for p in params.iter().filter(|p| p.role == Role::Value) {
+        if !variables.contains(&p.name.as_str()) {
+            let listed = if variables.is_empty() {
+                "it has none".to_owned()
+            } else {
+                format!("its variables: {}", variables.join(", "))
+            };
+            common::push_error(
+                &mut errors,
+                syn::Error::new(
+                    p.ident.span(),
+                    format!(
+                        "`{}` is not a variable of the template {:?} ({listed})",
+                        p.name,
+                        template.value()
+                    ),
+                ),
+            );
+        }
+        if p.description.is_some() {
+            common::push_error(
+                &mut errors,
+                syn::Error::new(
+                    p.ident.span(),
+                    "`#[arg]` applies to tools and prompts, not template variables",
+                ),
+            );
+        }
+    }
+    for v in &variables {
+        if !params.iter().any(|p| p.role == Role::Value && p.name == *v) {
+            common::push_error(
+                &mut errors,
+                syn::Error::new(
+                    template.span(),
+                    format!("template variable `{v}` has no parameter: add `{v}: String` to the function"),
+                ),
+            );
+        }
+    }
+    if let Some(e) = errors {
+        return Err(e);
+    }
+
+    let ident = &item.sig.ident;
+    let builder = common::builder_name(ident, "resource");
+    let name = options.string("name").map_or_else(|| params_name(ident), |s| s.value());
+    let description =
+        options.string("description").map(|s| s.value()).or_else(|| common::doc_of(&item.attrs));
+    let description = description.map(|d| quote!(.description(#d)));
+    let title = options.string("title").map(|t| quote!(.title(#t)));
+    let mime = options.string("mime_type").map(|m| m.value());
+    let mime_setter = mime.as_ref().map(|m| quote!(.mime_type(#m)));
+    let mime_arg = common::opt_str(mime.as_deref());
+    let template_text = template.value();
+
+    let req = format_ident!("__mcp_req");
+    let ctx = format_ident!("__mcp_ctx");
+    let vars = params.iter().filter(|p| p.role == Role::Value).map(|p| {
+        let (local, ty, name) = (p.local(), &p.ty, &p.name);
+        quote_spanned! {ty.span()=>
+            let #local: #ty = <#ty as ::mcp_server::__private::FromTemplateVar>::from_var(
+                #name,
+                #req.variables.get(#name),
+            )?;
+        }
+    });
+    let args = common::call_args(&params, &ctx, Some(&req));
+    let convert = quote_spanned! {item.sig.output.span()=> ::mcp_server::__private::handler_error };
+    let into_contents = quote_spanned! {item.sig.output.span()=>
+        ::mcp_server::__private::IntoReadResult::into_read_result
+    };
+    let doc = format!("The MCP resource template built from [`{ident}`] by `#[resource]`.");
+    let vis = &item.vis;
+    Ok(quote! {
+        #[doc = #doc]
+        #vis fn #builder() -> ::mcp_server::ResourceTemplate {
+            let __mcp_template = match ::mcp_server::ResourceTemplate::new(#template_text, #name) {
+                ::core::result::Result::Ok(t) => t,
+                // Parsed when the macro expanded, by the same parser.
+                ::core::result::Result::Err(e) => ::core::panic!("invalid URI template: {e}"),
+            };
+            __mcp_template #title #description #mime_setter .handler(
+                |#req: ::mcp_server::ReadRequest, #ctx: ::mcp_server::RequestContext| async move {
+                    #(#vars)*
+                    let __mcp_uri = ::std::string::String::clone(&#req.uri);
+                    let __mcp_out = ::core::result::Result::map_err(#ident(#(#args),*).await, #convert)?;
+                    ::core::result::Result::<_, ::mcp_server::HandlerError>::Ok(
+                        #into_contents(__mcp_out, &__mcp_uri, #mime_arg)
+                    )
+                },
+            )
+        }
+    })
+}
+
+fn params_name(ident: &syn::Ident) -> String {
+    use syn::ext::IdentExt;
+    ident.unraw().to_string()
+}
