@@ -248,11 +248,11 @@ pub(crate) fn analyze(
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         push_error(
             &mut errors,
-            syn::Error::new(sig.generics.span(), format!("#[{what}] functions cannot be generic")),
+            syn::Error::new_spanned(&sig.generics, format!("#[{what}] functions cannot be generic")),
         );
     }
     if let Some(v) = &sig.variadic {
-        push_error(&mut errors, syn::Error::new(v.span(), "variadic parameters are not supported"));
+        push_error(&mut errors, syn::Error::new_spanned(v, "variadic parameters are not supported"));
     }
     if matches!(sig.output, syn::ReturnType::Default) {
         push_error(
@@ -270,8 +270,8 @@ pub(crate) fn analyze(
             FnArg::Receiver(r) => match place {
                 Place::Free => push_error(
                     &mut errors,
-                    syn::Error::new(
-                        r.span(),
+                    syn::Error::new_spanned(
+                        &*r,
                         format!(
                             "`self` is only allowed on #[{what}] methods inside an `impl` block \
                              marked `#[mcp_server::tools]`"
@@ -280,7 +280,7 @@ pub(crate) fn analyze(
                 ),
                 Place::Method => {
                     if r.reference.is_none() || r.mutability.is_some() || r.colon_token.is_some() {
-                        push_error(&mut errors, syn::Error::new(r.span(), "tool methods take `&self`"));
+                        push_error(&mut errors, syn::Error::new_spanned(&*r, "tool methods take `&self`"));
                     }
                 }
             },
@@ -297,8 +297,8 @@ pub(crate) fn analyze(
                     other => {
                         push_error(
                             &mut errors,
-                            syn::Error::new(
-                                other.span(),
+                            syn::Error::new_spanned(
+                                other,
                                 "unsupported parameter pattern: use a plain name, like `city: String`",
                             ),
                         );
@@ -308,8 +308,8 @@ pub(crate) fn analyze(
                 if let Type::Reference(r) = &*pt.ty {
                     push_error(
                         &mut errors,
-                        syn::Error::new(
-                            r.span(),
+                        syn::Error::new_spanned(
+                            r,
                             "parameters must be owned types (`String`, not `&str`): the values are \
                              decoded from the request",
                         ),

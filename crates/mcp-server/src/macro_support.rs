@@ -26,6 +26,10 @@ pub fn handler_error<E: Into<HandlerError>>(e: E) -> HandlerError {
 /// function: `String`, `Option<String>` (for variables a URI may leave
 /// undefined), `Vec<String>` (list values), or a number or `bool` parsed
 /// from the text.
+#[diagnostic::on_unimplemented(
+    message = "a template variable cannot be passed as `{Self}`",
+    label = "use `String`, `Option<String>`, `Vec<String>`, a number or `bool`"
+)]
 pub trait FromTemplateVar: Sized {
     /// Converts the variable `name`, `None` when the URI left it undefined.
     fn from_var(name: &str, value: Option<&Value>) -> Result<Self, HandlerError>;
@@ -123,6 +127,10 @@ impl IntoReadResult for Vec<ResourceContents> {
 /// A prompt argument as the parameter of a `#[prompt]` function: `String`
 /// (required) or `Option<String>` (optional). Prompt arguments are strings
 /// on the wire.
+#[diagnostic::on_unimplemented(
+    message = "prompt arguments are strings: `{Self}` cannot be one",
+    label = "use `String` (required) or `Option<String>` (optional)"
+)]
 pub trait FromPromptArg: Sized {
     /// Whether the argument is declared required.
     const REQUIRED: bool;
