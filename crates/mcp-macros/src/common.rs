@@ -396,3 +396,70 @@ pub(crate) fn finish_fn(mut item: syn::ItemFn, added: syn::Result<TokenStream>) 
     });
     quote!(#item #added)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_comments_keep_paragraphs_and_lose_the_leading_space() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            /// First line.
+            ///   indented
+            ///
+            /// Second paragraph.
+            #[inline]
+            fn f() {}
+        };
+        assert_eq!(doc_of(&item.attrs).as_deref(), Some("First line.\n  indented\n\nSecond paragraph."));
+        let bare: syn::ItemFn = syn::parse_quote! { fn f() {} };
+        assert_eq!(doc_of(&bare.attrs), None);
+    }
+
+    #[test]
+    fn options_parse_positional_strings_flags_and_values() {
+        let options: Options = syn::parse_quote!("a://{x}", name = "n", read_only, open_world = false);
+        assert_eq!(options.positional.len(), 1);
+        options.check(&[("name", Kind::Str), ("read_only", Kind::Flag), ("open_world", Kind::Flag)]).unwrap();
+        assert_eq!(options.string("name").unwrap().value(), "n");
+        assert_eq!(options.flag("read_only"), Some(true));
+        assert_eq!(options.flag("open_world"), Some(false));
+        assert_eq!(options.flag("idempotent"), None);
+    }
+
+    #[test]
+    fn options_reject_unknown_keys_repeats_and_wrong_kinds() {
+        let allowed = [("name", Kind::Str), ("read_only", Kind::Flag)];
+        for (options, message) in [
+            (quote!(title = "x"), "unknown option `title`"),
+            (quote!(name = "a", name = "b"), "`name` is given twice"),
+            (quote!(name), "`name` needs a value"),
+            (quote!(name = 3), "`name` takes a string"),
+            (quote!(read_only = "yes"), "`read_only` takes `true` or `false`"),
+        ] {
+            let options: Options = syn::parse2(options).unwrap();
+            let error = options.check(&allowed).err().expect("rejected").to_string();
+            assert!(error.contains(message), "{error}");
+        }
+        assert!(syn::parse2::<Options>(quote!(name = "a", "late")).is_err());
+    }
+
+    #[test]
+    fn signatures_yield_parameters_by_role() {
+        let mut item: syn::ItemFn = syn::parse_quote! {
+            async fn f(#[arg(description = "D")] r#type: String, ctx: mcp_server::RequestContext, req: ReadRequest)
+                -> Result<String, E> { todo!() }
+        };
+        let params = analyze(&mut item.sig, "resource", Place::Free, true).unwrap();
+        let roles: Vec<_> = params.iter().map(|p| (p.name.as_str(), p.role)).collect();
+        assert!(roles == [("type", Role::Value), ("ctx", Role::Context), ("req", Role::Request)]);
+        assert_eq!(params[0].description.as_deref(), Some("D"));
+        assert_eq!(params[0].local().to_string(), "__mcp_type");
+        // `#[arg]` is gone from the function as emitted.
+        let FnArg::Typed(first) = &item.sig.inputs[0] else { unreachable!() };
+        assert!(first.attrs.is_empty());
+        // Outside resources, `ReadRequest` is an ordinary value.
+        let params = analyze(&mut item.sig, "tool", Place::Free, false).unwrap();
+        assert!(params[2].role == Role::Value);
+    }
+}

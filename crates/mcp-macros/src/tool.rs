@@ -21,7 +21,24 @@ fn check_options(options: &Options) -> syn::Result<()> {
     if let Some(extra) = options.positional.first() {
         return Err(syn::Error::new(extra.span(), "use `name = \"...\"` to rename a tool"));
     }
-    options.check(OPTIONS)
+    options.check(OPTIONS)?;
+    if let Some(name) = options.string("name") {
+        check_tool_name(&name.value()).map_err(|reason| syn::Error::new(name.span(), reason))?;
+    }
+    Ok(())
+}
+
+/// The spec's rule for tool names: 1 to 128 of `[A-Za-z0-9_.-]` (checked
+/// here so that a bad `name = "..."` fails at compile time, not when the
+/// server is built).
+fn check_tool_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 128 {
+        return Err(format!("tool names have 1 to 128 characters, {name:?} has {}", name.len()));
+    }
+    match name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
+        Some(c) => Err(format!("{c:?} is not allowed in a tool name (only A-Z, a-z, 0-9, `_`, `.`, `-`)")),
+        None => Ok(()),
+    }
 }
 
 /// `#[tool]` on a free function.
@@ -31,7 +48,7 @@ pub(crate) fn expand_fn(options: Options, item: &mut ItemFn) -> syn::Result<Toke
     let ident = &item.sig.ident;
     let builder = common::builder_name(ident, "tool");
     let doc = format!("The MCP tool built from [`{ident}`] by `#[tool]`.");
-    let body = build_tool(&options, item, &params, &quote!(#ident), None);
+    let body = build_tool(&options, item, &params, &quote!(#ident), None)?;
     let vis = &item.vis;
     Ok(quote! {
         #[doc = #doc]
@@ -75,7 +92,7 @@ pub(crate) fn expand_impl(options: TokenStream, item: &mut ItemImpl) -> syn::Res
             let ident = &method.sig.ident;
             let this = format_ident!("__mcp_this");
             let capture = quote! { let #this = ::std::sync::Arc::clone(&#this); };
-            Ok(build_tool(&options, &as_fn, &params, &quote!(#this.#ident), Some(capture)))
+            build_tool(&options, &as_fn, &params, &quote!(#this.#ident), Some(capture))
         })();
         match result {
             Ok(tool) => tools.push(tool),
@@ -116,8 +133,20 @@ fn build_tool(
     params: &[Param],
     callee: &TokenStream,
     capture: Option<TokenStream>,
-) -> TokenStream {
-    let name = options.string("name").map_or_else(|| item.sig.ident.unraw_string(), |s| s.value());
+) -> syn::Result<TokenStream> {
+    let name = match options.string("name") {
+        Some(name) => name.value(),
+        None => {
+            let name = item.sig.ident.unraw_string();
+            check_tool_name(&name).map_err(|reason| {
+                syn::Error::new(
+                    item.sig.ident.span(),
+                    format!("{reason}; rename it with `#[tool(name = \"...\")]`"),
+                )
+            })?;
+            name
+        }
+    };
     let description =
         options.string("description").map(|s| s.value()).or_else(|| common::doc_of(&item.attrs));
     let description = description.map(|d| quote!(.description(#d)));
@@ -143,7 +172,7 @@ fn build_tool(
     let convert = quote_spanned! {item.sig.output.span()=>
         ::mcp_server::__private::tool_error
     };
-    quote! {
+    Ok(quote! {
         #[derive(::mcp_server::__private::serde::Deserialize, ::mcp_server::__private::schemars::JsonSchema)]
         #[serde(crate = "::mcp_server::__private::serde", deny_unknown_fields)]
         #[schemars(crate = "::mcp_server::__private::schemars")]
@@ -159,7 +188,7 @@ fn build_tool(
             },
         );
         ::mcp_server::__private::tool_hints(__mcp_tool, #read_only, #destructive, #idempotent, #open_world)
-    }
+    })
 }
 
 fn common_bool(value: Option<bool>) -> TokenStream {
@@ -178,5 +207,20 @@ impl UnrawString for syn::Ident {
     fn unraw_string(&self) -> String {
         use syn::ext::IdentExt;
         self.unraw().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_tool_name;
+
+    #[test]
+    fn tool_names_follow_the_spec_rule() {
+        for ok in ["a", "get_weather", "v1.search-all", &"x".repeat(128)] {
+            assert!(check_tool_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "has space", "emoji\u{1f600}", "slash/es", &"x".repeat(129)] {
+            assert!(check_tool_name(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -41,6 +41,25 @@
 //! - [`HandleStore`]: state behind opaque handles for stateful tools.
 //! - [`Server::accept`]: the dispatcher, for transports of your own.
 //! - [`transport`]: the [`Transport`] seam and newline-delimited JSON (stdio).
+//! - [`macro@tool`], [`macro@tools`], [`macro@resource`], [`macro@prompt`]
+//!   (the default `macros` feature): the same builders generated from plain
+//!   async functions, with their signatures and templates checked at compile
+//!   time:
+//!
+//! ```
+//! # #[cfg(feature = "macros")] {
+//! use mcp_server::{Server, ToolError, tool};
+//!
+//! /// Greets someone by name.
+//! #[tool]
+//! async fn greet(name: String) -> Result<String, ToolError> {
+//!     Ok(format!("Hello, {name}!"))
+//! }
+//!
+//! let server = Server::builder("greeter", "1.0.0").tool(greet_tool()).build().unwrap();
+//! assert_eq!(server.tools()[0].description.as_deref(), Some("Greets someone by name."));
+//! # }
+//! ```
 
 mod catalog;
 mod completion;
