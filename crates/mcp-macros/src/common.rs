@@ -165,6 +165,8 @@ pub(crate) struct Param {
     pub(crate) name: String,
     pub(crate) ty: Type,
     pub(crate) role: Role,
+    /// `&RequestContext` or `&ReadRequest` (passed borrowed).
+    pub(crate) by_ref: bool,
     /// From `#[arg(description = "...")]`.
     pub(crate) description: Option<String>,
 }
@@ -254,6 +256,24 @@ pub(crate) fn analyze(
     if let Some(v) = &sig.variadic {
         push_error(&mut errors, syn::Error::new_spanned(v, "variadic parameters are not supported"));
     }
+    if let Some(unsafety) = &sig.unsafety {
+        push_error(
+            &mut errors,
+            syn::Error::new_spanned(unsafety, format!("#[{what}] functions cannot be `unsafe`")),
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        push_error(
+            &mut errors,
+            syn::Error::new_spanned(abi, format!("#[{what}] functions cannot be `extern`")),
+        );
+    }
+    if let Some(constness) = &sig.constness {
+        push_error(
+            &mut errors,
+            syn::Error::new_spanned(constness, format!("#[{what}] functions cannot be `const`")),
+        );
+    }
     if matches!(sig.output, syn::ReturnType::Default) {
         push_error(
             &mut errors,
@@ -305,22 +325,33 @@ pub(crate) fn analyze(
                         continue;
                     }
                 };
-                if let Type::Reference(r) = &*pt.ty {
-                    push_error(
-                        &mut errors,
-                        syn::Error::new_spanned(
-                            r,
-                            "parameters must be owned types (`String`, not `&str`): the values are \
-                             decoded from the request",
-                        ),
-                    );
-                    continue;
-                }
-                let role = match type_name(&pt.ty).as_deref() {
+                // The context and the read request may be borrowed; values
+                // are decoded from the request, so they are owned.
+                let (named, by_ref) = match &*pt.ty {
+                    Type::Reference(r) if r.mutability.is_none() => (type_name(&r.elem), true),
+                    ty => (type_name(ty), false),
+                };
+                let role = match named.as_deref() {
                     Some("RequestContext") => Role::Context,
                     Some("ReadRequest") if request_allowed => Role::Request,
                     _ => Role::Value,
                 };
+                if role == Role::Value {
+                    let problem = match &*pt.ty {
+                        Type::Reference(_) => Some(
+                            "parameters must be owned types (`String`, not `&str`): the values are \
+                             decoded from the request",
+                        ),
+                        Type::ImplTrait(_) | Type::Infer(_) => Some(
+                            "parameters need a concrete type (not `impl Trait` or `_`): the request is decoded into it",
+                        ),
+                        _ => None,
+                    };
+                    if let Some(problem) = problem {
+                        push_error(&mut errors, syn::Error::new_spanned(&pt.ty, problem));
+                        continue;
+                    }
+                }
                 let seen = match role {
                     Role::Context => Some(&mut context_seen),
                     Role::Request => Some(&mut request_seen),
@@ -345,7 +376,7 @@ pub(crate) fn analyze(
                     );
                 }
                 let name = ident.unraw().to_string();
-                params.push(Param { ident, name, ty: (*pt.ty).clone(), role, description });
+                params.push(Param { ident, name, ty: (*pt.ty).clone(), role, by_ref, description });
             }
         }
     }
@@ -361,7 +392,9 @@ pub(crate) fn call_args(params: &[Param], ctx: &Ident, req: Option<&Ident>) -> V
     params
         .iter()
         .map(|p| match p.role {
+            Role::Context if p.by_ref => quote!(&#ctx),
             Role::Context => quote!(#ctx),
+            Role::Request if p.by_ref => quote!(&#req),
             Role::Request => quote!(#req),
             Role::Value => {
                 let local = p.local();
@@ -438,7 +471,7 @@ mod tests {
             (quote!(read_only = "yes"), "`read_only` takes `true` or `false`"),
         ] {
             let options: Options = syn::parse2(options).unwrap();
-            let error = options.check(&allowed).err().expect("rejected").to_string();
+            let error = options.check(&allowed).expect_err("rejected").to_string();
             assert!(error.contains(message), "{error}");
         }
         assert!(syn::parse2::<Options>(quote!(name = "a", "late")).is_err());

@@ -78,9 +78,11 @@
 //!
 //! A parameter must be a plain name with an owned type (`city: String`, not
 //! `(a, b): (i64, i64)` or `&str`). One whose type is named
-//! `RequestContext` receives the request's context instead of a value from
-//! the client; in `#[resource]` functions one whose type is named
-//! `ReadRequest` receives the whole read request (URI and variables).
+//! `RequestContext` (or `&RequestContext`) receives the request's context
+//! instead of a value from the client; in `#[resource]` functions one whose
+//! type is named `ReadRequest` (or `&ReadRequest`) receives the whole read
+//! request (URI and variables). Types are recognised by name, as a macro
+//! cannot resolve paths.
 //! `#[arg(description = "...")]` on a tool or prompt parameter documents it
 //! (parameters cannot carry doc comments in Rust).
 //!
@@ -128,7 +130,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// becomes a tool, and the block gains
 /// `pub fn tools(self: Arc<Self>) -> Vec<Tool>` that builds them all, each
 /// calling its method on the shared value. `Type` must be `Send + Sync +
-/// 'static`.
+/// 'static`; one `#[tools]` block per type (each defines `tools`).
 #[proc_macro_attribute]
 pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item = parse_macro_input!(item as syn::ItemImpl);

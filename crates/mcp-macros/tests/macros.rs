@@ -70,12 +70,12 @@ async fn current(city: String) -> Result<String, HandlerError> {
 #[resource("weather://{city}/forecast/{days}{?units}", name = "forecast")]
 async fn forecast_days(
     days: u32,
-    req: ReadRequest,
+    req: &ReadRequest,
     city: String,
     units: Option<String>,
 ) -> Result<Vec<ResourceContents>, HandlerError> {
     let text = format!("{days} days in {city} ({})", units.as_deref().unwrap_or("metric"));
-    Ok(vec![ResourceContents::text(req.uri, Some("text/plain".into()), text)])
+    Ok(vec![ResourceContents::text(req.uri.clone(), Some("text/plain".into()), text)])
 }
 
 /// Asks for a code review.
@@ -89,7 +89,9 @@ async fn review(
 }
 
 #[prompt(name = "hello")]
-async fn hello_prompt_fn(_ctx: RequestContext) -> Result<String, HandlerError> {
+async fn hello_prompt_fn(ctx: &RequestContext) -> Result<String, HandlerError> {
+    // The context may be borrowed.
+    let _ = ctx;
     Ok("Say hello.".into())
 }
 
