@@ -169,6 +169,9 @@ pub(crate) struct Param {
     pub(crate) by_ref: bool,
     /// From `#[arg(description = "...")]`.
     pub(crate) description: Option<String>,
+    /// `#[serde(...)]` and `#[schemars(...)]` written on the parameter, for
+    /// the field of a tool's argument struct.
+    pub(crate) field_attrs: Vec<Attribute>,
 }
 
 impl Param {
@@ -197,6 +200,11 @@ fn type_name(ty: &Type) -> Option<String> {
         Type::Paren(p) => type_name(&p.elem),
         _ => None,
     }
+}
+
+/// `#[serde(...)]` or `#[schemars(...)]` on a parameter.
+fn is_field_attr(attr: &Attribute) -> bool {
+    attr.path().is_ident("serde") || attr.path().is_ident("schemars")
 }
 
 /// Parses `#[arg(description = "...")]` and removes every `#[arg]` from
@@ -305,6 +313,11 @@ pub(crate) fn analyze(
                 }
             },
             FnArg::Typed(pt) => {
+                // `#[serde(...)]` and `#[schemars(...)]` go on the generated
+                // field (tools only: `analyze`'s callers reject them elsewhere).
+                let field_attrs: Vec<Attribute> =
+                    pt.attrs.iter().filter(|a| is_field_attr(a)).cloned().collect();
+                pt.attrs.retain(|a| !is_field_attr(a));
                 let description = match take_arg_attrs(&mut pt.attrs) {
                     Ok(d) => d,
                     Err(e) => {
@@ -376,7 +389,26 @@ pub(crate) fn analyze(
                     );
                 }
                 let name = ident.unraw().to_string();
-                params.push(Param { ident, name, ty: (*pt.ty).clone(), role, by_ref, description });
+                if role != Role::Value
+                    && let Some(attr) = field_attrs.first()
+                {
+                    push_error(
+                        &mut errors,
+                        syn::Error::new_spanned(
+                            attr,
+                            "this attribute only applies to parameters the client supplies",
+                        ),
+                    );
+                }
+                params.push(Param {
+                    ident,
+                    name,
+                    ty: (*pt.ty).clone(),
+                    role,
+                    by_ref,
+                    description,
+                    field_attrs,
+                });
             }
         }
     }
@@ -415,7 +447,7 @@ pub(crate) fn builder_name(ident: &Ident, suffix: &str) -> Ident {
 pub(crate) fn strip_arg_attrs(sig: &mut Signature) {
     for input in &mut sig.inputs {
         if let FnArg::Typed(pt) = input {
-            pt.attrs.retain(|a| !a.path().is_ident("arg"));
+            pt.attrs.retain(|a| !a.path().is_ident("arg") && !is_field_attr(a));
         }
     }
 }
@@ -428,6 +460,20 @@ pub(crate) fn finish_fn(mut item: syn::ItemFn, added: syn::Result<TokenStream>) 
         e.into_compile_error()
     });
     quote!(#item #added)
+}
+
+/// Fails on `#[serde]`/`#[schemars]` parameter attributes, which only tools
+/// use (their arguments are a derived struct).
+pub(crate) fn reject_field_attrs(params: &[Param], what: &str) -> syn::Result<()> {
+    match params.iter().find_map(|p| p.field_attrs.first()) {
+        Some(attr) => Err(syn::Error::new_spanned(
+            attr,
+            format!(
+                "#[{what}] parameters take only `#[arg(description = \"...\")]`; `#[serde]` and `#[schemars]` are for #[tool] parameters"
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -84,7 +84,12 @@
 //! request (URI and variables). Types are recognised by name, as a macro
 //! cannot resolve paths.
 //! `#[arg(description = "...")]` on a tool or prompt parameter documents it
-//! (parameters cannot carry doc comments in Rust).
+//! (parameters cannot carry doc comments in Rust). On tool parameters,
+//! `#[serde(...)]` and `#[schemars(...)]` attributes are moved to the field
+//! of the generated argument struct: `#[serde(default)]`,
+//! `#[schemars(range(min = 1, max = 7))]` and the like shape the input
+//! schema as they would on a hand-written struct (serde and schemars are
+//! reached through `mcp_server`, so they need no dependency of their own).
 //!
 //! # Return types
 //!

@@ -16,6 +16,7 @@ pub(crate) fn expand(options: Options, item: &mut ItemFn) -> syn::Result<TokenSt
     }
     options.check(OPTIONS)?;
     let params = common::analyze(&mut item.sig, "prompt", Place::Free, false)?;
+    common::reject_field_attrs(&params, "prompt")?;
 
     let ident = &item.sig.ident;
     let builder = common::builder_name(ident, "prompt");

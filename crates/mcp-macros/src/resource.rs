@@ -24,6 +24,7 @@ pub(crate) fn expand(options: Options, item: &mut ItemFn) -> syn::Result<TokenSt
     };
     options.check(OPTIONS)?;
     let params = common::analyze(&mut item.sig, "resource", Place::Free, true)?;
+    common::reject_field_attrs(&params, "resource")?;
 
     let parsed = mcp_uri_template::UriTemplate::parse(&template.value())
         .map_err(|e| syn::Error::new(template.span(), format!("invalid URI template: {e}")))?;

@@ -161,7 +161,8 @@ fn build_tool(
     let fields = params.iter().filter(|p| p.role == Role::Value).map(|p| {
         let (ident, ty) = (&p.ident, &p.ty);
         let description = p.description.as_ref().map(|d| quote!(#[schemars(description = #d)]));
-        quote!(#description #ident: #ty,)
+        let attrs = &p.field_attrs;
+        quote!(#description #(#attrs)* #ident: #ty,)
     });
     let unpack = params.iter().filter(|p| p.role == Role::Value).map(|p| {
         let (ident, local) = (&p.ident, p.local());

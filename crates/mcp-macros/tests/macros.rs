@@ -26,9 +26,21 @@ async fn add(
 
 /// Greets someone.
 #[tool(name = "say_hello", title = "Say hello")]
-pub async fn greet(name: String, greeting: Option<String>, ctx: RequestContext) -> Result<String, ToolError> {
+pub async fn greet(
+    name: String,
+    greeting: Option<String>,
+    ctx: RequestContext,
+    #[serde(default = "one")]
+    #[schemars(range(min = 1, max = 3))]
+    times: u8,
+) -> Result<String, ToolError> {
+    let name = vec![name; usize::from(times)].join(" ");
     let _ = ctx;
     Ok(format!("{}, {name}!", greeting.as_deref().unwrap_or("Hello")))
+}
+
+fn one() -> u8 {
+    1
 }
 
 /// A structured result.
@@ -190,7 +202,11 @@ async fn tools_are_listed_with_schemas_descriptions_and_hints() {
     // The context is not an argument; the Option is not required.
     assert_eq!(greet["inputSchema"]["required"], json!(["name"]));
     let properties = greet["inputSchema"]["properties"].as_object().unwrap();
-    assert_eq!(properties.keys().collect::<Vec<_>>(), ["name", "greeting"]);
+    assert_eq!(properties.keys().collect::<Vec<_>>(), ["name", "greeting", "times"]);
+    // `#[serde]` and `#[schemars]` on a parameter go to its field.
+    assert_eq!(properties["times"]["minimum"], 1);
+    assert_eq!(properties["times"]["maximum"], 3);
+    assert_eq!(properties["times"]["default"], 1);
 
     let stats = tool_named(&tools, "word_stats");
     assert_eq!(stats["annotations"], json!({"destructiveHint": false}));
@@ -221,6 +237,10 @@ async fn tools_are_called_with_their_arguments() {
     assert_eq!(r["content"][0]["text"], "Hello, Ada!");
     let r = c.call_tool("say_hello", json!({"name": "Ada", "greeting": "Hi"})).await.unwrap();
     assert_eq!(r["content"][0]["text"], "Hi, Ada!");
+    let r = c.call_tool("say_hello", json!({"name": "Ada", "times": 2})).await.unwrap();
+    assert_eq!(r["content"][0]["text"], "Hello, Ada Ada!");
+    let r = c.call_tool("say_hello", json!({"name": "Ada", "times": 4})).await.unwrap();
+    assert_eq!(r["isError"], true, "the schema's maximum is enforced");
 
     let r = c.call_tool("word_stats", json!({"text": "a bbb cc"})).await.unwrap();
     assert_eq!(r["structuredContent"], json!({"count": 3, "longest": "bbb"}));
