@@ -462,6 +462,12 @@ pub(crate) fn finish_fn(mut item: syn::ItemFn, added: syn::Result<TokenStream>) 
     quote!(#item #added)
 }
 
+/// The `#[cfg(...)]` attributes of an item, for what the macro generates
+/// from it (which must exist exactly when the item does).
+pub(crate) fn cfg_attrs(attrs: &[Attribute]) -> Vec<&Attribute> {
+    attrs.iter().filter(|a| a.path().is_ident("cfg")).collect()
+}
+
 /// Fails on `#[serde]`/`#[schemars]` parameter attributes, which only tools
 /// use (their arguments are a derived struct).
 pub(crate) fn reject_field_attrs(params: &[Param], what: &str) -> syn::Result<()> {

@@ -51,8 +51,10 @@ pub(crate) fn expand(options: Options, item: &mut ItemFn) -> syn::Result<TokenSt
     let convert = quote_spanned! {item.sig.output.span()=> ::mcp_server::__private::handler_error };
     let doc = format!("The MCP prompt built from [`{ident}`] by `#[prompt]`.");
     let vis = &item.vis;
+    let cfgs = common::cfg_attrs(&item.attrs);
     let mutable = (!values.is_empty()).then(|| quote!(mut));
     Ok(quote! {
+        #(#cfgs)*
         #[doc = #doc]
         #vis fn #builder() -> ::mcp_server::Prompt {
             ::mcp_server::Prompt::new(#name) #title #description #(#declare)* .raw_handler(

@@ -104,7 +104,9 @@ pub(crate) fn expand(options: Options, item: &mut ItemFn) -> syn::Result<TokenSt
     };
     let doc = format!("The MCP resource template built from [`{ident}`] by `#[resource]`.");
     let vis = &item.vis;
+    let cfgs = common::cfg_attrs(&item.attrs);
     Ok(quote! {
+        #(#cfgs)*
         #[doc = #doc]
         #vis fn #builder() -> ::mcp_server::ResourceTemplate {
             let __mcp_template = match ::mcp_server::ResourceTemplate::new(#template_text, #name) {

@@ -50,7 +50,9 @@ pub(crate) fn expand_fn(options: Options, item: &mut ItemFn) -> syn::Result<Toke
     let doc = format!("The MCP tool built from [`{ident}`] by `#[tool]`.");
     let body = build_tool(&options, item, &params, &quote!(#ident), None)?;
     let vis = &item.vis;
+    let cfgs = common::cfg_attrs(&item.attrs);
     Ok(quote! {
+        #(#cfgs)*
         #[doc = #doc]
         #vis fn #builder() -> ::mcp_server::Tool {
             #body
@@ -92,7 +94,15 @@ pub(crate) fn expand_impl(options: TokenStream, item: &mut ItemImpl) -> syn::Res
             let ident = &method.sig.ident;
             let this = format_ident!("__mcp_this");
             let capture = quote! { let #this = ::std::sync::Arc::clone(&#this); };
-            build_tool(&options, &as_fn, &params, &quote!(#this.#ident), Some(capture))
+            let tool = build_tool(&options, &as_fn, &params, &quote!(#this.#ident), Some(capture))?;
+            let cfgs = common::cfg_attrs(&method.attrs);
+            Ok(quote! {
+                #(#cfgs)*
+                __mcp_tools.push({
+                    let #this = ::std::sync::Arc::clone(&#this);
+                    #tool
+                });
+            })
         })();
         match result {
             Ok(tool) => tools.push(tool),
@@ -110,10 +120,10 @@ pub(crate) fn expand_impl(options: TokenStream, item: &mut ItemImpl) -> syn::Res
             /// each calling its method on this shared value.
             pub fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::mcp_server::Tool> {
                 let __mcp_this = self;
-                ::std::vec![#({
-                    let __mcp_this = ::std::sync::Arc::clone(&__mcp_this);
-                    #tools
-                }),*]
+                #[allow(unused_mut)]
+                let mut __mcp_tools = ::std::vec::Vec::new();
+                #(#tools)*
+                __mcp_tools
             }
         }
     })

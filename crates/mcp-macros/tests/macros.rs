@@ -69,6 +69,14 @@ async fn parse(r#type: String) -> Result<String, ToolError> {
     Ok(format!("{n}"))
 }
 
+// Compiled out together with its builder (`#[cfg]` after the macro's
+// attribute is seen by the macro and copied to `hidden_tool`).
+#[tool]
+#[cfg(any())]
+async fn hidden() -> Result<String, ToolError> {
+    Ok(String::new())
+}
+
 /// Today's weather in a city.
 #[resource("weather://{city}/current", mime_type = "text/plain", title = "Current weather")]
 async fn current(city: String) -> Result<String, HandlerError> {
@@ -130,6 +138,13 @@ impl Counter {
     #[mcp_server::tool(read_only)]
     async fn total(&self) -> Result<Json<Total>, ToolError> {
         Ok(Json(Total { total: self.total.load(Ordering::SeqCst) }))
+    }
+
+    /// Compiled out: not among the tools.
+    #[tool]
+    #[cfg(any())]
+    async fn hidden(&self) -> Result<String, ToolError> {
+        Ok(String::new())
     }
 
     /// Not a tool: left alone.
