@@ -106,6 +106,7 @@
 //!   message, `Vec<PromptMessage>`, `GetPromptResult`).
 
 mod common;
+mod methods;
 mod prompt;
 mod resource;
 mod tool;
@@ -131,20 +132,24 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     common::finish_fn(item, added).into()
 }
 
-/// On an `impl Type` block: each method marked `#[tool]` (taking `&self`)
-/// becomes a tool, and the block gains
-/// `pub fn tools(self: Arc<Self>) -> Vec<Tool>` that builds them all, each
-/// calling its method on the shared value. `Type` must be `Send + Sync +
-/// 'static`; one `#[tools]` block per type (each defines `tools`).
+/// On an `impl Type` block: its methods marked `#[tool]`,
+/// `#[resource("...")]` or `#[prompt]` (taking `&self`) become builders,
+/// and the block gains, for the kinds it has,
+/// `pub fn tools(self: Arc<Self>) -> Vec<Tool>`,
+/// `pub fn resource_templates(self: Arc<Self>) -> Vec<ResourceTemplate>`
+/// and `pub fn prompts(self: Arc<Self>) -> Vec<Prompt>`, each builder
+/// calling its method on the shared value. The methods stay as written;
+/// the options and rules are those of the free-function macros. `Type` must
+/// be `Send + Sync + 'static`; one `#[tools]` block per type.
 #[proc_macro_attribute]
 pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item = parse_macro_input!(item as syn::ItemImpl);
     let mut item = item;
-    let added = tool::expand_impl(attr.into(), &mut item);
+    let added = methods::expand(attr.into(), &mut item);
     if added.is_err() {
         for impl_item in &mut item.items {
             if let syn::ImplItem::Fn(method) = impl_item {
-                method.attrs.retain(|a| !tool::is_tool_attr(a));
+                method.attrs.retain(|a| !methods::is_marker(a));
                 common::strip_arg_attrs(&mut method.sig);
             }
         }

@@ -10,16 +10,41 @@ use crate::common::{self, Kind, Options, Place, Role};
 
 const OPTIONS: &[(&str, Kind)] = &[("name", Kind::Str), ("title", Kind::Str), ("description", Kind::Str)];
 
+/// `#[prompt]` on a free function: adds `{fn}_prompt()`.
 pub(crate) fn expand(options: Options, item: &mut ItemFn) -> syn::Result<TokenStream> {
+    let ident = item.sig.ident.clone();
+    let body = build(&options, item, Place::Free, &quote!(#ident), None)?;
+    let builder = common::builder_name(&ident, "prompt");
+    let doc = format!("The MCP prompt built from [`{ident}`] by `#[prompt]`.");
+    let vis = &item.vis;
+    let cfgs = common::cfg_attrs(&item.attrs);
+    Ok(quote! {
+        #(#cfgs)*
+        #[doc = #doc]
+        #vis fn #builder() -> ::mcp_server::Prompt {
+            #body
+        }
+    })
+}
+
+/// Checks the function and returns the expression that builds the prompt,
+/// its handler calling `callee` (after `capture`, which runs in the handler
+/// before each call).
+pub(crate) fn build(
+    options: &Options,
+    item: &mut ItemFn,
+    place: Place,
+    callee: &TokenStream,
+    capture: Option<&TokenStream>,
+) -> syn::Result<TokenStream> {
     if let Some(extra) = options.positional.first() {
         return Err(syn::Error::new(extra.span(), "use `name = \"...\"` to rename a prompt"));
     }
     options.check(OPTIONS)?;
-    let params = common::analyze(&mut item.sig, "prompt", Place::Free, false)?;
+    let params = common::analyze(&mut item.sig, "prompt", place, false)?;
     common::reject_field_attrs(&params, "prompt")?;
 
     let ident = &item.sig.ident;
-    let builder = common::builder_name(ident, "prompt");
     let name = options.string("name").map_or_else(|| ident.unraw().to_string(), |s| s.value());
     let description =
         options.string("description").map(|s| s.value()).or_else(|| common::doc_of(&item.attrs));
@@ -49,22 +74,18 @@ pub(crate) fn expand(options: Options, item: &mut ItemFn) -> syn::Result<TokenSt
     });
     let args = common::call_args(&params, &ctx, None);
     let convert = quote_spanned! {item.sig.output.span()=> ::mcp_server::__private::handler_error };
-    let doc = format!("The MCP prompt built from [`{ident}`] by `#[prompt]`.");
-    let vis = &item.vis;
-    let cfgs = common::cfg_attrs(&item.attrs);
     let mutable = (!values.is_empty()).then(|| quote!(mut));
     Ok(quote! {
-        #(#cfgs)*
-        #[doc = #doc]
-        #vis fn #builder() -> ::mcp_server::Prompt {
-            ::mcp_server::Prompt::new(#name) #title #description #(#declare)* .raw_handler(
-                |#mutable #args_map: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-                 #ctx: ::mcp_server::RequestContext| async move {
+        ::mcp_server::Prompt::new(#name) #title #description #(#declare)* .raw_handler(
+            move |#mutable #args_map: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+                  #ctx: ::mcp_server::RequestContext| {
+                #capture
+                async move {
                     #(#unpack)*
-                    let __mcp_out = ::core::result::Result::map_err(#ident(#(#args),*).await, #convert)?;
+                    let __mcp_out = ::core::result::Result::map_err(#callee(#(#args),*).await, #convert)?;
                     ::core::result::Result::<_, ::mcp_server::HandlerError>::Ok(__mcp_out)
-                },
-            )
-        }
+                }
+            },
+        )
     })
 }

@@ -11,7 +11,33 @@ use crate::common::{self, Kind, Options, Place, Role};
 const OPTIONS: &[(&str, Kind)] =
     &[("name", Kind::Str), ("title", Kind::Str), ("description", Kind::Str), ("mime_type", Kind::Str)];
 
+/// `#[resource(...)]` on a free function: adds `{fn}_resource()`.
 pub(crate) fn expand(options: Options, item: &mut ItemFn) -> syn::Result<TokenStream> {
+    let ident = item.sig.ident.clone();
+    let body = build(&options, item, Place::Free, &quote!(#ident), None)?;
+    let builder = common::builder_name(&ident, "resource");
+    let doc = format!("The MCP resource template built from [`{ident}`] by `#[resource]`.");
+    let vis = &item.vis;
+    let cfgs = common::cfg_attrs(&item.attrs);
+    Ok(quote! {
+        #(#cfgs)*
+        #[doc = #doc]
+        #vis fn #builder() -> ::mcp_server::ResourceTemplate {
+            #body
+        }
+    })
+}
+
+/// Checks the function against the template and returns the expression
+/// that builds the template, its handler calling `callee` (after
+/// `capture`, which runs in the handler before each call).
+pub(crate) fn build(
+    options: &Options,
+    item: &mut ItemFn,
+    place: Place,
+    callee: &TokenStream,
+    capture: Option<&TokenStream>,
+) -> syn::Result<TokenStream> {
     let template = match options.positional.as_slice() {
         [template] => template.clone(),
         [] => {
@@ -23,7 +49,7 @@ pub(crate) fn expand(options: Options, item: &mut ItemFn) -> syn::Result<TokenSt
         [_, extra, ..] => return Err(syn::Error::new(extra.span(), "#[resource] takes one URI template")),
     };
     options.check(OPTIONS)?;
-    let params = common::analyze(&mut item.sig, "resource", Place::Free, true)?;
+    let params = common::analyze(&mut item.sig, "resource", place, true)?;
     common::reject_field_attrs(&params, "resource")?;
 
     let parsed = mcp_uri_template::UriTemplate::parse(&template.value())
@@ -75,7 +101,6 @@ pub(crate) fn expand(options: Options, item: &mut ItemFn) -> syn::Result<TokenSt
     }
 
     let ident = &item.sig.ident;
-    let builder = common::builder_name(ident, "resource");
     let name = options.string("name").map_or_else(|| params_name(ident), |s| s.value());
     let description =
         options.string("description").map(|s| s.value()).or_else(|| common::doc_of(&item.attrs));
@@ -102,26 +127,24 @@ pub(crate) fn expand(options: Options, item: &mut ItemFn) -> syn::Result<TokenSt
     let into_contents = quote_spanned! {item.sig.output.span()=>
         ::mcp_server::__private::IntoReadResult::into_read_result
     };
-    let doc = format!("The MCP resource template built from [`{ident}`] by `#[resource]`.");
-    let vis = &item.vis;
-    let cfgs = common::cfg_attrs(&item.attrs);
     Ok(quote! {
-        #(#cfgs)*
-        #[doc = #doc]
-        #vis fn #builder() -> ::mcp_server::ResourceTemplate {
+        {
             let __mcp_template = match ::mcp_server::ResourceTemplate::new(#template_text, #name) {
                 ::core::result::Result::Ok(t) => t,
                 // Parsed when the macro expanded, by the same parser.
                 ::core::result::Result::Err(e) => ::core::panic!("invalid URI template: {e}"),
             };
             __mcp_template #title #description #mime_setter .handler(
-                |#req: ::mcp_server::ReadRequest, #ctx: ::mcp_server::RequestContext| async move {
-                    #(#vars)*
-                    let __mcp_uri = ::std::string::String::clone(&#req.uri);
-                    let __mcp_out = ::core::result::Result::map_err(#ident(#(#args),*).await, #convert)?;
-                    ::core::result::Result::<_, ::mcp_server::HandlerError>::Ok(
-                        #into_contents(__mcp_out, &__mcp_uri, #mime_arg)
-                    )
+                move |#req: ::mcp_server::ReadRequest, #ctx: ::mcp_server::RequestContext| {
+                    #capture
+                    async move {
+                        #(#vars)*
+                        let __mcp_uri = ::std::string::String::clone(&#req.uri);
+                        let __mcp_out = ::core::result::Result::map_err(#callee(#(#args),*).await, #convert)?;
+                        ::core::result::Result::<_, ::mcp_server::HandlerError>::Ok(
+                            #into_contents(__mcp_out, &__mcp_uri, #mime_arg)
+                        )
+                    }
                 },
             )
         }

@@ -2,8 +2,8 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::ItemFn;
 use syn::spanned::Spanned;
-use syn::{ImplItem, ItemFn, ItemImpl};
 
 use crate::common::{self, Kind, Options, Param, Place, Role};
 
@@ -41,14 +41,12 @@ fn check_tool_name(name: &str) -> Result<(), String> {
     }
 }
 
-/// `#[tool]` on a free function.
+/// `#[tool]` on a free function: adds `{fn}_tool()`.
 pub(crate) fn expand_fn(options: Options, item: &mut ItemFn) -> syn::Result<TokenStream> {
-    check_options(&options)?;
-    let params = common::analyze(&mut item.sig, "tool", Place::Free, false)?;
-    let ident = &item.sig.ident;
-    let builder = common::builder_name(ident, "tool");
+    let ident = item.sig.ident.clone();
+    let body = build(&options, item, Place::Free, &quote!(#ident), None)?;
+    let builder = common::builder_name(&ident, "tool");
     let doc = format!("The MCP tool built from [`{ident}`] by `#[tool]`.");
-    let body = build_tool(&options, item, &params, &quote!(#ident), None)?;
     let vis = &item.vis;
     let cfgs = common::cfg_attrs(&item.attrs);
     Ok(quote! {
@@ -60,78 +58,19 @@ pub(crate) fn expand_fn(options: Options, item: &mut ItemFn) -> syn::Result<Toke
     })
 }
 
-/// `#[tools]` on an impl block: every method marked `#[tool]` becomes a
-/// tool of `tools(self: Arc<Self>)`.
-pub(crate) fn expand_impl(options: TokenStream, item: &mut ItemImpl) -> syn::Result<TokenStream> {
-    if !options.is_empty() {
-        return Err(syn::Error::new(options.span(), "#[tools] takes no options"));
-    }
-    if let Some((_, path, _)) = &item.trait_ {
-        return Err(syn::Error::new(
-            path.span(),
-            "#[tools] goes on an inherent `impl Type` block, not a trait impl",
-        ));
-    }
-    let mut tools = Vec::new();
-    let mut errors = None;
-    for impl_item in &mut item.items {
-        let ImplItem::Fn(method) = impl_item else { continue };
-        let Some(position) = method.attrs.iter().position(is_tool_attr) else { continue };
-        let attr = method.attrs.remove(position);
-        let result = (|| {
-            let options = match &attr.meta {
-                syn::Meta::Path(_) => Options::empty(),
-                _ => attr.parse_args::<Options>()?,
-            };
-            check_options(&options)?;
-            let params = common::analyze(&mut method.sig, "tool", Place::Method, false)?;
-            let as_fn = ItemFn {
-                attrs: method.attrs.clone(),
-                vis: method.vis.clone(),
-                sig: method.sig.clone(),
-                block: Box::new(method.block.clone()),
-            };
-            let ident = &method.sig.ident;
-            let this = format_ident!("__mcp_this");
-            let capture = quote! { let #this = ::std::sync::Arc::clone(&#this); };
-            let tool = build_tool(&options, &as_fn, &params, &quote!(#this.#ident), Some(capture))?;
-            let cfgs = common::cfg_attrs(&method.attrs);
-            Ok(quote! {
-                #(#cfgs)*
-                __mcp_tools.push({
-                    let #this = ::std::sync::Arc::clone(&#this);
-                    #tool
-                });
-            })
-        })();
-        match result {
-            Ok(tool) => tools.push(tool),
-            Err(e) => common::push_error(&mut errors, e),
-        }
-    }
-    if let Some(e) = errors {
-        return Err(e);
-    }
-    let (impl_generics, _, where_clause) = item.generics.split_for_impl();
-    let self_ty = &item.self_ty;
-    Ok(quote! {
-        impl #impl_generics #self_ty #where_clause {
-            /// The MCP tools of this type's `#[tool]` methods (from `#[tools]`),
-            /// each calling its method on this shared value.
-            pub fn tools(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::mcp_server::Tool> {
-                let __mcp_this = self;
-                #[allow(unused_mut)]
-                let mut __mcp_tools = ::std::vec::Vec::new();
-                #(#tools)*
-                __mcp_tools
-            }
-        }
-    })
-}
-
-/// `#[tool]`, `#[tool(...)]` or `#[mcp_server::tool...]`.
-pub(crate) fn is_tool_attr(attr: &syn::Attribute) -> bool {
-    attr.path().segments.last().is_some_and(|s| s.ident == "tool")
+/// Checks the function and returns the expression that builds the tool,
+/// its handler calling `callee` (after `capture`, which runs in the handler
+/// before each call).
+pub(crate) fn build(
+    options: &Options,
+    item: &mut ItemFn,
+    place: Place,
+    callee: &TokenStream,
+    capture: Option<&TokenStream>,
+) -> syn::Result<TokenStream> {
+    check_options(options)?;
+    let params = common::analyze(&mut item.sig, "tool", place, false)?;
+    build_tool(options, item, &params, callee, capture)
 }
 
 /// The expression that builds the tool: a hidden argument struct whose
@@ -142,7 +81,7 @@ fn build_tool(
     item: &ItemFn,
     params: &[Param],
     callee: &TokenStream,
-    capture: Option<TokenStream>,
+    capture: Option<&TokenStream>,
 ) -> syn::Result<TokenStream> {
     let name = match options.string("name") {
         Some(name) => name.value(),

@@ -140,6 +140,21 @@ impl Counter {
         Ok(Json(Total { total: self.total.load(Ordering::SeqCst) }))
     }
 
+    /// The running total as a resource.
+    #[resource("counter://{name}/total", mime_type = "text/plain")]
+    async fn total_resource(&self, name: String) -> Result<String, HandlerError> {
+        Ok(format!("{name}: {}", self.total.load(Ordering::SeqCst)))
+    }
+
+    /// A prompt about the total.
+    #[prompt(name = "explain_total")]
+    async fn explain(
+        &self,
+        #[arg(description = "Whose total")] name: String,
+    ) -> Result<String, HandlerError> {
+        Ok(format!("Explain why {name}'s total is {}.", self.total.load(Ordering::SeqCst)))
+    }
+
     /// Compiled out: not among the tools.
     #[tool]
     #[cfg(any())]
@@ -167,6 +182,12 @@ fn server() -> (Server, Arc<Counter>) {
         .prompt(hello_prompt_fn_prompt());
     for tool in Arc::clone(&counter).tools() {
         builder = builder.tool(tool);
+    }
+    for template in Arc::clone(&counter).resource_templates() {
+        builder = builder.resource_template(template);
+    }
+    for prompt in Arc::clone(&counter).prompts() {
+        builder = builder.prompt(prompt);
     }
     (builder.build().expect("server builds"), counter)
 }
@@ -297,7 +318,7 @@ async fn invalid_arguments_get_the_spec_error() {
 }
 
 #[tokio::test]
-async fn method_tools_share_their_value() {
+async fn method_tools_resources_and_prompts_share_their_value() {
     let (server, counter) = server();
     let mut c = TestClient::connect_legacy(&server, "2025-11-25").await;
     let r = c.call_tool("counter_add", json!({"by": 5})).await.unwrap();
@@ -307,6 +328,21 @@ async fn method_tools_share_their_value() {
     let r = c.call_tool("total", json!({})).await.unwrap();
     assert_eq!(r["structuredContent"], json!({"total": 7}));
     assert_eq!(counter.total.load(Ordering::SeqCst), 7);
+    // Resource and prompt methods see the same value.
+    let r = c.read_resource("counter://mine/total").await.unwrap();
+    assert_eq!(
+        r["contents"],
+        json!([{"uri": "counter://mine/total", "mimeType": "text/plain", "text": "mine: 7"}])
+    );
+    let prompts = c.list_all("prompts/list", "prompts").await.unwrap();
+    let explain = prompts.iter().find(|p| p["name"] == "explain_total").unwrap();
+    assert_eq!(explain["description"], "A prompt about the total.");
+    assert_eq!(
+        explain["arguments"],
+        json!([{"name": "name", "description": "Whose total", "required": true}])
+    );
+    let r = c.get_prompt("explain_total", json!({"name": "Ada"})).await.unwrap();
+    assert_eq!(r["messages"][0]["content"]["text"], "Explain why Ada's total is 7.");
 }
 
 #[tokio::test]
