@@ -1,4 +1,5 @@
-//! `#[tool]` on free functions and `#[tools]` on impl blocks.
+//! `#[tool]`: a tool whose input schema comes from the function's
+//! parameters (free functions here, methods through `methods.rs`).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
