@@ -462,6 +462,15 @@ pub(crate) fn finish_fn(mut item: syn::ItemFn, added: syn::Result<TokenStream>) 
     quote!(#item #added)
 }
 
+/// The span of a function's return type (of its name when it has none),
+/// for errors about what the function returns.
+pub(crate) fn output_span(sig: &Signature) -> proc_macro2::Span {
+    match &sig.output {
+        syn::ReturnType::Type(_, ty) => ty.span(),
+        syn::ReturnType::Default => sig.ident.span(),
+    }
+}
+
 /// The `#[cfg(...)]` attributes of an item, for what the macro generates
 /// from it (which must exist exactly when the item does).
 pub(crate) fn cfg_attrs(attrs: &[Attribute]) -> Vec<&Attribute> {

@@ -73,7 +73,7 @@ pub(crate) fn build(
         }
     });
     let args = common::call_args(&params, &ctx, None);
-    let convert = quote_spanned! {item.sig.output.span()=> ::mcp_server::__private::handler_error };
+    let check = quote_spanned! {common::output_span(&item.sig)=> ::mcp_server::__private::prompt_output(__mcp_result) };
     let mutable = (!values.is_empty()).then(|| quote!(mut));
     Ok(quote! {
         ::mcp_server::Prompt::new(#name) #title #description #(#declare)* .raw_handler(
@@ -82,7 +82,10 @@ pub(crate) fn build(
                 #capture
                 async move {
                     #(#unpack)*
-                    let __mcp_out = ::core::result::Result::map_err(#callee(#(#args),*).await, #convert)?;
+                    let __mcp_out = {
+                        let __mcp_result = #callee(#(#args),*).await;
+                        #check
+                    }?;
                     ::core::result::Result::<_, ::mcp_server::HandlerError>::Ok(__mcp_out)
                 }
             },

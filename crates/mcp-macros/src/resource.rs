@@ -123,8 +123,8 @@ pub(crate) fn build(
         }
     });
     let args = common::call_args(&params, &ctx, Some(&req));
-    let convert = quote_spanned! {item.sig.output.span()=> ::mcp_server::__private::handler_error };
-    let into_contents = quote_spanned! {item.sig.output.span()=>
+    let check = quote_spanned! {common::output_span(&item.sig)=> ::mcp_server::__private::resource_output(__mcp_result) };
+    let into_contents = quote_spanned! {common::output_span(&item.sig)=>
         ::mcp_server::__private::IntoReadResult::into_read_result
     };
     Ok(quote! {
@@ -140,7 +140,10 @@ pub(crate) fn build(
                     async move {
                         #(#vars)*
                         let __mcp_uri = ::std::string::String::clone(&#req.uri);
-                        let __mcp_out = ::core::result::Result::map_err(#callee(#(#args),*).await, #convert)?;
+                        let __mcp_out = {
+                        let __mcp_result = #callee(#(#args),*).await;
+                        #check
+                    }?;
                         ::core::result::Result::<_, ::mcp_server::HandlerError>::Ok(
                             #into_contents(__mcp_out, &__mcp_uri, #mime_arg)
                         )

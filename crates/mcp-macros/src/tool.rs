@@ -120,9 +120,8 @@ fn build_tool(
     });
     let ctx = format_ident!("__mcp_ctx");
     let args = common::call_args(params, &ctx, None);
-    let convert = quote_spanned! {item.sig.output.span()=>
-        ::mcp_server::__private::tool_error
-    };
+    let check =
+        quote_spanned! {common::output_span(&item.sig)=> ::mcp_server::__private::tool_output(__mcp_result) };
     Ok(quote! {
         #[derive(::mcp_server::__private::serde::Deserialize, ::mcp_server::__private::schemars::JsonSchema)]
         #[serde(crate = "::mcp_server::__private::serde", deny_unknown_fields)]
@@ -134,7 +133,10 @@ fn build_tool(
                 #capture
                 async move {
                     #(#unpack)*
-                    ::core::result::Result::map_err(#callee(#(#args),*).await, #convert)
+                    {
+                        let __mcp_result = #callee(#(#args),*).await;
+                        #check
+                    }
                 }
             },
         );

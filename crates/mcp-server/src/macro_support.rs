@@ -9,17 +9,29 @@ pub use schemars;
 pub use serde;
 
 use crate::handler_error::HandlerError;
-use crate::tool::ToolError;
+use crate::prompt::IntoPromptResult;
+use crate::tool::{IntoToolResult, ToolError};
 
-/// Converts a handler's error into a [`ToolError`] (any `std::error::Error`
-/// or a `ToolError` itself).
-pub fn tool_error<E: Into<ToolError>>(e: E) -> ToolError {
-    e.into()
+/// A `#[tool]` function's result, its error converted into a
+/// [`ToolError`] (any `std::error::Error` or a `ToolError` itself).
+pub fn tool_output<O: IntoToolResult, E: Into<ToolError>>(result: Result<O, E>) -> Result<O, ToolError> {
+    result.map_err(Into::into)
 }
 
-/// Converts a handler's error into a [`HandlerError`].
-pub fn handler_error<E: Into<HandlerError>>(e: E) -> HandlerError {
-    e.into()
+/// A `#[resource]` function's result, its error converted into a
+/// [`HandlerError`].
+pub fn resource_output<C: IntoReadResult, E: Into<HandlerError>>(
+    result: Result<C, E>,
+) -> Result<C, HandlerError> {
+    result.map_err(Into::into)
+}
+
+/// A `#[prompt]` function's result, its error converted into a
+/// [`HandlerError`].
+pub fn prompt_output<R: IntoPromptResult, E: Into<HandlerError>>(
+    result: Result<R, E>,
+) -> Result<R, HandlerError> {
+    result.map_err(Into::into)
 }
 
 /// A resource template variable as the parameter of a `#[resource]`
@@ -88,6 +100,10 @@ parsed_vars!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32
 /// the URI read and the declared MIME type: a `String` (or `&'static str`)
 /// is one text item, a `Vec<u8>` one base64 blob, and `ResourceContents`
 /// or `Vec<ResourceContents>` are used as they are.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not something a resource read returns",
+    label = "return `Result<T, E>` with `T` one of `String`, `Vec<u8>`, `ResourceContents`, `Vec<ResourceContents>`"
+)]
 pub trait IntoReadResult {
     /// The contents.
     fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Vec<ResourceContents>;
