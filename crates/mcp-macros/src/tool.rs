@@ -4,7 +4,6 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::ItemFn;
-use syn::spanned::Spanned;
 
 use crate::common::{self, Kind, Options, Param, Place, Role};
 
