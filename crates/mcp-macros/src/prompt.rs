@@ -15,7 +15,7 @@ pub(crate) fn expand(options: Options, item: &mut ItemFn) -> syn::Result<TokenSt
     let ident = item.sig.ident.clone();
     let body = build(&options, item, Place::Free, &quote!(#ident), None)?;
     let builder = common::builder_name(&ident, "prompt");
-    let doc = format!("The MCP prompt built from [`{ident}`] by `#[prompt]`.");
+    let doc = format!("The MCP prompt built from `{ident}` by `#[prompt]`.");
     let vis = &item.vis;
     let cfgs = common::cfg_attrs(&item.attrs);
     Ok(quote! {

@@ -16,7 +16,7 @@ pub(crate) fn expand(options: Options, item: &mut ItemFn) -> syn::Result<TokenSt
     let ident = item.sig.ident.clone();
     let body = build(&options, item, Place::Free, &quote!(#ident), None)?;
     let builder = common::builder_name(&ident, "resource");
-    let doc = format!("The MCP resource template built from [`{ident}`] by `#[resource]`.");
+    let doc = format!("The MCP resource template built from `{ident}` by `#[resource]`.");
     let vis = &item.vis;
     let cfgs = common::cfg_attrs(&item.attrs);
     Ok(quote! {

@@ -46,7 +46,7 @@ pub(crate) fn expand_fn(options: Options, item: &mut ItemFn) -> syn::Result<Toke
     let ident = item.sig.ident.clone();
     let body = build(&options, item, Place::Free, &quote!(#ident), None)?;
     let builder = common::builder_name(&ident, "tool");
-    let doc = format!("The MCP tool built from [`{ident}`] by `#[tool]`.");
+    let doc = format!("The MCP tool built from `{ident}` by `#[tool]`.");
     let vis = &item.vis;
     let cfgs = common::cfg_attrs(&item.attrs);
     Ok(quote! {
