@@ -4,7 +4,7 @@
 //!
 //! # Why this crate exists
 //!
-//! The builder API ([`Tool::new(..).handler(..)`][tool-builder]) asks for an
+//! The builder API of `mcp-server` (`Tool::new(..).handler(..)`) asks for an
 //! argument struct deriving `Deserialize` and `JsonSchema`, a closure taking
 //! it and a `RequestContext`, and the description repeated by hand. For
 //! the common case, "this async function is a tool", that is boilerplate
@@ -24,14 +24,11 @@
 //! Generated code names only `::mcp_server::...` paths, so a crate using the
 //! macros needs `mcp-server` and nothing else (not `serde`, not `schemars`).
 //!
-//! [tool-builder]: https://docs.rs/mcp-server/latest/mcp_server/struct.Tool.html
-//!
 //! # Example
 //!
 //! ```
 //! use std::sync::Arc;
 //!
-//! use mcp_server::types::PromptMessage;
 //! use mcp_server::{HandlerError, RequestContext, Server, ToolError, prompt, resource, tool, tools};
 //!
 //! /// Adds two integers.
@@ -120,7 +117,9 @@ use syn::parse_macro_input;
 /// Options: `name = "..."` (default: the function's name), `title = "..."`,
 /// `description = "..."` (default: the doc comment), and the behaviour
 /// hints `read_only`, `destructive`, `idempotent`, `open_world` (bare for
-/// `true`, or `= false`). `Option<T>` parameters are optional arguments.
+/// `true`, or `= false`). `Option<T>` parameters are optional arguments;
+/// the schema has `additionalProperties: false`, so unknown arguments are
+/// refused like any other invalid input.
 /// Inside an impl block marked [`macro@tools`], `#[tool]` marks a method.
 /// See the [crate docs](crate) for an example.
 #[proc_macro_attribute]
