@@ -135,7 +135,8 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `#[resource("...")]` or `#[prompt]` (taking `&self`) become builders,
 /// and the block gains, for the kinds it has,
 /// `pub fn tools(self: Arc<Self>) -> Vec<Tool>`,
-/// `pub fn resource_templates(self: Arc<Self>) -> Vec<ResourceTemplate>`
+/// `pub fn resource_templates(self: Arc<Self>) -> Vec<ResourceTemplate>`,
+/// `pub fn resources(self: Arc<Self>) -> Vec<Resource>` (fixed URIs)
 /// and `pub fn prompts(self: Arc<Self>) -> Vec<Prompt>`, each builder
 /// calling its method on the shared value. The methods stay as written;
 /// the options and rules are those of the free-function macros. `Type` must
@@ -164,6 +165,9 @@ pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `Vec<String>`, or a number or `bool` parsed from the text); a variable
 /// without a parameter, a parameter that is not a variable, or a template
 /// that does not parse is a compile error.
+///
+/// A URI without any `{...}` expression is a fixed resource instead:
+/// `fn {name}_resource() -> Resource`, listed by `resources/list`.
 ///
 /// Options after the template: `name = "..."` (default: the function's
 /// name), `title`, `description` (default: the doc comment), `mime_type`.

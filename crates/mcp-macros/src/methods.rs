@@ -45,7 +45,8 @@ pub(crate) fn expand(options: TokenStream, item: &mut ItemImpl) -> syn::Result<T
     }
     let this = format_ident!("__mcp_this");
     let capture = quote! { let #this = ::std::sync::Arc::clone(&#this); };
-    let (mut tools, mut resources, mut prompts) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut tools, mut templates, mut resources, mut prompts) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut errors = None;
     for impl_item in &mut item.items {
         let ImplItem::Fn(method) = impl_item else { continue };
@@ -72,13 +73,16 @@ pub(crate) fn expand(options: TokenStream, item: &mut ItemImpl) -> syn::Result<T
             _ => attr.parse_args::<Options>(),
         }
         .and_then(|options| match kind {
-            Which::Tool => tool::build(&options, &mut as_fn, Place::Method, &callee, Some(&capture)),
-            Which::Resource => resource::build(&options, &mut as_fn, Place::Method, &callee, Some(&capture)),
-            Which::Prompt => prompt::build(&options, &mut as_fn, Place::Method, &callee, Some(&capture)),
+            Which::Tool => tool::build(&options, &mut as_fn, Place::Method, &callee, Some(&capture))
+                .map(|e| (e, kind, false)),
+            Which::Resource => resource::build(&options, &mut as_fn, Place::Method, &callee, Some(&capture))
+                .map(|b| (b.expr, kind, b.fixed)),
+            Which::Prompt => prompt::build(&options, &mut as_fn, Place::Method, &callee, Some(&capture))
+                .map(|e| (e, kind, false)),
         });
         // The signature without its `#[arg]` attributes.
         method.sig = as_fn.sig;
-        let built = match built {
+        let (built, kind, fixed) = match built {
             Ok(built) => built,
             Err(e) => {
                 common::push_error(&mut errors, e);
@@ -95,7 +99,8 @@ pub(crate) fn expand(options: TokenStream, item: &mut ItemImpl) -> syn::Result<T
         };
         match kind {
             Which::Tool => tools.push(push),
-            Which::Resource => resources.push(push),
+            Which::Resource if fixed => resources.push(push),
+            Which::Resource => templates.push(push),
             Which::Prompt => prompts.push(push),
         }
     }
@@ -124,11 +129,17 @@ pub(crate) fn expand(options: TokenStream, item: &mut ItemImpl) -> syn::Result<T
         quote!(::mcp_server::Tool),
         "The MCP tools of this type's `#[tool]` methods (from `#[tools]`), each calling its method on this shared value.",
     );
-    let resources = getter(
-        &resources,
+    let templates = getter(
+        &templates,
         "resource_templates",
         quote!(::mcp_server::ResourceTemplate),
         "The MCP resource templates of this type's `#[resource]` methods (from `#[tools]`), each calling its method on this shared value.",
+    );
+    let resources = getter(
+        &resources,
+        "resources",
+        quote!(::mcp_server::Resource),
+        "The fixed MCP resources of this type's `#[resource]` methods whose URI has no template expression (from `#[tools]`), each calling its method on this shared value.",
     );
     let prompts = getter(
         &prompts,
@@ -141,6 +152,7 @@ pub(crate) fn expand(options: TokenStream, item: &mut ItemImpl) -> syn::Result<T
     Ok(quote! {
         impl #impl_generics #self_ty #where_clause {
             #tools
+            #templates
             #resources
             #prompts
         }

@@ -14,30 +14,45 @@ const OPTIONS: &[(&str, Kind)] =
 /// `#[resource(...)]` on a free function: adds `{fn}_resource()`.
 pub(crate) fn expand(options: Options, item: &mut ItemFn) -> syn::Result<TokenStream> {
     let ident = item.sig.ident.clone();
-    let body = build(&options, item, Place::Free, &quote!(#ident), None)?;
+    let Built { expr, fixed } = build(&options, item, Place::Free, &quote!(#ident), None)?;
     let builder = common::builder_name(&ident, "resource");
-    let doc = format!("The MCP resource template built from `{ident}` by `#[resource]`.");
+    let (ty, what) = if fixed {
+        (quote!(::mcp_server::Resource), "resource")
+    } else {
+        (quote!(::mcp_server::ResourceTemplate), "resource template")
+    };
+    let doc = format!("The MCP {what} built from `{ident}` by `#[resource]`.");
     let vis = &item.vis;
     let cfgs = common::cfg_attrs(&item.attrs);
     Ok(quote! {
         #(#cfgs)*
         #[doc = #doc]
-        #vis fn #builder() -> ::mcp_server::ResourceTemplate {
-            #body
+        #vis fn #builder() -> #ty {
+            #expr
         }
     })
 }
 
+/// What [`build`] made.
+pub(crate) struct Built {
+    /// The expression that builds it.
+    pub(crate) expr: TokenStream,
+    /// A URI without expressions: a fixed `Resource` (listed by
+    /// `resources/list`), not a `ResourceTemplate`.
+    pub(crate) fixed: bool,
+}
+
 /// Checks the function against the template and returns the expression
-/// that builds the template, its handler calling `callee` (after
-/// `capture`, which runs in the handler before each call).
+/// that builds the template (or the fixed resource, for a URI without
+/// expressions), its handler calling `callee` (after `capture`, which runs
+/// in the handler before each call).
 pub(crate) fn build(
     options: &Options,
     item: &mut ItemFn,
     place: Place,
     callee: &TokenStream,
     capture: Option<&TokenStream>,
-) -> syn::Result<TokenStream> {
+) -> syn::Result<Built> {
     let template = match options.positional.as_slice() {
         [template] => template.clone(),
         [] => {
@@ -127,13 +142,21 @@ pub(crate) fn build(
     let into_contents = quote_spanned! {common::output_span(&item.sig)=>
         ::mcp_server::__private::IntoReadResult::into_read_result
     };
-    Ok(quote! {
-        {
-            let __mcp_template = match ::mcp_server::ResourceTemplate::new(#template_text, #name) {
+    let fixed = parsed.is_literal();
+    let new = if fixed {
+        quote!(::mcp_server::Resource::new(#template_text, #name))
+    } else {
+        quote! {
+            match ::mcp_server::ResourceTemplate::new(#template_text, #name) {
                 ::core::result::Result::Ok(t) => t,
                 // Parsed when the macro expanded, by the same parser.
                 ::core::result::Result::Err(e) => ::core::panic!("invalid URI template: {e}"),
-            };
+            }
+        }
+    };
+    let expr = quote! {
+        {
+            let __mcp_template = #new;
             __mcp_template #title #description #mime_setter .handler(
                 move |#req: ::mcp_server::ReadRequest, #ctx: ::mcp_server::RequestContext| {
                     #capture
@@ -151,7 +174,8 @@ pub(crate) fn build(
                 },
             )
         }
-    })
+    };
+    Ok(Built { expr, fixed })
 }
 
 fn params_name(ident: &syn::Ident) -> String {

@@ -86,6 +86,12 @@ async fn current(city: String) -> Result<String, HandlerError> {
     Ok(format!("Sunny in {city}"))
 }
 
+/// The cities we know: a URI without variables is a fixed resource.
+#[resource("weather://cities", mime_type = "text/plain")]
+async fn cities(req: ReadRequest) -> Result<String, HandlerError> {
+    Ok(format!("Lisbon\nOslo (read as {})", req.uri))
+}
+
 /// A forecast for some days.
 #[resource("weather://{city}/forecast/{days}{?units}", name = "forecast")]
 async fn forecast_days(
@@ -146,6 +152,12 @@ impl Counter {
         Ok(format!("{name}: {}", self.total.load(Ordering::SeqCst)))
     }
 
+    /// The total of everyone.
+    #[resource("counter://total")]
+    async fn grand_total(&self) -> Result<Vec<u8>, HandlerError> {
+        Ok(self.total.load(Ordering::SeqCst).to_be_bytes().to_vec())
+    }
+
     /// A prompt about the total.
     #[prompt(name = "explain_total")]
     async fn explain(
@@ -178,6 +190,7 @@ fn server() -> (Server, Arc<Counter>) {
         .tool(parse_tool())
         .resource_template(current_resource())
         .resource_template(forecast_days_resource())
+        .resource(cities_resource())
         .prompt(review_prompt())
         .prompt(hello_prompt_fn_prompt());
     for tool in Arc::clone(&counter).tools() {
@@ -185,6 +198,9 @@ fn server() -> (Server, Arc<Counter>) {
     }
     for template in Arc::clone(&counter).resource_templates() {
         builder = builder.resource_template(template);
+    }
+    for resource in Arc::clone(&counter).resources() {
+        builder = builder.resource(resource);
     }
     for prompt in Arc::clone(&counter).prompts() {
         builder = builder.prompt(prompt);
@@ -329,6 +345,8 @@ async fn method_tools_resources_and_prompts_share_their_value() {
     assert_eq!(r["structuredContent"], json!({"total": 7}));
     assert_eq!(counter.total.load(Ordering::SeqCst), 7);
     // Resource and prompt methods see the same value.
+    let r = c.read_resource("counter://total").await.unwrap();
+    assert_eq!(r["contents"], json!([{"uri": "counter://total", "blob": "AAAAAAAAAAc="}]));
     let r = c.read_resource("counter://mine/total").await.unwrap();
     assert_eq!(
         r["contents"],
@@ -365,6 +383,18 @@ async fn resource_templates_are_listed_and_read() {
     assert_eq!(r["contents"][0]["text"], "3 days in Oslo (imperial)");
     let r = c.read_resource("weather://Oslo/forecast/3").await.unwrap();
     assert_eq!(r["contents"][0]["text"], "3 days in Oslo (metric)");
+
+    // Fixed resources are listed as resources, not templates.
+    assert!(!templates.iter().any(|t| t["uriTemplate"] == "weather://cities"));
+    let resources = c.list_all("resources/list", "resources").await.unwrap();
+    let cities = resources.iter().find(|r| r["uri"] == "weather://cities").unwrap();
+    assert_eq!(cities["name"], "cities");
+    assert_eq!(cities["description"], "The cities we know: a URI without variables is a fixed resource.");
+    let r = c.read_resource("weather://cities").await.unwrap();
+    assert_eq!(
+        r["contents"],
+        json!([{"uri": "weather://cities", "mimeType": "text/plain", "text": "Lisbon\nOslo (read as weather://cities)"}])
+    );
 }
 
 #[tokio::test]
