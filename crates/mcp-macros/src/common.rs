@@ -308,7 +308,10 @@ pub(crate) fn analyze(
                 ),
                 Place::Method => {
                     if r.reference.is_none() || r.mutability.is_some() || r.colon_token.is_some() {
-                        push_error(&mut errors, syn::Error::new_spanned(&*r, "tool methods take `&self`"));
+                        push_error(
+                            &mut errors,
+                            syn::Error::new_spanned(&*r, format!("#[{what}] methods take `&self`")),
+                        );
                     }
                 }
             },
