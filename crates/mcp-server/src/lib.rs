@@ -41,6 +41,25 @@
 //! - [`HandleStore`]: state behind opaque handles for stateful tools.
 //! - [`Server::accept`]: the dispatcher, for transports of your own.
 //! - [`transport`]: the [`Transport`] seam and newline-delimited JSON (stdio).
+//! - [`macro@tool`], [`macro@tools`], [`macro@resource`], [`macro@prompt`]
+//!   (the default `macros` feature): the same builders generated from plain
+//!   async functions, with their signatures and templates checked at compile
+//!   time:
+//!
+//! ```
+//! # #[cfg(feature = "macros")] {
+//! use mcp_server::{Server, ToolError, tool};
+//!
+//! /// Greets someone by name.
+//! #[tool]
+//! async fn greet(name: String) -> Result<String, ToolError> {
+//!     Ok(format!("Hello, {name}!"))
+//! }
+//!
+//! let server = Server::builder("greeter", "1.0.0").tool(greet_tool()).build().unwrap();
+//! assert_eq!(server.tools()[0].description.as_deref(), Some("Greets someone by name."));
+//! # }
+//! ```
 
 mod catalog;
 mod completion;
@@ -54,6 +73,8 @@ mod handles;
 mod lifecycle;
 mod limits;
 mod listen;
+#[cfg(feature = "macros")]
+mod macro_support;
 pub mod middleware;
 mod options;
 mod prompt;
@@ -82,6 +103,10 @@ pub use files::{FileAccessError, FileRoot};
 pub use handler_error::HandlerError;
 pub use handles::HandleStore;
 pub use limits::RateLimit;
+/// `#[tool]`, `#[tools]`, `#[resource]` and `#[prompt]`: builders from plain
+/// async functions (the `macros` feature, on by default; see `mcp-macros`).
+#[cfg(feature = "macros")]
+pub use mcp_macros::{prompt, resource, tool, tools};
 pub use mcp_types as types;
 pub use mcp_types::{CallToolResult, ContentBlock, ErrorObject, ProtocolVersion, RequestId};
 pub use mcp_uri_template as uri_template;
@@ -94,3 +119,10 @@ pub use session::{Negotiated, Session};
 pub use tool::{IntoToolResult, Json, NoArgs, Tool, ToolError, ToolHandler, schema_of};
 pub use transport::Transport;
 pub use uri::validate_uri;
+
+/// For the code the macros generate; not a public API.
+#[cfg(feature = "macros")]
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::macro_support::*;
+}

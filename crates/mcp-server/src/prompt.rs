@@ -49,6 +49,10 @@ use crate::handler_error::HandlerError;
 use crate::tool::schema_of;
 
 /// Converts a prompt handler's success value into a `prompts/get` result.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a prompt result",
+    label = "a prompt returns `String`, `PromptMessage`, `Vec<PromptMessage>` or `GetPromptResult`"
+)]
 pub trait IntoPromptResult {
     /// The result.
     fn into_prompt_result(self) -> GetPromptResult;

@@ -108,6 +108,10 @@ pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
 
 /// Converts a handler's success value into a `CallToolResult` and says which
 /// output schema (if any) that implies.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool result",
+    label = "a tool returns `String`, `Json<T>` (structured), `CallToolResult` or content blocks"
+)]
 pub trait IntoToolResult {
     /// The `outputSchema` this return type declares, if any.
     fn output_schema() -> Option<Value> {

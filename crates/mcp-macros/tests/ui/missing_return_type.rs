@@ -1,0 +1,8 @@
+use mcp_server::prompt;
+
+#[prompt]
+async fn review(code: String) {
+    let _ = code;
+}
+
+fn main() {}
