@@ -116,6 +116,20 @@ pub struct HttpOptions {
     /// How long shutdown waits for open connections (SSE streams) before
     /// dropping them (default 5 s).
     pub shutdown_timeout: Duration,
+    /// Serve `GET /metrics` with this text (e.g. `mcp-metrics`'s
+    /// `Metrics::render`, in the OpenMetrics format); `None`: no endpoint.
+    /// It passes the same Host/Origin and token checks as the MCP endpoint.
+    pub metrics: Option<MetricsText>,
+}
+
+/// What `GET /metrics` answers (see [`HttpOptions::metrics`]).
+#[derive(Clone)]
+pub struct MetricsText(pub Arc<dyn Fn() -> String + Send + Sync>);
+
+impl std::fmt::Debug for MetricsText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MetricsText")
+    }
 }
 
 impl Default for HttpOptions {
@@ -135,6 +149,7 @@ impl Default for HttpOptions {
             auth: None,
             header_timeout: Duration::from_secs(10),
             shutdown_timeout: Duration::from_secs(5),
+            metrics: None,
         }
     }
 }
@@ -164,6 +179,9 @@ pub fn router_with_store(server: Server, options: HttpOptions, store: Arc<dyn Ev
         for path in auth.metadata_paths() {
             router = router.route(&path, axum::routing::get(protected_resource_metadata));
         }
+    }
+    if options.metrics.is_some() {
+        router = router.route("/metrics", axum::routing::get(metrics));
     }
     // Bodies are read (and limited) by the handler itself, after the
     // Host/Origin and authorization checks.
@@ -239,6 +257,34 @@ async fn read_body(
         return Err(security::too_large(max));
     }
     axum::body::to_bytes(body, max).await.map_err(|_| security::too_large(max))
+}
+
+/// `GET /metrics`: the text of [`HttpOptions::metrics`], after the same
+/// Host/Origin and token checks as the MCP endpoint.
+async fn metrics(
+    axum::extract::State(app): axum::extract::State<App>,
+    headers: axum::http::HeaderMap,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if let Err(response) = security::check(&headers, &app.options) {
+        return response;
+    }
+    if let Some(auth) = &app.options.auth
+        && let Err(response) = auth.authenticate(&headers).await
+    {
+        return response;
+    }
+    match &app.options.metrics {
+        Some(text) => (
+            [(
+                axum::http::header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
+            (text.0)(),
+        )
+            .into_response(),
+        None => axum::http::StatusCode::NOT_FOUND.into_response(),
+    }
 }
 
 /// `GET /.well-known/oauth-protected-resource…`: the RFC 9728 document.

@@ -394,88 +394,93 @@ impl Server {
         let session = Arc::clone(session);
         // Server middleware, when there is any, sees the method by name.
         let layered = inner.layered.as_ref().map(|stack| (stack.clone(), Arc::<str>::from(method)));
-        Accepted::Pending(Box::pin(async move {
-            let run = async {
-                match layered {
-                    None => server.run(route, &session, &ctx, params.as_deref()).await,
-                    Some((stack, method)) => {
-                        crate::middleware::run_layered(
-                            stack,
-                            method,
-                            route,
-                            Arc::clone(&session),
-                            ctx.clone(),
-                            params,
-                        )
-                        .await
+        let span = request_span(method, &id, route, &ctx, params.as_deref());
+        Accepted::Pending(Box::pin(tracing::Instrument::instrument(
+            async move {
+                let run = async {
+                    match layered {
+                        None => server.run(route, &session, &ctx, params.as_deref()).await,
+                        Some((stack, method)) => {
+                            crate::middleware::run_layered(
+                                stack,
+                                method,
+                                route,
+                                Arc::clone(&session),
+                                ctx.clone(),
+                                params,
+                            )
+                            .await
+                        }
                     }
-                }
-            };
-            let limit = server.inner.options.handler_timeout;
-            let work = async move {
-                match limit {
-                    None => run.await,
-                    Some(limit) => tokio::time::timeout(limit, run).await.unwrap_or_else(|_| {
-                        Err(ErrorObject::internal(format!(
-                            "the request did not finish within {} s and was stopped (handler timeout)",
-                            limit.as_secs_f64()
-                        )))
-                    }),
-                }
-            };
-            let outcome = tokio::select! {
-                biased;
-                _ = token.cancelled() => None,
-                r = AssertUnwindSafe(work).catch_unwind() => Some(r),
-            };
-            ctx.finish();
-            session.unregister(&id);
-            let bytes = match outcome? {
-                Ok(Ok(Output::Map(mut result))) => {
-                    if modern {
-                        server.inner.decorate_modern(
-                            &mut result,
-                            route_cache(&server, route, ctx.principal().is_some()),
-                        );
+                };
+                let limit = server.inner.options.handler_timeout;
+                let work = async move {
+                    match limit {
+                        None => run.await,
+                        Some(limit) => tokio::time::timeout(limit, run).await.unwrap_or_else(|_| {
+                            Err(ErrorObject::internal(format!(
+                                "the request did not finish within {} s and was stopped (handler timeout)",
+                                limit.as_secs_f64()
+                            )))
+                        }),
                     }
-                    encode_result(&id, &result)
-                }
-                Ok(Ok(Output::Raw(result))) => {
-                    let result = if modern {
-                        server.inner.decorate_modern_raw(
-                            result,
-                            route_cache(&server, route, ctx.principal().is_some()),
-                        )
-                    } else {
-                        result
-                    };
-                    encode_raw_result(&id, &result)
-                }
-                Ok(Err(error)) => encode_error(Some(&id), &error),
-                Err(panic) => {
-                    let what = panic
-                        .downcast_ref::<&str>()
-                        .map(|s| (*s).to_owned())
-                        .or_else(|| panic.downcast_ref::<String>().cloned())
-                        .unwrap_or_else(|| "unknown panic".into());
-                    tracing::error!(%id, panic = %what, "handler panicked");
-                    encode_error(Some(&id), &ErrorObject::internal("the handler panicked"))
-                }
-            };
-            let max = server.inner.options.max_response_size;
-            if bytes.len() > max {
-                tracing::warn!(%id, bytes = bytes.len(), max, "response over the size limit replaced by an error");
-                return Some(encode_error(
-                    Some(&id),
-                    &ErrorObject::internal(format!(
-                        "the response ({} bytes) is larger than this server sends ({max} bytes); ask for less \
+                };
+                let outcome = tokio::select! {
+                    biased;
+                    _ = token.cancelled() => None,
+                    r = AssertUnwindSafe(work).catch_unwind() => Some(r),
+                };
+                ctx.finish();
+                session.unregister(&id);
+                record_outcome(outcome.as_ref());
+                let bytes = match outcome? {
+                    Ok(Ok(Output::Map(mut result))) => {
+                        if modern {
+                            server.inner.decorate_modern(
+                                &mut result,
+                                route_cache(&server, route, ctx.principal().is_some()),
+                            );
+                        }
+                        encode_result(&id, &result)
+                    }
+                    Ok(Ok(Output::Raw(result))) => {
+                        let result = if modern {
+                            server.inner.decorate_modern_raw(
+                                result,
+                                route_cache(&server, route, ctx.principal().is_some()),
+                            )
+                        } else {
+                            result
+                        };
+                        encode_raw_result(&id, &result)
+                    }
+                    Ok(Err(error)) => encode_error(Some(&id), &error),
+                    Err(panic) => {
+                        let what = panic
+                            .downcast_ref::<&str>()
+                            .map(|s| (*s).to_owned())
+                            .or_else(|| panic.downcast_ref::<String>().cloned())
+                            .unwrap_or_else(|| "unknown panic".into());
+                        tracing::error!(%id, panic = %what, "handler panicked");
+                        encode_error(Some(&id), &ErrorObject::internal("the handler panicked"))
+                    }
+                };
+                let max = server.inner.options.max_response_size;
+                if bytes.len() > max {
+                    tracing::warn!(%id, bytes = bytes.len(), max, "response over the size limit replaced by an error");
+                    return Some(encode_error(
+                        Some(&id),
+                        &ErrorObject::internal(format!(
+                            "the response ({} bytes) is larger than this server sends ({max} bytes); ask for less \
                          (a page, a range, a narrower query)",
-                        bytes.len()
-                    )),
-                ));
-            }
-            Some(bytes)
-        }))
+                            bytes.len()
+                        )),
+                    ));
+                }
+                Some(bytes)
+            },
+            span,
+        )))
     }
 
     /// True if `method` is served under `version` (what a transport checks
@@ -540,6 +545,68 @@ impl Server {
         };
         map.map(Output::Map)
     }
+}
+
+/// The `mcp.request` span of one request (OpenTelemetry-style names): its
+/// method and id, what it names (tool, prompt, resource URI), the caller's
+/// principal, and (recorded when it ends) its outcome. Disabled spans (the
+/// usual case without a subscriber at INFO) cost a check and nothing else.
+fn request_span(
+    method: &str,
+    id: &RequestId,
+    route: Route,
+    ctx: &RequestContext,
+    params: Option<&RawValue>,
+) -> tracing::Span {
+    let span = tracing::info_span!(
+        "mcp.request",
+        mcp.method = method,
+        mcp.id = %id,
+        mcp.target = tracing::field::Empty,
+        mcp.principal = tracing::field::Empty,
+        mcp.outcome = tracing::field::Empty,
+        mcp.error_code = tracing::field::Empty,
+    );
+    if span.is_disabled() {
+        return span;
+    }
+    if let Some(principal) = ctx.principal() {
+        span.record("mcp.principal", principal.subject.as_str());
+    }
+    if matches!(route, Route::ToolsCall | Route::PromptsGet | Route::ResourcesRead | Route::Complete) {
+        #[derive(serde::Deserialize)]
+        struct Named {
+            name: Option<String>,
+            uri: Option<String>,
+        }
+        if let Some(named) = params.and_then(|p| serde_json::from_str::<Named>(p.get()).ok())
+            && let Some(target) = named.name.or(named.uri)
+        {
+            span.record("mcp.target", target.as_str());
+        }
+    }
+    span
+}
+
+/// Records how the current request ended on its span, and logs it at DEBUG.
+fn record_outcome(outcome: Option<&std::thread::Result<Result<Output, ErrorObject>>>) {
+    let span = tracing::Span::current();
+    let (what, code) = match outcome {
+        None => ("cancelled", None),
+        Some(Err(_)) => ("panic", None),
+        Some(Ok(Err(error))) => ("error", Some(error.code.0)),
+        Some(Ok(Ok(Output::Map(map)))) if map.get("isError") == Some(&Value::Bool(true)) => {
+            ("tool_error", None)
+        }
+        Some(Ok(Ok(_))) => ("ok", None),
+    };
+    if !span.is_disabled() {
+        span.record("mcp.outcome", what);
+        if let Some(code) = code {
+            span.record("mcp.error_code", code);
+        }
+    }
+    tracing::debug!(outcome = what, code, "request finished");
 }
 
 fn route_cache(

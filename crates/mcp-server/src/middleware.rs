@@ -219,6 +219,17 @@ impl Request {
 /// be a result already serialized).
 pub struct Response(pub(crate) Output);
 
+impl Response {
+    /// True for a `tools/call` result that reports a tool error
+    /// (`isError: true`): the request succeeded, the tool did not.
+    pub fn is_tool_error(&self) -> bool {
+        match &self.0 {
+            Output::Map(map) => map.get("isError").and_then(Value::as_bool) == Some(true),
+            Output::Raw(_) => false,
+        }
+    }
+}
+
 impl fmt::Debug for Response {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Response")

@@ -58,6 +58,7 @@ impl Default for LimitsSection {
 /// ```toml
 /// [http]
 /// allowed_hosts = ["mcp.example.com"]   # Host/Origin names accepted besides loopback
+/// metrics = true                         # GET /metrics: Prometheus request counts and latencies
 ///
 /// [http.auth]                            # OAuth resource server: a bearer token on every request
 /// resource = "https://mcp.example.com/mcp"
@@ -77,6 +78,8 @@ impl Default for LimitsSection {
 pub struct HttpSection {
     /// Host names accepted in `Host`/`Origin` besides loopback.
     pub allowed_hosts: Vec<String>,
+    /// Serve `GET /metrics` (Prometheus / OpenMetrics text).
+    pub metrics: bool,
     /// Authorization; none by default (loopback use).
     pub auth: Option<AuthSection>,
 }

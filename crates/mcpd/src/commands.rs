@@ -41,7 +41,7 @@ pub(crate) fn check(source: &Source) -> anyhow::Result<()> {
         Some(p) => p.strip_prefix(&cwd).unwrap_or(p).display().to_string(),
         None => "the embedded default configuration".to_owned(),
     };
-    let server = project.serve(ServerOptions::default())?;
+    let server = project.serve(ServerOptions::default(), |b| b)?;
     print(&format!(
         "{origin}: ok — {} tools, {} prompts, {} resources, {} resource templates\n",
         server.tools().len(),
@@ -54,7 +54,7 @@ pub(crate) fn check(source: &Source) -> anyhow::Result<()> {
 /// `mcpd list`: what would be served, as text or JSON.
 pub(crate) fn list(source: &Source, as_json: bool) -> anyhow::Result<()> {
     let mut project = load(source)?;
-    let server = project.serve(ServerOptions::default())?;
+    let server = project.serve(ServerOptions::default(), |b| b)?;
     print_listing(&server, as_json)
 }
 
@@ -132,7 +132,7 @@ pub(crate) fn call(source: &Source, tool: &str, args: &str) -> anyhow::Result<()
         "--args must be a JSON object, like '{{\"path\": \"README.md\"}}'"
     );
     let mut project = load(source)?;
-    let server = project.serve(ServerOptions::default())?;
+    let server = project.serve(ServerOptions::default(), |b| b)?;
     if server.tool_definition(tool).is_none() {
         let names: Vec<String> = server.tools().into_iter().map(|t| t.name).collect();
         anyhow::bail!("no tool named {tool:?}; the tools are: {}", names.join(", "));

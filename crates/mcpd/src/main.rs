@@ -118,6 +118,10 @@ enum Command {
         /// Items per page of every list.
         #[arg(long, default_value_t = 100)]
         page_size: usize,
+        /// Serve GET /metrics over HTTP: Prometheus request counts, errors and
+        /// latencies per method and per tool (also `[http] metrics = true`).
+        #[arg(long)]
+        metrics: bool,
         #[command(flatten)]
         project: ProjectArgs,
     },
@@ -188,17 +192,20 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             fixtures,
             max_message_size,
             page_size,
+            metrics,
             project,
         } => {
             let mut options = ServerOptions::default();
             options.page_size = page_size;
             let mut http_options = mcp_http::HttpOptions::default();
+            // Metrics are counted by a server layer and read at /metrics.
+            let mut metrics = metrics.then(mcp_metrics::Metrics::new);
             let (server, live) = match fixtures {
                 Some(fixtures) => {
                     if let Some(max) = max_message_size {
                         options.max_message_size = max;
                     }
-                    (build_fixtures(options, fixtures)?, None)
+                    (build_fixtures(options, fixtures, metrics.as_ref())?, None)
                 }
                 None => {
                     let source = project.source()?;
@@ -210,10 +217,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     loaded.config = config;
                     http_options.allowed_hosts.extend(loaded.config.http.allowed_hosts.iter().cloned());
                     http_options.auth = loaded.auth.clone();
-                    let server = loaded.serve(options)?;
+                    if metrics.is_none() && loaded.config.http.metrics {
+                        metrics = Some(mcp_metrics::Metrics::new());
+                    }
+                    let server = loaded.serve(options, |b| with_metrics(b, metrics.as_ref()))?;
                     (server, Some((loaded, source)))
                 }
             };
+            http_options.metrics = metrics.map(metrics_text);
             http_options.max_body = server.options().max_message_size;
             // stdio runs on one thread: a message is read, dispatched and
             // answered without hopping between cores. HTTP uses every core.
@@ -240,7 +251,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Check { project } => commands::check(&project.source()?),
         Command::List { json, fixtures: Some(fixtures), .. } => {
-            commands::print_listing(&build_fixtures(ServerOptions::default(), fixtures)?, json)
+            commands::print_listing(&build_fixtures(ServerOptions::default(), fixtures, None)?, json)
         }
         Command::List { json, fixtures: None, project } => commands::list(&project.source()?, json),
         Command::Call { tool, args, project } => commands::call(&project.source()?, &tool, &args),
@@ -313,16 +324,39 @@ async fn shutdown_signal() {
     tokio::select! { _ = ctrl_c => {}, _ = term => {} }
 }
 
+/// `builder` with the metrics layer, when metrics are on.
+fn with_metrics(
+    builder: mcp_server::ServerBuilder,
+    metrics: Option<&std::sync::Arc<mcp_metrics::Metrics>>,
+) -> mcp_server::ServerBuilder {
+    match metrics {
+        Some(metrics) => builder.layer(metrics.layer()),
+        None => builder,
+    }
+}
+
+fn metrics_text(metrics: std::sync::Arc<mcp_metrics::Metrics>) -> mcp_http::MetricsText {
+    mcp_http::MetricsText(std::sync::Arc::new(move || metrics.render()))
+}
+
 /// A server over built-in fixtures.
-fn build_fixtures(options: ServerOptions, fixtures: Fixtures) -> anyhow::Result<Server> {
+fn build_fixtures(
+    options: ServerOptions,
+    fixtures: Fixtures,
+    metrics: Option<&std::sync::Arc<mcp_metrics::Metrics>>,
+) -> anyhow::Result<Server> {
     match fixtures {
         Fixtures::Conformance => {
             let builder = Server::builder("mcpd-conformance", env!("CARGO_PKG_VERSION")).options(options);
-            return fixtures::conformance(builder).build().context("building the conformance server");
+            return with_metrics(fixtures::conformance(builder), metrics)
+                .build()
+                .context("building the conformance server");
         }
         Fixtures::Bench => {
             let builder = Server::builder("mcpd-bench", env!("CARGO_PKG_VERSION")).options(options);
-            return fixtures::bench(builder).build().context("building the bench server");
+            return with_metrics(fixtures::bench(builder), metrics)
+                .build()
+                .context("building the bench server");
         }
         Fixtures::Demo => {}
     }
@@ -348,5 +382,5 @@ fn build_fixtures(options: ServerOptions, fixtures: Fixtures) -> anyhow::Result<
     }
     builder = builder.resource_template(default_resources::tool_template(definitions));
     builder = builder.prompt(default_resources::code_review());
-    builder.build().context("building the server")
+    with_metrics(builder, metrics).build().context("building the server")
 }

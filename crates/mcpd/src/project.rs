@@ -122,8 +122,14 @@ impl Project {
 
     /// A server serving this project. The registrations move into the
     /// server; `self` keeps the configuration and the file index.
-    pub fn serve(&mut self, options: ServerOptions) -> anyhow::Result<Server> {
-        let mut builder = self.builder(options);
+    /// Builds the server; `wrap` adds what the command line asks for
+    /// (e.g. the metrics layer).
+    pub fn serve(
+        &mut self,
+        options: ServerOptions,
+        wrap: impl FnOnce(mcp_server::ServerBuilder) -> mcp_server::ServerBuilder,
+    ) -> anyhow::Result<Server> {
+        let mut builder = wrap(self.builder(options));
         for tool in std::mem::take(&mut self.tools) {
             builder = builder.tool(tool);
         }

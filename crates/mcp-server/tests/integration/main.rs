@@ -18,6 +18,8 @@ mod lifecycle;
 mod limits;
 /// 2026-07-28 subscriptions/listen streams.
 mod listen;
+/// `mcp.request` tracing spans.
+mod observability;
 /// Logging and server-to-client requests.
 mod peer;
 /// prompts/list, prompts/get, completion/complete.
