@@ -174,6 +174,13 @@ impl Prompt {
         }
     }
 
+    /// A prompt with this wire definition (name, title, arguments, …) and no
+    /// handler yet: for prompts described elsewhere, e.g. by a proxied
+    /// server.
+    pub fn from_definition(def: mcp_types::Prompt) -> Self {
+        Self { def, ..Self::new("") }
+    }
+
     /// The prompt's name.
     pub fn name(&self) -> &str {
         &self.def.name

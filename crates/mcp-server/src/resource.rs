@@ -154,6 +154,12 @@ impl Resource {
         Self { def: mcp_types::resources::Resource::new(uri, name), handler: None, scopes: Vec::new() }
     }
 
+    /// A resource with this wire definition (size, MIME type, annotations,
+    /// …) and no contents yet.
+    pub fn from_definition(def: mcp_types::resources::Resource) -> Self {
+        Self { def, handler: None, scopes: Vec::new() }
+    }
+
     common_setters!();
 
     /// The URI.
@@ -236,6 +242,15 @@ impl ResourceTemplate {
             completers: HashMap::new(),
             scopes: Vec::new(),
         })
+    }
+
+    /// A template with this wire definition; fails if its `uriTemplate` is
+    /// not a valid RFC 6570 template.
+    pub fn from_definition(
+        def: mcp_types::resources::ResourceTemplate,
+    ) -> Result<Self, mcp_uri_template::Error> {
+        let template = UriTemplate::parse(&def.uri_template)?;
+        Ok(Self { def, template, handler: None, completers: HashMap::new(), scopes: Vec::new() })
     }
 
     common_setters!();

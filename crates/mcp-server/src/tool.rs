@@ -301,6 +301,14 @@ impl Tool {
         }
     }
 
+    /// A tool with this wire definition (schemas, annotations, …) and no
+    /// handler yet: for tools described elsewhere, e.g. by a proxied
+    /// server. Its schemas are kept even if a typed handler is set later.
+    pub fn from_definition(def: mcp_types::Tool) -> Self {
+        let explicit_output = def.output_schema.is_some();
+        Self { def, explicit_input: true, explicit_output, ..Self::new("") }
+    }
+
     /// The tool's name.
     pub fn name(&self) -> &str {
         &self.def.name

@@ -16,6 +16,7 @@ mod fixtures;
 mod live;
 mod network;
 mod project;
+mod proxy;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -142,6 +143,30 @@ enum Command {
         #[command(flatten)]
         project: ProjectArgs,
     },
+    /// Front another MCP server: serve its tools, prompts and resources over
+    /// stdio or HTTP, at every protocol revision, with mcpd's limits and
+    /// metrics. `mcpd proxy -- COMMAND ARGS…` starts a stdio server;
+    /// `mcpd proxy --url URL` speaks to a Streamable HTTP one.
+    Proxy {
+        /// The upstream's Streamable HTTP endpoint (instead of a command).
+        #[arg(long)]
+        url: Option<String>,
+        /// Prefix for re-exported tool and prompt names (`PREFIX_name`).
+        #[arg(long)]
+        prefix: Option<String>,
+        /// Serve Streamable HTTP on this address instead of stdio.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<SocketAddr>,
+        /// Extra host names accepted in Host/Origin headers.
+        #[arg(long = "allow-host", value_name = "HOST")]
+        allow_hosts: Vec<String>,
+        /// Serve GET /metrics over HTTP.
+        #[arg(long)]
+        metrics: bool,
+        /// The upstream command and its arguments (after `--`).
+        #[arg(last = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
     /// Run one tool locally and print its result as JSON (exit status 1 if
     /// the result is an error).
     Call {
@@ -255,6 +280,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::List { json, fixtures: None, project } => commands::list(&project.source()?, json),
         Command::Call { tool, args, project } => commands::call(&project.source()?, &tool, &args),
+        Command::Proxy { url, prefix, http, allow_hosts, metrics, command } => {
+            proxy::run(proxy::ProxyArgs { url, command, prefix, http, allow_hosts, metrics })
+        }
     }
 }
 
@@ -268,7 +296,7 @@ pub(crate) fn report(problems: Vec<mcpd_config::Problem>) -> anyhow::Error {
     anyhow::anyhow!("{} problem{s} in the configuration (`mcpd check` lists them)", problems.len())
 }
 
-async fn serve_http(
+pub(crate) async fn serve_http(
     server: Server,
     addr: SocketAddr,
     mut http_options: mcp_http::HttpOptions,
@@ -325,7 +353,7 @@ async fn shutdown_signal() {
 }
 
 /// `builder` with the metrics layer, when metrics are on.
-fn with_metrics(
+pub(crate) fn with_metrics(
     builder: mcp_server::ServerBuilder,
     metrics: Option<&std::sync::Arc<mcp_metrics::Metrics>>,
 ) -> mcp_server::ServerBuilder {
@@ -335,7 +363,7 @@ fn with_metrics(
     }
 }
 
-fn metrics_text(metrics: std::sync::Arc<mcp_metrics::Metrics>) -> mcp_http::MetricsText {
+pub(crate) fn metrics_text(metrics: std::sync::Arc<mcp_metrics::Metrics>) -> mcp_http::MetricsText {
     mcp_http::MetricsText(std::sync::Arc::new(move || metrics.render()))
 }
 

@@ -1,0 +1,70 @@
+//! `mcpd proxy`: fronts another MCP server (a command over stdio, or a
+//! Streamable HTTP URL) and serves what it offers over stdio or HTTP, with
+//! everything mcpd adds: every protocol revision (an old client can use a
+//! new upstream and the reverse), the HTTP transport for a stdio-only
+//! server, rate limits, authorization from `--config`, metrics.
+
+use std::net::SocketAddr;
+
+use anyhow::Context as _;
+use mcp_proxy::{Proxy, Upstream};
+use mcp_server::{Server, ServerOptions};
+
+/// What `mcpd proxy` was asked to do.
+#[derive(Debug)]
+pub(crate) struct ProxyArgs {
+    pub url: Option<String>,
+    pub command: Vec<String>,
+    pub prefix: Option<String>,
+    pub http: Option<SocketAddr>,
+    pub allow_hosts: Vec<String>,
+    pub metrics: bool,
+}
+
+pub(crate) fn run(args: ProxyArgs) -> anyhow::Result<()> {
+    let runtime = match args.http {
+        None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+        Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
+    }
+    .context("starting the async runtime")?;
+    let result = runtime.block_on(serve(args));
+    runtime.shutdown_background();
+    result
+}
+
+async fn serve(args: ProxyArgs) -> anyhow::Result<()> {
+    let upstream = match (&args.url, args.command.split_first()) {
+        (Some(url), None) => Upstream::http(url)?,
+        (None, Some((program, rest))) => Upstream::spawn(program, rest)?,
+        (Some(_), Some(_)) => {
+            anyhow::bail!("give the upstream either as --url or as a command after --, not both")
+        }
+        (None, None) => anyhow::bail!(
+            "name the upstream server: `mcpd proxy -- COMMAND ARGS…` (stdio) or `mcpd proxy --url URL` (HTTP)"
+        ),
+    };
+    let proxy =
+        Proxy::connect(upstream, args.prefix.clone()).await.context("connecting to the upstream server")?;
+    let info = proxy.upstream_info().clone();
+    tracing::info!(upstream = %info.name, version = %info.version, "proxying");
+    let mut builder =
+        Server::builder(info.name.clone(), info.version.clone()).options(ServerOptions::default());
+    if let Some(title) = &info.title {
+        builder = builder.title(title.clone());
+    }
+    if let Some(instructions) = proxy.instructions() {
+        builder = builder.instructions(instructions.to_owned());
+    }
+    let metrics = args.metrics.then(mcp_metrics::Metrics::new);
+    builder = crate::with_metrics(builder, metrics.as_ref());
+    let server = proxy.register(builder).await.context("listing what the upstream server offers")?.build()?;
+    proxy.follow(server.clone());
+    match args.http {
+        None => server.serve_stdio().await.context("serving stdio"),
+        Some(addr) => {
+            let mut options = mcp_http::HttpOptions::default();
+            options.metrics = metrics.map(crate::metrics_text);
+            crate::serve_http(server, addr, options, args.allow_hosts, crate::SseMode::Auto, false).await
+        }
+    }
+}
