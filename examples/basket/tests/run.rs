@@ -94,7 +94,8 @@ fn call(c: &mut Client, name: &str, arguments: Value) -> Value {
 fn lists_the_four_tools() {
     let mut c = Client::start(&[]);
     let tools = c.result("tools/list", json!({}));
-    let mut names: Vec<&str> = tools["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let mut names: Vec<&str> =
+        tools["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     names.sort_unstable();
     assert_eq!(names, ["basket_add", "basket_checkout", "basket_create", "basket_view"]);
     for tool in tools["tools"].as_array().unwrap() {

@@ -105,7 +105,8 @@ fn lists_the_files_of_the_folder_given() {
     // Started elsewhere, with the folder as its argument.
     let mut c = Client::start(&std::env::temp_dir(), &[dir.path().to_str().unwrap()]);
     let list = c.result("resources/list", json!({}));
-    let uris: Vec<&str> = list["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    let uris: Vec<&str> =
+        list["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
     assert_eq!(uris, ["file:///hello.txt", "file:///notes/to%20do.md", "file:///pixel.bin"]);
     let hello = &list["resources"][0];
     assert_eq!(hello["name"], "hello.txt");
@@ -138,7 +139,10 @@ fn reads_text_and_binary_files() {
     let r = c.result("resources/read", json!({"uri": "file:///pixel.bin"}));
     assert_eq!(r["contents"][0]["blob"], "AJ+Slg==");
     // Not listed, but inside the folder: readable, including files made after start.
-    assert_eq!(c.result("resources/read", json!({"uri": "file:///.secret"}))["contents"][0]["text"], "hidden");
+    assert_eq!(
+        c.result("resources/read", json!({"uri": "file:///.secret"}))["contents"][0]["text"],
+        "hidden"
+    );
     std::fs::write(dir.path().join("later.txt"), "new").unwrap();
     assert_eq!(c.result("resources/read", json!({"uri": "file:///later.txt"}))["contents"][0]["text"], "new");
 }

@@ -13,10 +13,13 @@
 //! cargo run -p example-prompts
 //! ```
 
-use mcp_server::{CompletionRequest, HandlerError, RequestContext, Server, complete_from, completer_fn, prompt};
+use mcp_server::{
+    CompletionRequest, HandlerError, RequestContext, Server, complete_from, completer_fn, prompt,
+};
 
 /// Programming languages `review` knows.
-const LANGUAGES: &[&str] = &["C", "C++", "Go", "Haskell", "Java", "JavaScript", "Python", "Rust", "TypeScript"];
+const LANGUAGES: &[&str] =
+    &["C", "C++", "Go", "Haskell", "Java", "JavaScript", "Python", "Rust", "TypeScript"];
 
 /// Human languages `translate` knows.
 const TONGUES: &[&str] = &["English", "French", "German", "Portuguese", "Spanish"];
@@ -45,7 +48,10 @@ async fn translate(
 }
 
 /// The tongues starting with what was typed, except the one chosen as `from`.
-async fn target_tongues(request: CompletionRequest, _ctx: RequestContext) -> Result<Vec<String>, HandlerError> {
+async fn target_tongues(
+    request: CompletionRequest,
+    _ctx: RequestContext,
+) -> Result<Vec<String>, HandlerError> {
     let typed = request.value.to_lowercase();
     let from = request.context.get("from");
     Ok(TONGUES

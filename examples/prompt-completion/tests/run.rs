@@ -115,7 +115,10 @@ fn lists_the_prompts_with_their_arguments() {
 #[test]
 fn renders_a_prompt() {
     let mut c = Client::start(&[]);
-    let r = c.result("prompts/get", json!({"name": "review", "arguments": {"code": "fn main() {}", "language": "Rust"}}));
+    let r = c.result(
+        "prompts/get",
+        json!({"name": "review", "arguments": {"code": "fn main() {}", "language": "Rust"}}),
+    );
     assert_eq!(
         r["messages"],
         json!([{"role": "user", "content": {"type": "text", "text": "Review Rust code for bugs and unclear names:\n\nfn main() {}"}}])
@@ -123,7 +126,10 @@ fn renders_a_prompt() {
     // The optional argument may be left out.
     let r = c.result("prompts/get", json!({"name": "review", "arguments": {"code": "x"}}));
     assert!(r["messages"][0]["content"]["text"].as_str().unwrap().starts_with("Review this code"), "{r}");
-    let r = c.result("prompts/get", json!({"name": "translate", "arguments": {"text": "Olá", "from": "Portuguese", "to": "English"}}));
+    let r = c.result(
+        "prompts/get",
+        json!({"name": "translate", "arguments": {"text": "Olá", "from": "Portuguese", "to": "English"}}),
+    );
     assert_eq!(r["messages"][0]["content"]["text"], "Translate from Portuguese to English:\n\nOlá");
 }
 
@@ -159,7 +165,10 @@ fn bad_requests_get_the_spec_errors() {
     assert_eq!(r["error"]["code"], -32602, "{r}");
     assert!(r["error"]["message"].as_str().unwrap().contains("code"), "{r}");
     // Refused by the prompt itself.
-    let r = c.request("prompts/get", json!({"name": "translate", "arguments": {"text": "a", "from": "French", "to": "French"}}));
+    let r = c.request(
+        "prompts/get",
+        json!({"name": "translate", "arguments": {"text": "a", "from": "French", "to": "French"}}),
+    );
     assert_eq!(r["error"]["code"], -32602, "{r}");
     assert!(r["error"]["message"].as_str().unwrap().contains("must differ"), "{r}");
     // Unknown prompt, for prompts/get and for completion.

@@ -113,7 +113,8 @@ fn a_call_returns_structured_content() {
     let text: Value = serde_json::from_str(r["content"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(&text, data);
     // Deterministic: asking again gives the same forecast.
-    let again = c.result("tools/call", json!({"name": "forecast", "arguments": {"city": "Lisbon", "days": 3}}));
+    let again =
+        c.result("tools/call", json!({"name": "forecast", "arguments": {"city": "Lisbon", "days": 3}}));
     assert_eq!(again["structuredContent"], *data);
 }
 
