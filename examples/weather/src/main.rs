@@ -7,12 +7,15 @@
 //! - `weather://{city}/current` is a resource template read as plain text.
 //!
 //! The data is made up (a hash of the city name), so the server needs no
-//! network and always answers the same. Run it over stdio with:
+//! network and always answers the same. Run it over stdio, or over
+//! Streamable HTTP at `http://ADDR/mcp` (with `mcp-http`):
 //!
 //! ```text
 //! cargo run -p example-weather
+//! cargo run -p example-weather -- --http 127.0.0.1:8080
 //! ```
 
+use mcp_http::HttpOptions;
 use mcp_server::{HandlerError, Json, Server, ToolError, resource, tool};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -75,11 +78,22 @@ fn fake_day(city: &str, offset: u8) -> Day {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), mcp_server::Error> {
-    Server::builder("weather", "1.0.0")
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let server = Server::builder("weather", "1.0.0")
         .tool(forecast_tool())
         .resource_template(current_resource())
-        .build()?
-        .serve_stdio()
-        .await
+        .build()?;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [] => server.serve_stdio().await?,
+        [flag, addr] if flag == "--http" => {
+            let shutdown = async {
+                let _ = tokio::signal::ctrl_c().await;
+            };
+            eprintln!("weather: serving http://{addr}/mcp");
+            mcp_http::serve(server, addr.parse()?, HttpOptions::default(), shutdown).await?;
+        }
+        _ => return Err("usage: example-weather [--http ADDR]".into()),
+    }
+    Ok(())
 }

@@ -147,3 +147,74 @@ fn reads_the_current_weather_resource() {
     assert_eq!(contents["mimeType"], "text/plain");
     assert!(contents["text"].as_str().unwrap().starts_with("Oslo: "), "{r}");
 }
+
+/// One HTTP/1.1 POST to `/mcp` (`Connection: close`); the response's head and body.
+fn post(port: u16, session: Option<&str>, body: &Value) -> (String, String) {
+    use std::io::Read;
+    let deadline = Instant::now() + WAIT;
+    // The server may still be binding its port.
+    let mut stream = loop {
+        match std::net::TcpStream::connect(("127.0.0.1", port)) {
+            Ok(stream) => break stream,
+            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+            Err(e) => panic!("the HTTP server does not accept connections: {e}"),
+        }
+    };
+    stream.set_read_timeout(Some(WAIT)).unwrap();
+    let body = body.to_string();
+    let session = session.map(|s| format!("Mcp-Session-Id: {s}\r\nMCP-Protocol-Version: 2025-06-18\r\n"));
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\n{}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        session.unwrap_or_default(),
+        body.len()
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("a complete response in time");
+    let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP response");
+    assert!(!head.to_lowercase().contains("transfer-encoding: chunked"), "{head}");
+    (head.to_owned(), body.to_owned())
+}
+
+#[test]
+fn serves_streamable_http_with_the_flag() {
+    // A port that was free a moment ago.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let _server = KillOnDrop(
+        Command::new(env!("CARGO_BIN_EXE_example-weather"))
+            .args(["--http", &format!("127.0.0.1:{port}")])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}});
+    let (head, body) = post(port, None, &init);
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let session = head
+        .lines()
+        .find_map(|l| l.split_once(':').filter(|(name, _)| name.eq_ignore_ascii_case("mcp-session-id")))
+        .map(|(_, value)| value.trim().to_owned())
+        .expect("a session id");
+    let init: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(init["result"]["serverInfo"]["name"], "weather", "{init}");
+    let (head, _) =
+        post(port, Some(&session), &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    assert!(head.starts_with("HTTP/1.1 202"), "{head}");
+    let (_, body) = post(port, Some(&session), &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let list: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(list["result"]["tools"][0]["outputSchema"]["type"], "object", "{list}");
+}
+
+/// Kills the child when the test ends, passed or not.
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
