@@ -17,6 +17,7 @@ mod live;
 mod network;
 mod project;
 mod proxy;
+mod telemetry;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -183,14 +184,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // Logs go to stderr only: stdout carries nothing but MCP messages.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("MCPD_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    let _telemetry = telemetry::init();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -238,3 +238,38 @@ async fn server_layers_see_every_method_and_can_refuse_or_time_out() {
         "ping and initialize bypass layers"
     );
 }
+
+#[tokio::test]
+async fn a_concurrency_limit_layer_queues_calls_beyond_its_limit() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let running = Arc::new(AtomicUsize::new(0));
+    let most = Arc::new(AtomicUsize::new(0));
+    let (r, m) = (Arc::clone(&running), Arc::clone(&most));
+    let tool = Tool::new("one_at_a_time")
+        .handler(move |_: NoArgs, _: RequestContext| {
+            let (running, most) = (Arc::clone(&r), Arc::clone(&m));
+            async move {
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(now, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                running.fetch_sub(1, Ordering::SeqCst);
+                Ok("done")
+            }
+        })
+        .layer(tower::limit::ConcurrencyLimitLayer::new(1));
+    let server = Server::builder("limited", "1").tool(tool).build().unwrap();
+    let mut client = connect(&server).await;
+    let ids: Vec<Value> = (0..4).map(|_| json!(client.next_id())).collect();
+    for id in &ids {
+        client
+            .send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "one_at_a_time", "arguments": {}}}))
+            .await
+            .unwrap();
+    }
+    for id in &ids {
+        let answer = client.response_to(id).await.unwrap();
+        assert_eq!(answer["result"]["content"][0]["text"], "done", "{answer}");
+    }
+    assert_eq!(most.load(Ordering::SeqCst), 1, "never more than one call inside the layer");
+}
