@@ -10,7 +10,10 @@ use std::time::Duration;
 
 /// Accepts connections on 127.0.0.1 and records each request's first line
 /// and body, answering `200` with an empty body.
-fn collector() -> (String, Arc<Mutex<Vec<(String, Vec<u8>)>>>) {
+/// Requests a collector received: request line and body.
+type Received = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
+
+fn collector() -> (String, Received) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
