@@ -60,6 +60,80 @@
 //! assert_eq!(server.tools()[0].description.as_deref(), Some("Greets someone by name."));
 //! # }
 //! ```
+//!
+//! Every primitive, served and used through the in-memory client of
+//! `mcp-testkit` (how this crate's own tests drive a server):
+//!
+//! ```
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//! use mcp_server::types::{PromptMessage, ResourceContents};
+//! use mcp_server::{
+//!     HandleStore, NoArgs, Prompt, RequestContext, Resource, ResourceTemplate, Server, Tool, ToolError,
+//!     complete_from,
+//! };
+//! use serde::Deserialize;
+//!
+//! #[derive(Deserialize, schemars::JsonSchema)]
+//! struct Add { counter: String, by: i64 }
+//! #[derive(Deserialize, schemars::JsonSchema)]
+//! struct Review { language: String }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! // A stateful tool pair: state lives behind an opaque, expiring handle.
+//! let counters = Arc::new(HandleStore::<i64>::new("counter", Duration::from_secs(600)));
+//! let store = Arc::clone(&counters);
+//! let create = Tool::new("counter_create").handler(move |_: NoArgs, ctx: RequestContext| {
+//!     let store = Arc::clone(&store);
+//!     async move { Ok(store.create(&ctx, 0)) }
+//! });
+//! let add = Tool::new("counter_add").handler(move |args: Add, ctx: RequestContext| {
+//!     let store = Arc::clone(&counters);
+//!     async move {
+//!         let counter = store.get(&ctx, &args.counter)?;
+//!         let mut value = counter.lock().await;
+//!         *value += args.by;
+//!         Ok::<_, ToolError>(value.to_string())
+//!     }
+//! });
+//! // A fixed resource and a template whose variables reach the handler.
+//! let readme = Resource::new("docs://readme", "readme").mime_type("text/plain").text("Read me.");
+//! let chapter = ResourceTemplate::new("docs://chapter/{n}", "chapter").unwrap().handler(|read, _ctx| async move {
+//!     let text = format!("Chapter {}", read.var("n").unwrap_or("?"));
+//!     Ok(ResourceContents::text(read.uri, None, text))
+//! });
+//! // A prompt with a completed argument.
+//! let review = Prompt::new("review")
+//!     .handler(|args: Review, _ctx: RequestContext| async move {
+//!         Ok(PromptMessage::user(format!("Review this {} code.", args.language)))
+//!     })
+//!     .unwrap()
+//!     .complete("language", complete_from(["rust", "ruby", "python"]));
+//!
+//! let server = Server::builder("tour", "1")
+//!     .tool(create).tool(add).resource(readme).resource_template(chapter).prompt(review)
+//!     .build()
+//!     .unwrap();
+//! let mut client = mcp_testkit::TestClient::connect_legacy(&server, "2025-11-25").await;
+//!
+//! let created = client.call_tool("counter_create", serde_json::json!({})).await.unwrap();
+//! let handle = created["content"][0]["text"].as_str().unwrap().to_owned();
+//! let added = client.call_tool("counter_add", serde_json::json!({"counter": handle, "by": 2})).await.unwrap();
+//! assert_eq!(added["content"][0]["text"], "2");
+//! let forged = client.call_tool("counter_add", serde_json::json!({"counter": "forged", "by": 1})).await.unwrap();
+//! assert_eq!(forged["isError"], true, "a forged handle is a tool error the model can read");
+//!
+//! let read = client.read_resource("docs://chapter/7").await.unwrap();
+//! assert_eq!(read["contents"][0]["text"], "Chapter 7");
+//! let prompt = client.get_prompt("review", serde_json::json!({"language": "rust"})).await.unwrap();
+//! assert_eq!(prompt["messages"][0]["content"]["text"], "Review this rust code.");
+//! let completion = client
+//!     .complete(serde_json::json!({"type": "ref/prompt", "name": "review"}), "language", "r")
+//!     .await
+//!     .unwrap();
+//! assert_eq!(completion["completion"]["values"], serde_json::json!(["rust", "ruby"]));
+//! # });
+//! ```
 
 mod catalog;
 mod completion;
