@@ -163,6 +163,8 @@ mod server_bulk;
 mod session;
 mod setters;
 mod shape;
+mod shared_handles;
+pub mod state;
 mod tool;
 mod tools_methods;
 pub mod transport;

@@ -138,9 +138,20 @@ pub struct ServerBuilder {
     resources_enabled: bool,
     logging_enabled: bool,
     layers: Vec<crate::middleware::PendingServerLayer>,
+    state: Option<Arc<dyn crate::state::StateStore>>,
 }
 
 impl ServerBuilder {
+    /// Shares this server's change notifications with every other instance
+    /// using `store` (e.g. `mcp-state-redis` for several processes behind
+    /// one address): `resources/updated` and `list_changed` published on
+    /// any instance reach the clients of all, in order per instance. The
+    /// channel is named after the server (`events:{name}`).
+    pub fn state(mut self, store: Arc<dyn crate::state::StateStore>) -> Self {
+        self.state = Some(store);
+        self
+    }
+
     /// Mounts everything `other` registered into this server: its tools
     /// and prompts renamed `{prefix}_{name}`, its resources, templates and
     /// resource sources as they are (URIs carry their own namespace; a URI
@@ -297,7 +308,14 @@ impl ServerBuilder {
     /// Builds the server. Fails on a bad or duplicate name or URI, an item
     /// without a handler, or a schema that does not compile.
     pub fn build(self) -> Result<Server> {
-        let events = EventBus::new(self.options.event_capacity);
+        let events = match &self.state {
+            Some(store) => EventBus::shared(
+                self.options.event_capacity,
+                Arc::clone(store),
+                format!("events:{}", self.info.name),
+            ),
+            None => EventBus::new(self.options.event_capacity),
+        };
         let key = match self.options.cursor_key {
             Some(key) => key,
             None => {
@@ -377,6 +395,7 @@ impl Server {
             resources_enabled: false,
             logging_enabled: false,
             layers: Vec::new(),
+            state: None,
         }
     }
 
