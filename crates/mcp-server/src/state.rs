@@ -32,6 +32,9 @@ use tokio::time::Instant;
 #[error("state store unavailable: {0}")]
 pub struct StateError(pub String);
 
+/// Log entries: sequence number and value, oldest first.
+pub type LogEntries = Vec<(u64, Vec<u8>)>;
+
 /// The storage operations shared server state needs. All are atomic per
 /// key; `ttl` is always given, so every entry expires unless renewed.
 pub trait StateStore: Send + Sync + fmt::Debug + 'static {
@@ -67,11 +70,7 @@ pub trait StateStore: Send + Sync + fmt::Debug + 'static {
     ) -> BoxFuture<'a, Result<u64, StateError>>;
     /// The log entries at `key` with a sequence number above `after`, oldest
     /// first (entries trimmed away are gone).
-    fn read_after<'a>(
-        &'a self,
-        key: &'a str,
-        after: u64,
-    ) -> BoxFuture<'a, Result<Vec<(u64, Vec<u8>)>, StateError>>;
+    fn read_after<'a>(&'a self, key: &'a str, after: u64) -> BoxFuture<'a, Result<LogEntries, StateError>>;
     /// Sends `message` to every subscriber of `channel`, on every instance.
     fn publish<'a>(&'a self, channel: &'a str, message: Vec<u8>) -> BoxFuture<'a, Result<(), StateError>>;
     /// The messages published on `channel` from now on, in publication
@@ -203,11 +202,7 @@ impl StateStore for MemoryStore {
         })))
     }
 
-    fn read_after<'a>(
-        &'a self,
-        key: &'a str,
-        after: u64,
-    ) -> BoxFuture<'a, Result<Vec<(u64, Vec<u8>)>, StateError>> {
+    fn read_after<'a>(&'a self, key: &'a str, after: u64) -> BoxFuture<'a, Result<LogEntries, StateError>> {
         ready(Ok(self.with(|m, now| match m.logs.get(key) {
             Some(log) if log.expires.is_none_or(|e| e > now) => {
                 log.entries.iter().filter(|(seq, _)| *seq > after).cloned().collect()
