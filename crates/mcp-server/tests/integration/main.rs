@@ -32,5 +32,7 @@ mod resources;
 mod scopes;
 /// Resources computed on demand.
 mod sources;
+/// Shared state across instances: the event bus, handles, cursor keys.
+mod state;
 /// tools/list, tools/call, validation, structured output, shaping, registration.
 mod tools;

@@ -1,0 +1,177 @@
+//! Shared state in one process: two servers sharing a `MemoryStore` are two
+//! instances; what one publishes or stores, the other's clients see.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_server::state::{MemoryStore, SharedHandleStore, StateStore, shared_secret};
+use mcp_server::{ListKind, Principal, RequestContext, RequestId, Resource, Server, Tool, ToolError};
+use mcp_testkit::TestClient;
+use serde::Deserialize;
+use serde_json::json;
+
+fn instance(store: &Arc<MemoryStore>) -> Server {
+    Server::builder("shared", "1")
+        .resource(Resource::new("test://a", "a").text("a"))
+        .state(Arc::clone(store) as Arc<dyn StateStore>)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn updates_published_on_one_instance_reach_subscribers_of_another_in_order() {
+    let store = MemoryStore::new();
+    let (a, b) = (instance(&store), instance(&store));
+    let mut client = TestClient::connect_legacy(&b, "2025-11-25").await;
+    client.request("resources/subscribe", json!({"uri": "test://a"})).await.unwrap();
+    // The bridge subscribes when the instance first serves; let it settle.
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    for i in 0..50 {
+        a.notify_resource_updated(format!("test://a?{i}"));
+    }
+    a.notify_resource_updated("test://a");
+    let note = client.next_notification("notifications/resources/updated").await.unwrap();
+    assert_eq!(note["params"]["uri"], "test://a", "only the subscribed URI is delivered");
+    a.notify_list_changed(ListKind::Resources);
+    client.next_notification("notifications/resources/list_changed").await.unwrap();
+    // An instance never receives its own events twice.
+    b.notify_resource_updated("test://a");
+    client.next_notification("notifications/resources/updated").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let again: Vec<_> = client
+        .notifications()
+        .into_iter()
+        .filter(|n| n["method"] == "notifications/resources/updated")
+        .collect();
+    assert!(again.is_empty(), "no echo of B's own event: {again:?}");
+}
+
+#[tokio::test]
+async fn events_cross_instances_in_publication_order() {
+    let store = MemoryStore::new();
+    let (a, b) = (instance(&store), instance(&store));
+    let mut client = TestClient::connect_modern(&b);
+    let id = json!(client.next_id());
+    let uris: Vec<String> = (0..40).map(|i| format!("test://ordered/{i}")).collect();
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+            "params": client.with_meta(json!({"notifications": {"resourceSubscriptions": uris}}))}))
+        .await
+        .unwrap();
+    // The acknowledgement comes first; then events flow.
+    let ack = client.recv().await.unwrap();
+    assert!(ack.get("method").is_some() || ack.get("result").is_some(), "{ack}");
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    for uri in &uris {
+        a.notify_resource_updated(uri.clone());
+    }
+    let mut seen = Vec::new();
+    while seen.len() < uris.len() {
+        let note = client.next_notification("notifications/resources/updated").await.unwrap();
+        seen.push(note["params"]["uri"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(seen, uris, "in the order A published them");
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct Put {
+    basket: String,
+    item: String,
+}
+
+fn basket_tools(store: Arc<dyn StateStore>) -> Vec<Tool> {
+    let baskets = Arc::new(
+        SharedHandleStore::<Vec<String>>::new("basket", Duration::from_secs(60), store)
+            .recovery_hint("call create_basket"),
+    );
+    let (create, put) = (Arc::clone(&baskets), baskets);
+    vec![
+        Tool::new("create_basket").handler(move |_: mcp_server::NoArgs, ctx: RequestContext| {
+            let baskets = Arc::clone(&create);
+            async move { baskets.create(&ctx, Vec::new()).await }
+        }),
+        Tool::new("put").handler(move |args: Put, ctx: RequestContext| {
+            let baskets = Arc::clone(&put);
+            async move {
+                let count = baskets
+                    .update(&ctx, &args.basket, |items| {
+                        items.push(args.item);
+                        items.len()
+                    })
+                    .await?;
+                Ok::<_, ToolError>(format!("{count} items"))
+            }
+        }),
+    ]
+}
+
+#[tokio::test]
+async fn a_handle_made_on_one_instance_works_on_another() {
+    let store = MemoryStore::new();
+    let build = || {
+        let mut builder = Server::builder("shop", "1");
+        for tool in basket_tools(Arc::clone(&store) as Arc<dyn StateStore>) {
+            builder = builder.tool(tool);
+        }
+        builder.build().unwrap()
+    };
+    let (a, b) = (build(), build());
+    let mut on_a = TestClient::connect_legacy(&a, "2025-11-25").await;
+    let mut on_b = TestClient::connect_modern(&b);
+    let created = on_a.call_tool("create_basket", json!({})).await.unwrap();
+    let handle = created["content"][0]["text"].as_str().unwrap().to_owned();
+    let put = on_b.call_tool("put", json!({"basket": handle, "item": "apple"})).await.unwrap();
+    assert_eq!(put["content"][0]["text"], "1 items");
+    let put = on_a.call_tool("put", json!({"basket": handle, "item": "pear"})).await.unwrap();
+    assert_eq!(put["content"][0]["text"], "2 items", "B's change is visible on A");
+    let forged = on_b.call_tool("put", json!({"basket": "basket_forged", "item": "x"})).await.unwrap();
+    assert_eq!(forged["isError"], true);
+    assert!(forged["content"][0]["text"].as_str().unwrap().contains("call create_basket"), "{forged}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn shared_handles_expire_and_stay_with_their_owner() {
+    let store = MemoryStore::new();
+    let handles =
+        SharedHandleStore::<u32>::new("h", Duration::from_secs(10), store as Arc<dyn StateStore>).sliding();
+    let alice = RequestContext::detached_as(RequestId::Number(1), Some(Principal::new("alice")));
+    let bob = RequestContext::detached_as(RequestId::Number(2), Some(Principal::new("bob")));
+    let id = handles.create(&alice, 7).await.unwrap();
+    assert_eq!(handles.get(&alice, &id).await.unwrap(), 7);
+    let err = handles.get(&bob, &id).await.unwrap_err();
+    assert!(format!("{err:?}").contains("unknown"), "a foreign handle reads as unknown: {err:?}");
+    tokio::time::advance(Duration::from_secs(8)).await;
+    assert_eq!(handles.get(&alice, &id).await.unwrap(), 7, "sliding: this use renews it");
+    tokio::time::advance(Duration::from_secs(8)).await;
+    assert!(handles.get(&alice, &id).await.is_ok(), "16 s after creation, 8 s after the last use");
+    tokio::time::advance(Duration::from_secs(11)).await;
+    assert!(handles.get(&alice, &id).await.is_err(), "expired");
+    assert!(!handles.remove(&alice, &id).await.unwrap());
+}
+
+#[tokio::test]
+async fn instances_share_one_cursor_secret() {
+    let store = MemoryStore::new();
+    let first = shared_secret(store.as_ref(), "cursor").await.unwrap();
+    let second = shared_secret(store.as_ref(), "cursor").await.unwrap();
+    assert_eq!(first, second);
+    assert_ne!(first, shared_secret(store.as_ref(), "other").await.unwrap());
+    // A cursor minted by one instance pages on another that shares the key.
+    let build = || {
+        let mut options = mcp_server::ServerOptions::default();
+        options.page_size = 2;
+        options.cursor_key = Some(first);
+        let mut builder = Server::builder("paged", "1").options(options);
+        for i in 0..5 {
+            builder = builder.resource(Resource::new(format!("test://{i}"), format!("r{i}")).text("x"));
+        }
+        builder.build().unwrap()
+    };
+    let (a, b) = (build(), build());
+    let mut on_a = TestClient::connect_legacy(&a, "2025-11-25").await;
+    let mut on_b = TestClient::connect_legacy(&b, "2025-11-25").await;
+    let page = on_a.request("resources/list", json!({})).await.unwrap();
+    let cursor = page["nextCursor"].as_str().unwrap();
+    let next = on_b.request("resources/list", json!({"cursor": cursor})).await.unwrap();
+    assert_eq!(next["resources"][0]["uri"], "test://2");
+}
