@@ -5,7 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_server::{HandleStore, Json, NoArgs, RequestContext, Tool, ToolError};
+use mcp_server::state::{SharedHandleStore, StateStore};
+use mcp_server::{Json, NoArgs, RequestContext, Tool, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -72,7 +73,7 @@ struct BasketArgs {
     basket_id: String,
 }
 
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, JsonSchema)]
 struct Line {
     item: String,
     quantity: u32,
@@ -95,10 +96,11 @@ struct NewBasket {
 
 const BASKET_TTL: Duration = Duration::from_secs(30 * 60);
 
-/// Every default tool, in listing order.
-pub(crate) fn all() -> Vec<Tool> {
-    let baskets: Arc<HandleStore<Vec<Line>>> = Arc::new(
-        HandleStore::new("basket", BASKET_TTL)
+/// Every default tool, in listing order. Baskets live in `state` (memory,
+/// or Redis shared by several instances).
+pub(crate) fn all(state: Arc<dyn StateStore>) -> Vec<Tool> {
+    let baskets: Arc<SharedHandleStore<Vec<Line>>> = Arc::new(
+        SharedHandleStore::new("basket", BASKET_TTL, state)
             .sliding()
             .recovery_hint("call create_basket to start a new basket"),
     );
@@ -160,7 +162,7 @@ pub(crate) fn all() -> Vec<Tool> {
                 move |_: NoArgs, ctx: RequestContext| {
                     let baskets = Arc::clone(&baskets);
                     async move {
-                        let basket_id = baskets.create(&ctx, Vec::new());
+                        let basket_id = baskets.create(&ctx, Vec::new()).await?;
                         Ok(Json(NewBasket { basket_id, expires_in_seconds: baskets.ttl().as_secs() }))
                     }
                 }
@@ -173,12 +175,15 @@ pub(crate) fn all() -> Vec<Tool> {
                 move |args: AddItemArgs, ctx: RequestContext| {
                     let baskets = Arc::clone(&baskets);
                     async move {
-                        let basket = baskets.get(&ctx, &args.basket_id)?;
-                        let mut lines = basket.lock().await;
-                        match lines.iter_mut().find(|l| l.item == args.item) {
-                            Some(line) => line.quantity = line.quantity.saturating_add(args.quantity),
-                            None => lines.push(Line { item: args.item, quantity: args.quantity }),
-                        }
+                        let lines = baskets
+                            .update(&ctx, &args.basket_id, |lines| {
+                                match lines.iter_mut().find(|l| l.item == args.item) {
+                                    Some(line) => line.quantity = line.quantity.saturating_add(args.quantity),
+                                    None => lines.push(Line { item: args.item, quantity: args.quantity }),
+                                }
+                                lines.clone()
+                            })
+                            .await?;
                         Ok(Json(summary(args.basket_id, &lines)))
                     }
                 }
@@ -192,8 +197,7 @@ pub(crate) fn all() -> Vec<Tool> {
                 move |args: BasketArgs, ctx: RequestContext| {
                     let baskets = Arc::clone(&baskets);
                     async move {
-                        let basket = baskets.get(&ctx, &args.basket_id)?;
-                        let lines = basket.lock().await;
+                        let lines = baskets.get(&ctx, &args.basket_id).await?;
                         Ok(Json(summary(args.basket_id, &lines)))
                     }
                 }

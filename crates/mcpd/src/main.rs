@@ -17,6 +17,7 @@ mod live;
 mod network;
 mod project;
 mod proxy;
+mod serve;
 mod telemetry;
 
 use std::net::SocketAddr;
@@ -25,8 +26,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
-use mcp_server::{Server, ServerOptions};
-use project::Project;
+use mcp_server::ServerOptions;
 
 /// A Model Context Protocol server.
 #[derive(Debug, Parser)]
@@ -124,6 +124,12 @@ enum Command {
         /// latencies per method and per tool (also `[http] metrics = true`).
         #[arg(long)]
         metrics: bool,
+        /// Where shared state lives: `memory` (this process, the default) or
+        /// a Redis URL (`redis://127.0.0.1:6379`) shared by several mcpd
+        /// instances behind one address: sessions, SSE events, handles,
+        /// notifications and the cursor key.
+        #[arg(long, value_name = "URL")]
+        state: Option<String>,
         #[command(flatten)]
         project: ProjectArgs,
     },
@@ -212,65 +218,28 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             max_message_size,
             page_size,
             metrics,
+            state,
             project,
-        } => {
-            let mut options = ServerOptions::default();
-            options.page_size = page_size;
-            let mut http_options = mcp_http::HttpOptions::default();
-            // Metrics are counted by a server layer and read at /metrics.
-            let mut metrics = metrics.then(mcp_metrics::Metrics::new);
-            let (server, live) = match fixtures {
-                Some(fixtures) => {
-                    if let Some(max) = max_message_size {
-                        options.max_message_size = max;
-                    }
-                    (build_fixtures(options, fixtures, metrics.as_ref())?, None)
-                }
-                None => {
-                    let source = project.source()?;
-                    let mut loaded = Project::load(&source.dir, source.config.as_deref()).map_err(report)?;
-                    let mut config = loaded.config.clone();
-                    if let Some(max) = max_message_size {
-                        config.limits.max_message_size = max;
-                    }
-                    loaded.config = config;
-                    http_options.allowed_hosts.extend(loaded.config.http.allowed_hosts.iter().cloned());
-                    http_options.auth = loaded.auth.clone();
-                    if metrics.is_none() && loaded.config.http.metrics {
-                        metrics = Some(mcp_metrics::Metrics::new());
-                    }
-                    let server = loaded.serve(options, |b| with_metrics(b, metrics.as_ref()))?;
-                    (server, Some((loaded, source)))
-                }
-            };
-            http_options.metrics = metrics.map(metrics_text);
-            http_options.max_body = server.options().max_message_size;
-            // stdio runs on one thread: a message is read, dispatched and
-            // answered without hopping between cores. HTTP uses every core.
-            let runtime = match http {
-                None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
-                Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
-            }
-            .context("starting the async runtime")?;
-            if let Some((loaded, source)) = live {
-                runtime.spawn(live::run(server.clone(), loaded, source));
-            }
-            match http {
-                None => {
-                    tracing::info!(version = env!("CARGO_PKG_VERSION"), "mcpd serving MCP on stdio");
-                    runtime.block_on(server.serve_stdio()).context("serving stdio")?;
-                }
-                Some(addr) => {
-                    runtime.block_on(serve_http(server, addr, http_options, allow_hosts, sse, stateless))?
-                }
-            }
-            // Handlers may still hold blocking work; do not wait for it.
-            runtime.shutdown_background();
-            Ok(())
-        }
+        } => serve::run(serve::ServeArgs {
+            http,
+            allow_hosts,
+            sse,
+            stateless,
+            fixtures,
+            max_message_size,
+            page_size,
+            metrics,
+            state,
+            project,
+        }),
         Command::Check { project } => commands::check(&project.source()?),
         Command::List { json, fixtures: Some(fixtures), .. } => {
-            commands::print_listing(&build_fixtures(ServerOptions::default(), fixtures, None)?, json)
+            commands::print_listing(
+            &serve::fixture_builder(ServerOptions::default(), fixtures, mcp_server::state::MemoryStore::new())
+                .build()
+                .context("building the server")?,
+            json,
+        )
         }
         Command::List { json, fixtures: None, project } => commands::list(&project.source()?, json),
         Command::Call { tool, args, project } => commands::call(&project.source()?, &tool, &args),
@@ -288,121 +257,4 @@ pub(crate) fn report(problems: Vec<mcpd_config::Problem>) -> anyhow::Error {
     }
     let s = if problems.len() == 1 { "" } else { "s" };
     anyhow::anyhow!("{} problem{s} in the configuration (`mcpd check` lists them)", problems.len())
-}
-
-pub(crate) async fn serve_http(
-    server: Server,
-    addr: SocketAddr,
-    mut http_options: mcp_http::HttpOptions,
-    allow_hosts: Vec<String>,
-    sse: SseMode,
-    stateless: bool,
-) -> anyhow::Result<()> {
-    if !addr.ip().is_loopback() && allow_hosts.is_empty() && http_options.allowed_hosts.len() <= 3 {
-        anyhow::bail!(
-            "{addr} is not a loopback address: name the host names clients will use with --allow-host \
-             (DNS-rebinding protection), or bind 127.0.0.1"
-        );
-    }
-    if !addr.ip().is_loopback() && http_options.auth.is_none() {
-        tracing::warn!(
-            %addr,
-            "serving a non-loopback address without authorization: anyone who can reach it can call every tool; \
-             configure [http.auth] in mcpd.toml"
-        );
-        eprintln!("mcpd: warning: {addr} is served without authorization ([http.auth] in mcpd.toml)");
-    }
-    http_options.allowed_hosts.extend(allow_hosts);
-    http_options.legacy_sessions = !stateless;
-    http_options.response_mode = match sse {
-        SseMode::Auto => mcp_http::ResponseMode::Auto,
-        SseMode::Always => mcp_http::ResponseMode::Sse,
-        SseMode::Never => mcp_http::ResponseMode::Json,
-    };
-    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("binding {addr}"))?;
-    let local = listener.local_addr()?;
-    // The one line on stdout in HTTP mode: where to connect.
-    println!("mcpd listening on http://{local}/mcp");
-    tracing::info!(%local, "mcpd serving MCP over Streamable HTTP");
-    mcp_http::serve_listener(server, listener, http_options, shutdown_signal()).await.context("serving HTTP")
-}
-
-/// Completes on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
-}
-
-/// `builder` with the metrics layer, when metrics are on.
-pub(crate) fn with_metrics(
-    builder: mcp_server::ServerBuilder,
-    metrics: Option<&std::sync::Arc<mcp_metrics::Metrics>>,
-) -> mcp_server::ServerBuilder {
-    match metrics {
-        Some(metrics) => builder.layer(metrics.layer()),
-        None => builder,
-    }
-}
-
-pub(crate) fn metrics_text(metrics: std::sync::Arc<mcp_metrics::Metrics>) -> mcp_http::MetricsText {
-    mcp_http::MetricsText(std::sync::Arc::new(move || metrics.render()))
-}
-
-/// A server over built-in fixtures.
-fn build_fixtures(
-    options: ServerOptions,
-    fixtures: Fixtures,
-    metrics: Option<&std::sync::Arc<mcp_metrics::Metrics>>,
-) -> anyhow::Result<Server> {
-    match fixtures {
-        Fixtures::Conformance => {
-            let builder = Server::builder("mcpd-conformance", env!("CARGO_PKG_VERSION")).options(options);
-            return with_metrics(fixtures::conformance(builder), metrics)
-                .build()
-                .context("building the conformance server");
-        }
-        Fixtures::Bench => {
-            let builder = Server::builder("mcpd-bench", env!("CARGO_PKG_VERSION")).options(options);
-            return with_metrics(fixtures::bench(builder), metrics)
-                .build()
-                .context("building the bench server");
-        }
-        Fixtures::Demo => {}
-    }
-    let mut builder = Server::builder("mcpd", env!("CARGO_PKG_VERSION"))
-        .title("mcpd")
-        .description("A ready-to-run MCP server")
-        .instructions(
-            "mcpd's default tools: echo, add, word_count, countdown (reports progress, can be cancelled), \
-             and a shopping basket kept under a handle (create_basket, add_item, view_basket). \
-             Resources: mcpd://server/info, mcpd://server/guide and mcpd://tools/{name}. \
-             Prompt: code_review.",
-        )
-        .enable_logging()
-        .options(options);
-    let tools = default_tools::all();
-    let definitions: Vec<_> = tools.iter().map(|t| t.definition().clone()).collect();
-    let names: Vec<String> = definitions.iter().map(|t| t.name.clone()).collect();
-    for tool in tools {
-        builder = builder.tool(tool);
-    }
-    for resource in default_resources::resources(&names) {
-        builder = builder.resource(resource);
-    }
-    builder = builder.resource_template(default_resources::tool_template(definitions));
-    builder = builder.prompt(default_resources::code_review());
-    with_metrics(builder, metrics).build().context("building the server")
 }

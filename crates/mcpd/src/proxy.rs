@@ -56,15 +56,15 @@ async fn serve(args: ProxyArgs) -> anyhow::Result<()> {
         builder = builder.instructions(instructions.to_owned());
     }
     let metrics = args.metrics.then(mcp_metrics::Metrics::new);
-    builder = crate::with_metrics(builder, metrics.as_ref());
+    builder = crate::serve::with_metrics(builder, metrics.as_ref());
     let server = proxy.register(builder).await.context("listing what the upstream server offers")?.build()?;
     proxy.follow(server.clone());
     match args.http {
         None => server.serve_stdio().await.context("serving stdio"),
         Some(addr) => {
             let mut options = mcp_http::HttpOptions::default();
-            options.metrics = metrics.map(crate::metrics_text);
-            crate::serve_http(server, addr, options, args.allow_hosts, crate::SseMode::Auto, false).await
+            options.metrics = metrics.map(crate::serve::metrics_text);
+            crate::serve::serve_http(server, addr, options, args.allow_hosts, crate::SseMode::Auto, false).await
         }
     }
 }

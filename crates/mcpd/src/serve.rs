@@ -1,0 +1,234 @@
+//! `mcpd serve`: builds the server (project folder or fixtures), its
+//! shared state, metrics and transport, and runs it until its input ends
+//! or a signal arrives.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use mcp_server::state::{MemoryStore, StateStore};
+use mcp_server::{Server, ServerOptions};
+
+use crate::project::Project;
+use crate::{Fixtures, ProjectArgs, SseMode, default_resources, default_tools, fixtures, live, report};
+
+/// What `mcpd serve` was asked to do.
+#[derive(Debug)]
+pub(crate) struct ServeArgs {
+    pub http: Option<SocketAddr>,
+    pub allow_hosts: Vec<String>,
+    pub sse: SseMode,
+    pub stateless: bool,
+    pub fixtures: Option<Fixtures>,
+    pub max_message_size: Option<usize>,
+    pub page_size: usize,
+    pub metrics: bool,
+    pub state: Option<String>,
+    pub project: ProjectArgs,
+}
+
+/// The state every instance shares: in memory for one process, or a Redis
+/// server for several behind one address.
+struct Shared {
+    store: Arc<dyn StateStore>,
+    /// Whether other processes share it (then sessions, events and the
+    /// cursor key go through it too).
+    distributed: bool,
+}
+
+async fn connect_state(url: Option<&str>) -> anyhow::Result<Shared> {
+    match url {
+        None | Some("memory") | Some("memory://") => Ok(Shared { store: MemoryStore::new(), distributed: false }),
+        Some(url) if url.starts_with("redis://") || url.starts_with("rediss://") => {
+            let store = mcp_state_redis::RedisStore::connect(url, "mcpd")
+                .await
+                .with_context(|| format!("connecting to the state store at {url}"))?;
+            Ok(Shared { store, distributed: true })
+        }
+        Some(other) => anyhow::bail!("--state takes memory or a redis:// URL, not {other:?}"),
+    }
+}
+
+pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
+    // stdio runs on one thread: a message is read, dispatched and answered
+    // without hopping between cores. HTTP uses every core.
+    let runtime = match args.http {
+        None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+        Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
+    }
+    .context("starting the async runtime")?;
+    let shared = runtime.block_on(connect_state(args.state.as_deref()))?;
+    let mut options = ServerOptions::default();
+    options.page_size = args.page_size;
+    if shared.distributed {
+        // Every instance signs cursors with the same key.
+        options.cursor_key = Some(
+            runtime
+                .block_on(mcp_server::state::shared_secret(shared.store.as_ref(), "cursor"))
+                .context("reading the shared cursor key")?,
+        );
+    }
+    let mut http_options = mcp_http::HttpOptions::default();
+    if shared.distributed {
+        http_options.state = Some(Arc::clone(&shared.store));
+    }
+    // Metrics are counted by a server layer and read at /metrics.
+    let mut metrics = args.metrics.then(mcp_metrics::Metrics::new);
+    let decorate = |builder: mcp_server::ServerBuilder, metrics: Option<&Arc<mcp_metrics::Metrics>>| {
+        let builder = with_metrics(builder, metrics);
+        if shared.distributed { builder.state(Arc::clone(&shared.store)) } else { builder }
+    };
+    let _guard = runtime.enter();
+    let (server, live) = match args.fixtures {
+        Some(fixtures) => {
+            if let Some(max) = args.max_message_size {
+                options.max_message_size = max;
+            }
+            let builder = fixture_builder(options, fixtures, Arc::clone(&shared.store));
+            (decorate(builder, metrics.as_ref()).build().context("building the server")?, None)
+        }
+        None => {
+            let source = args.project.source()?;
+            let mut loaded = Project::load(&source.dir, source.config.as_deref()).map_err(report)?;
+            if let Some(max) = args.max_message_size {
+                loaded.config.limits.max_message_size = max;
+            }
+            http_options.allowed_hosts.extend(loaded.config.http.allowed_hosts.iter().cloned());
+            http_options.auth = loaded.auth.clone();
+            if metrics.is_none() && loaded.config.http.metrics {
+                metrics = Some(mcp_metrics::Metrics::new());
+            }
+            let server = loaded.serve(options, |b| decorate(b, metrics.as_ref()))?;
+            (server, Some((loaded, source)))
+        }
+    };
+    http_options.metrics = metrics.map(metrics_text);
+    http_options.max_body = server.options().max_message_size;
+    if let Some((loaded, source)) = live {
+        runtime.spawn(live::run(server.clone(), loaded, source));
+    }
+    let result = match args.http {
+        None => {
+            tracing::info!(version = env!("CARGO_PKG_VERSION"), "mcpd serving MCP on stdio");
+            runtime.block_on(server.serve_stdio()).context("serving stdio")
+        }
+        Some(addr) => runtime.block_on(serve_http(server, addr, http_options, args.allow_hosts, args.sse, args.stateless)),
+    };
+    // Handlers may still hold blocking work; do not wait for it.
+    drop(_guard);
+    runtime.shutdown_background();
+    result
+}
+
+pub(crate) async fn serve_http(
+    server: Server,
+    addr: SocketAddr,
+    mut http_options: mcp_http::HttpOptions,
+    allow_hosts: Vec<String>,
+    sse: SseMode,
+    stateless: bool,
+) -> anyhow::Result<()> {
+    if !addr.ip().is_loopback() && allow_hosts.is_empty() && http_options.allowed_hosts.len() <= 3 {
+        anyhow::bail!(
+            "{addr} is not a loopback address: name the host names clients will use with --allow-host \
+             (DNS-rebinding protection), or bind 127.0.0.1"
+        );
+    }
+    if !addr.ip().is_loopback() && http_options.auth.is_none() {
+        tracing::warn!(
+            %addr,
+            "serving a non-loopback address without authorization: anyone who can reach it can call every tool; \
+             configure [http.auth] in mcpd.toml"
+        );
+        eprintln!("mcpd: warning: {addr} is served without authorization ([http.auth] in mcpd.toml)");
+    }
+    http_options.allowed_hosts.extend(allow_hosts);
+    http_options.legacy_sessions = !stateless;
+    http_options.response_mode = match sse {
+        SseMode::Auto => mcp_http::ResponseMode::Auto,
+        SseMode::Always => mcp_http::ResponseMode::Sse,
+        SseMode::Never => mcp_http::ResponseMode::Json,
+    };
+    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("binding {addr}"))?;
+    let local = listener.local_addr()?;
+    // The one line on stdout in HTTP mode: where to connect.
+    println!("mcpd listening on http://{local}/mcp");
+    tracing::info!(%local, "mcpd serving MCP over Streamable HTTP");
+    mcp_http::serve_listener(server, listener, http_options, shutdown_signal()).await.context("serving HTTP")
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}
+
+/// `builder` with the metrics layer, when metrics are on.
+pub(crate) fn with_metrics(
+    builder: mcp_server::ServerBuilder,
+    metrics: Option<&std::sync::Arc<mcp_metrics::Metrics>>,
+) -> mcp_server::ServerBuilder {
+    match metrics {
+        Some(metrics) => builder.layer(metrics.layer()),
+        None => builder,
+    }
+}
+
+pub(crate) fn metrics_text(metrics: std::sync::Arc<mcp_metrics::Metrics>) -> mcp_http::MetricsText {
+    mcp_http::MetricsText(std::sync::Arc::new(move || metrics.render()))
+}
+
+/// A server builder over built-in fixtures (the demo's baskets live in `state`).
+pub(crate) fn fixture_builder(
+    options: ServerOptions,
+    fixtures: Fixtures,
+    state: Arc<dyn StateStore>,
+) -> mcp_server::ServerBuilder {
+    match fixtures {
+        Fixtures::Conformance => {
+            let builder = Server::builder("mcpd-conformance", env!("CARGO_PKG_VERSION")).options(options);
+            return fixtures::conformance(builder);
+        }
+        Fixtures::Bench => {
+            let builder = Server::builder("mcpd-bench", env!("CARGO_PKG_VERSION")).options(options);
+            return fixtures::bench(builder);
+        }
+        Fixtures::Demo => {}
+    }
+    let mut builder = Server::builder("mcpd", env!("CARGO_PKG_VERSION"))
+        .title("mcpd")
+        .description("A ready-to-run MCP server")
+        .instructions(
+            "mcpd's default tools: echo, add, word_count, countdown (reports progress, can be cancelled), \
+             and a shopping basket kept under a handle (create_basket, add_item, view_basket). \
+             Resources: mcpd://server/info, mcpd://server/guide and mcpd://tools/{name}. \
+             Prompt: code_review.",
+        )
+        .enable_logging()
+        .options(options);
+    let tools = default_tools::all(state);
+    let definitions: Vec<_> = tools.iter().map(|t| t.definition().clone()).collect();
+    let names: Vec<String> = definitions.iter().map(|t| t.name.clone()).collect();
+    for tool in tools {
+        builder = builder.tool(tool);
+    }
+    for resource in default_resources::resources(&names) {
+        builder = builder.resource(resource);
+    }
+    builder = builder.resource_template(default_resources::tool_template(definitions));
+    builder = builder.prompt(default_resources::code_review());
+    builder
+}
