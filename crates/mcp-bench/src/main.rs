@@ -38,6 +38,7 @@ mod ceiling;
 mod load;
 mod proc_stat;
 mod report;
+mod scale;
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -103,6 +104,16 @@ enum Internal {
     /// (internal) The bare stdio ceiling.
     #[command(hide = true)]
     CeilingStdio,
+    /// N mcpd instances sharing a Redis (`--state`), connections spread
+    /// over them: stateless and session `tools/call` throughput.
+    ScaleOut {
+        /// The Redis every instance shares (a running server).
+        #[arg(long)]
+        redis: String,
+        /// Instance counts to measure.
+        #[arg(long, value_delimiter = ',', default_value = "1,3")]
+        instances: Vec<usize>,
+    },
 }
 
 /// How to start one server.
@@ -121,10 +132,11 @@ fn main() -> anyhow::Result<()> {
     match cli.command {
         Some(Internal::CeilingHttp { port }) => return ceiling::http(port),
         Some(Internal::CeilingStdio) => return ceiling::stdio(),
-        None => {}
+        Some(Internal::ScaleOut { .. }) | None => {}
     }
     let me = std::env::current_exe()?;
-    let pinned = !cli.no_pin && (std::env::var_os(PINNED_ENV).is_some() || can_pin());
+    let scale_out = matches!(cli.command, Some(Internal::ScaleOut { .. }));
+    let pinned = !cli.no_pin && !scale_out && (std::env::var_os(PINNED_ENV).is_some() || can_pin());
     if pinned && std::env::var_os(PINNED_ENV).is_none() {
         // Re-run this very command on CPU 0; its children are placed on CPU 1.
         let status = std::process::Command::new("taskset")
@@ -181,6 +193,21 @@ fn main() -> anyhow::Result<()> {
             stdio: vec![program.into(), "stdio".into()],
             http: vec![program.into(), "http".into(), "{port}".into(), "stateless".into()],
         });
+    }
+    if let Some(Internal::ScaleOut { redis, instances }) = &cli.command {
+        // Several server processes share the CPUs: no pinning here.
+        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+        let window = Duration::from_secs(cli.duration.max(1));
+        let table = runtime.block_on(scale::run(
+            &mcpd.display().to_string(),
+            redis,
+            instances,
+            cli.connections,
+            window,
+            cli.reps,
+        ))?;
+        println!("{table}");
+        return Ok(());
     }
     // Pinned to one CPU, more threads would only take turns on it.
     let runtime = if pinned {

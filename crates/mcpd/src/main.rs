@@ -233,14 +233,16 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             project,
         }),
         Command::Check { project } => commands::check(&project.source()?),
-        Command::List { json, fixtures: Some(fixtures), .. } => {
-            commands::print_listing(
-            &serve::fixture_builder(ServerOptions::default(), fixtures, mcp_server::state::MemoryStore::new())
-                .build()
-                .context("building the server")?,
+        Command::List { json, fixtures: Some(fixtures), .. } => commands::print_listing(
+            &serve::fixture_builder(
+                ServerOptions::default(),
+                fixtures,
+                mcp_server::state::MemoryStore::new(),
+            )
+            .build()
+            .context("building the server")?,
             json,
-        )
-        }
+        ),
         Command::List { json, fixtures: None, project } => commands::list(&project.source()?, json),
         Command::Call { tool, args, project } => commands::call(&project.source()?, &tool, &args),
         Command::Proxy { url, prefix, http, allow_hosts, metrics, command } => {

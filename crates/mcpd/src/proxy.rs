@@ -64,7 +64,8 @@ async fn serve(args: ProxyArgs) -> anyhow::Result<()> {
         Some(addr) => {
             let mut options = mcp_http::HttpOptions::default();
             options.metrics = metrics.map(crate::serve::metrics_text);
-            crate::serve::serve_http(server, addr, options, args.allow_hosts, crate::SseMode::Auto, false).await
+            crate::serve::serve_http(server, addr, options, args.allow_hosts, crate::SseMode::Auto, false)
+                .await
         }
     }
 }

@@ -38,7 +38,9 @@ struct Shared {
 
 async fn connect_state(url: Option<&str>) -> anyhow::Result<Shared> {
     match url {
-        None | Some("memory") | Some("memory://") => Ok(Shared { store: MemoryStore::new(), distributed: false }),
+        None | Some("memory") | Some("memory://") => {
+            Ok(Shared { store: MemoryStore::new(), distributed: false })
+        }
         Some(url) if url.starts_with("redis://") || url.starts_with("rediss://") => {
             let store = mcp_state_redis::RedisStore::connect(url, "mcpd")
                 .await
@@ -112,7 +114,14 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
             tracing::info!(version = env!("CARGO_PKG_VERSION"), "mcpd serving MCP on stdio");
             runtime.block_on(server.serve_stdio()).context("serving stdio")
         }
-        Some(addr) => runtime.block_on(serve_http(server, addr, http_options, args.allow_hosts, args.sse, args.stateless)),
+        Some(addr) => runtime.block_on(serve_http(
+            server,
+            addr,
+            http_options,
+            args.allow_hosts,
+            args.sse,
+            args.stateless,
+        )),
     };
     // Handlers may still hold blocking work; do not wait for it.
     drop(_guard);

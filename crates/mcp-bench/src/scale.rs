@@ -1,0 +1,189 @@
+//! `mcp-bench scale-out`: N mcpd instances sharing one Redis (`--state`),
+//! each of the C connections pinned to instance `i % N` (what a
+//! round-robin balancer does per connection), for two workloads:
+//! stateless `tools/call` (no shared state touched) and `tools/call` in a
+//! legacy session (each request checks and renews the session in Redis,
+//! and the session was created on another instance than most of its
+//! requests land on). Prints requests/s and the server CPU per request
+//! summed over every instance.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use serde_json::json;
+
+use crate::proc_stat::cpu_seconds;
+use crate::report::median;
+
+/// Requests sent at most per window, whatever the duration.
+const MAX_REQUESTS: u64 = 20_000_000;
+
+struct Running {
+    _children: Vec<tokio::process::Child>,
+    pids: Vec<u32>,
+    ports: Vec<u16>,
+}
+
+async fn start(mcpd: &str, redis: &str, n: usize) -> anyhow::Result<Running> {
+    let mut children = Vec::new();
+    let mut pids = Vec::new();
+    let mut ports = Vec::new();
+    for _ in 0..n {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let mut argv: Vec<String> = crate::server_prefix().to_vec();
+        argv.extend([mcpd.to_owned(), "serve".into(), "--fixtures".into(), "bench".into()]);
+        argv.extend(["--state".into(), redis.to_owned(), "--sse".into(), "never".into()]);
+        argv.extend(["--http".into(), format!("127.0.0.1:{port}")]);
+        let child = tokio::process::Command::new(&argv[0])
+            .args(&argv[1..])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .with_context(|| format!("starting {}", argv.join(" ")))?;
+        pids.push(child.id().context("no pid")?);
+        children.push(child);
+        ports.push(port);
+    }
+    for port in &ports {
+        let started = Instant::now();
+        while tokio::net::TcpStream::connect(("127.0.0.1", *port)).await.is_err() {
+            anyhow::ensure!(started.elapsed() < Duration::from_secs(20), "no listener on {port}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    Ok(Running { _children: children, pids, ports })
+}
+
+type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
+
+async fn connect(port: u16) -> anyhow::Result<Sender> {
+    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
+    tcp.set_nodelay(true)?;
+    let (sender, conn) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp)).await?;
+    tokio::spawn(conn);
+    Ok(sender)
+}
+
+async fn post(
+    sender: &mut Sender,
+    port: u16,
+    body: serde_json::Value,
+    session: Option<&str>,
+) -> anyhow::Result<(hyper::StatusCode, Option<String>, Bytes)> {
+    let mut request = hyper::Request::post(format!("http://127.0.0.1:{port}/mcp"))
+        .header("host", format!("127.0.0.1:{port}"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25");
+    if let Some(s) = session {
+        request = request.header("mcp-session-id", s);
+    }
+    let response = sender.send_request(request.body(Full::new(Bytes::from(body.to_string())))?).await?;
+    let status = response.status();
+    let id = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    Ok((status, id, response.into_body().collect().await?.to_bytes()))
+}
+
+/// One window of load: requests/s and CPU µs per request over all instances.
+async fn window(
+    running: &Running,
+    connections: usize,
+    window: Duration,
+    sessions: bool,
+) -> anyhow::Result<(f64, f64)> {
+    let ok = Arc::new(AtomicU64::new(0));
+    let n = running.ports.len();
+    // With sessions, every connection's session is created on the next
+    // instance over, so most requests land where the session was not made.
+    let mut prepared = Vec::new();
+    for c in 0..connections.max(1) {
+        let port = running.ports[c % n];
+        let mut sender = connect(port).await?;
+        let session = if sessions {
+            let other = running.ports[(c + 1) % n];
+            let mut setup = connect(other).await?;
+            let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "scale", "version": "1"}}});
+            let (status, id, _) = post(&mut setup, other, init, None).await?;
+            anyhow::ensure!(status.is_success(), "initialize: {status}");
+            let id = id.context("no session id")?;
+            let (status, _, _) = post(
+                &mut sender,
+                port,
+                json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                Some(&id),
+            )
+            .await?;
+            anyhow::ensure!(status.as_u16() == 202, "initialized on another instance: {status}");
+            Some(id)
+        } else {
+            None
+        };
+        prepared.push((sender, port, session));
+    }
+    let cpu_before: f64 = running.pids.iter().filter_map(|p| cpu_seconds(*p)).sum();
+    let deadline = Instant::now() + window;
+    let mut tasks = Vec::new();
+    for (mut sender, port, session) in prepared {
+        let ok = Arc::clone(&ok);
+        tasks.push(tokio::spawn(async move {
+            let mut id = 1u64;
+            while Instant::now() < deadline && ok.load(Ordering::Relaxed) < MAX_REQUESTS {
+                id += 1;
+                let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                    "params": {"name": "echo", "arguments": {"message": "hello"}}});
+                let (status, _, body) = post(&mut sender, port, call, session.as_deref()).await?;
+                anyhow::ensure!(
+                    status.is_success() && body.windows(8).any(|w| w == b"\"result\""),
+                    "failed: {status}"
+                );
+                ok.fetch_add(1, Ordering::Relaxed);
+            }
+            anyhow::Ok(())
+        }));
+    }
+    for task in tasks {
+        task.await??;
+    }
+    let cpu: f64 = running.pids.iter().filter_map(|p| cpu_seconds(*p)).sum::<f64>() - cpu_before;
+    let done = ok.load(Ordering::Relaxed).max(1);
+    Ok((done as f64 / window.as_secs_f64(), cpu * 1e6 / done as f64))
+}
+
+/// Runs both workloads for each instance count and prints a table.
+pub(crate) async fn run(
+    mcpd: &str,
+    redis: &str,
+    counts: &[usize],
+    connections: usize,
+    duration: Duration,
+    reps: usize,
+) -> anyhow::Result<String> {
+    let mut out = format!(
+        "| instances | stateless tools/call req/s (C={connections}) | CPU µs/req | session tools/call req/s | CPU µs/req |\n|---|---|---|---|---|\n"
+    );
+    for &n in counts {
+        let mut stateless = Vec::new();
+        let mut session = Vec::new();
+        for rep in 0..reps.max(1) {
+            eprintln!("{n} instance(s): repetition {}/{reps}", rep + 1);
+            let running = start(mcpd, redis, n.max(1)).await?;
+            stateless.push(window(&running, connections, duration, false).await?);
+            session.push(window(&running, connections, duration, true).await?);
+        }
+        let m = |v: &[(f64, f64)], f: fn(&(f64, f64)) -> f64| median(v.iter().map(f).collect());
+        out.push_str(&format!(
+            "| {n} | {:.0} | {:.1} | {:.0} | {:.1} |\n",
+            m(&stateless, |s| s.0),
+            m(&stateless, |s| s.1),
+            m(&session, |s| s.0),
+            m(&session, |s| s.1)
+        ));
+    }
+    Ok(out)
+}

@@ -1,0 +1,190 @@
+//! Three real `mcpd serve --http` processes sharing one real Redis, driven
+//! round-robin with no sticky routing: sessions, handles, cursors, change
+//! notifications and SSE resumption work whichever instance a request lands
+//! on, and a Redis restart in the middle is survived.
+
+use std::time::Duration;
+
+use mcp_testkit::redis::RedisServer;
+use serde_json::{Value, json};
+
+struct Instance {
+    _child: tokio::process::Child,
+    url: String,
+}
+
+async fn start(redis: &str, args: &[&str]) -> Instance {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpd"))
+        .args(["serve", "--http", "127.0.0.1:0", "--state", redis])
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
+    let line =
+        tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await.unwrap().unwrap().unwrap();
+    Instance { _child: child, url: line.strip_prefix("mcpd listening on ").unwrap().to_owned() }
+}
+
+/// A legacy client that sends each request to the next instance in turn.
+struct RoundRobin<'a> {
+    instances: &'a [Instance],
+    next: usize,
+    session: Option<String>,
+    http: reqwest::Client,
+    id: u64,
+}
+
+impl RoundRobin<'_> {
+    async fn post(&mut self, body: Value) -> (reqwest::StatusCode, Value) {
+        let url = &self.instances[self.next % self.instances.len()].url;
+        self.next += 1;
+        let mut request = self
+            .http
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25");
+        if let Some(session) = &self.session {
+            request = request.header("mcp-session-id", session);
+        }
+        let response = request.body(body.to_string()).send().await.unwrap();
+        let status = response.status();
+        if let Some(id) = response.headers().get("mcp-session-id") {
+            self.session = Some(id.to_str().unwrap().to_owned());
+        }
+        let text = response.text().await.unwrap();
+        // JSON, or SSE whose last data line is the response.
+        let json = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter(|d| !d.trim().is_empty())
+            .last()
+            .map_or_else(
+                || serde_json::from_str(&text).unwrap_or(Value::Null),
+                |d| serde_json::from_str(d.trim()).unwrap(),
+            );
+        (status, json)
+    }
+
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        self.id += 1;
+        let (status, answer) =
+            self.post(json!({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params})).await;
+        assert_eq!(status, 200, "{method}: {answer}");
+        answer
+    }
+
+    async fn initialize(&mut self) {
+        let answer = self
+            .request(
+                "initialize",
+                json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "rr", "version": "1"}}),
+            )
+            .await;
+        assert!(answer.get("result").is_some(), "{answer}");
+        let (status, _) = self.post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        assert_eq!(status, 202);
+    }
+}
+
+#[tokio::test]
+async fn three_instances_share_sessions_handles_and_cursors() {
+    let redis = RedisServer::start();
+    let instances = vec![
+        start(&redis.url(), &["--fixtures", "demo", "--page-size", "2"]).await,
+        start(&redis.url(), &["--fixtures", "demo", "--page-size", "2"]).await,
+        start(&redis.url(), &["--fixtures", "demo", "--page-size", "2"]).await,
+    ];
+    let mut client =
+        RoundRobin { instances: &instances, next: 0, session: None, http: reqwest::Client::new(), id: 0 };
+    client.initialize().await; // initialize on A, initialized on B
+
+    // A basket made on C, filled on A, viewed on B.
+    let created = client.request("tools/call", json!({"name": "create_basket", "arguments": {}})).await;
+    let basket = created["result"]["structuredContent"]["basket_id"].as_str().unwrap().to_owned();
+    let added = client
+        .request(
+            "tools/call",
+            json!({"name": "add_item", "arguments": {"basket_id": basket, "item": "pear", "quantity": 2}}),
+        )
+        .await;
+    assert_eq!(added["result"]["structuredContent"]["total_quantity"], 2, "{added}");
+    let viewed = client
+        .request("tools/call", json!({"name": "view_basket", "arguments": {"basket_id": basket}}))
+        .await;
+    assert_eq!(viewed["result"]["structuredContent"]["items"][0]["item"], "pear", "{viewed}");
+
+    // A list walked across instances: each page's cursor from another one.
+    let mut uris = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..20 {
+        let params = cursor.as_ref().map_or_else(|| json!({}), |c| json!({"cursor": c}));
+        let page = client.request("resources/list", params).await;
+        let result = &page["result"];
+        uris.extend(result["resources"].as_array().unwrap().iter().map(|r| r["uri"].clone()));
+        cursor = result["nextCursor"].as_str().map(str::to_owned);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    assert!(cursor.is_none() && uris.len() >= 2, "walked {uris:?}");
+
+    // A DELETE on one instance ends the session on all.
+    let session = client.session.clone().unwrap();
+    let url = &instances[client.next % 3].url;
+    let deleted = client
+        .http
+        .delete(url)
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert!(deleted.status().is_success(), "{}", deleted.status());
+    for _ in 0..3 {
+        let (status, _) = client.post(json!({"jsonrpc": "2.0", "id": 99, "method": "tools/list"})).await;
+        assert_eq!(status, 404, "an ended session is unknown everywhere");
+    }
+}
+
+#[tokio::test]
+async fn a_redis_restart_is_survived_without_losing_acknowledged_sessions() {
+    let mut redis = RedisServer::start();
+    let instances = vec![
+        start(&redis.url(), &["--fixtures", "demo"]).await,
+        start(&redis.url(), &["--fixtures", "demo"]).await,
+    ];
+    let mut client =
+        RoundRobin { instances: &instances, next: 0, session: None, http: reqwest::Client::new(), id: 0 };
+    client.initialize().await;
+    let created = client.request("tools/call", json!({"name": "create_basket", "arguments": {}})).await;
+    let basket = created["result"]["structuredContent"]["basket_id"].as_str().unwrap().to_owned();
+
+    redis.stop();
+    // While Redis is away: a clear error, not a hang or a crash.
+    client.id += 1;
+    let (status, answer) =
+        client.post(json!({"jsonrpc": "2.0", "id": client.id, "method": "tools/list"})).await;
+    assert_eq!(status, 503, "{answer}");
+    assert!(answer.to_string().contains("state store unavailable"), "{answer}");
+
+    redis.restart();
+    // Back: the session and the basket acknowledged before the outage are there.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        client.id += 1;
+        let (status, answer) = client
+            .post(json!({"jsonrpc": "2.0", "id": client.id, "method": "tools/call",
+                "params": {"name": "add_item", "arguments": {"basket_id": basket, "item": "fig", "quantity": 1}}}))
+            .await;
+        if status == 200 && answer["result"]["structuredContent"]["total_quantity"] == 1 {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no recovery: {status} {answer}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
