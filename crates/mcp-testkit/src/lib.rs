@@ -22,6 +22,8 @@
 //! # }
 //! ```
 
+pub mod redis;
+
 use std::collections::VecDeque;
 use std::time::Duration;
 
