@@ -328,7 +328,8 @@ impl StateStore for RedisStore {
     ) -> BoxFuture<'a, Result<(), StateError>> {
         Box::pin(async move {
             let mut conn = self.conn.clone();
-            let cmd = redis::cmd("SET").arg(self.value_key(key)).arg(value).arg("PX").arg(ttl_ms(ttl)).clone();
+            let cmd =
+                redis::cmd("SET").arg(self.value_key(key)).arg(value).arg("PX").arg(ttl_ms(ttl)).clone();
             bounded(|| format!("set {key}"), cmd.query_async::<Value>(&mut conn)).await?;
             Ok(())
         })
@@ -342,9 +343,15 @@ impl StateStore for RedisStore {
     ) -> BoxFuture<'a, Result<bool, StateError>> {
         Box::pin(async move {
             let mut conn = self.conn.clone();
-            let cmd =
-                redis::cmd("SET").arg(self.value_key(key)).arg(value).arg("NX").arg("PX").arg(ttl_ms(ttl)).clone();
-            let reply = bounded(|| format!("set_if_absent {key}"), cmd.query_async::<Value>(&mut conn)).await?;
+            let cmd = redis::cmd("SET")
+                .arg(self.value_key(key))
+                .arg(value)
+                .arg("NX")
+                .arg("PX")
+                .arg(ttl_ms(ttl))
+                .clone();
+            let reply =
+                bounded(|| format!("set_if_absent {key}"), cmd.query_async::<Value>(&mut conn)).await?;
             Ok(!matches!(reply, Value::Nil))
         })
     }
@@ -355,7 +362,8 @@ impl StateStore for RedisStore {
             let (log, seq) = self.log_keys(key);
             let mut invocation = self.delete.key(self.value_key(key));
             invocation.key(log).key(seq);
-            let removed: i64 = bounded(|| format!("delete {key}"), invocation.invoke_async(&mut conn)).await?;
+            let removed: i64 =
+                bounded(|| format!("delete {key}"), invocation.invoke_async(&mut conn)).await?;
             Ok(removed == 1)
         })
     }
@@ -393,7 +401,8 @@ impl StateStore for RedisStore {
             let mut conn = self.conn.clone();
             let (log, _) = self.log_keys(key);
             let cmd = redis::cmd("LRANGE").arg(log).arg(0).arg(-1).clone();
-            let raw: Vec<Vec<u8>> = bounded(|| format!("read_after {key}"), cmd.query_async(&mut conn)).await?;
+            let raw: Vec<Vec<u8>> =
+                bounded(|| format!("read_after {key}"), cmd.query_async(&mut conn)).await?;
             let mut entries = Vec::with_capacity(raw.len());
             for item in raw {
                 let (seq, value) = parse_entry(&item)

@@ -86,8 +86,8 @@ impl RedisServer {
 
     fn spawn(&mut self) {
         let log = self.dir.path().join("redis.log");
-        let stdout = std::fs::File::create(&log)
-            .unwrap_or_else(|e| panic!("cannot create {}: {e}", log.display()));
+        let stdout =
+            std::fs::File::create(&log).unwrap_or_else(|e| panic!("cannot create {}: {e}", log.display()));
         let stderr = stdout.try_clone().unwrap_or_else(|e| panic!("cannot reuse {}: {e}", log.display()));
         let port = self.port.to_string();
         let child = Command::new(&self.binary)
@@ -203,7 +203,9 @@ fn ensure_installed() -> PathBuf {
                     let _ = std::fs::remove_file(INSTALL_LOCK);
                 }
                 if Instant::now() >= deadline {
-                    panic!("{HOW_TO_INSTALL} (waited {INSTALL_WAIT:?} for another installation, holding {INSTALL_LOCK})");
+                    panic!(
+                        "{HOW_TO_INSTALL} (waited {INSTALL_WAIT:?} for another installation, holding {INSTALL_LOCK})"
+                    );
                 }
                 std::thread::sleep(Duration::from_millis(500));
             }
