@@ -352,3 +352,43 @@ async fn survives_a_redis_outage_and_restart() {
         }
     }
 }
+
+fn signal(server: &RedisServer, name: &str) {
+    let pid = server.pid().expect("redis-server runs").to_string();
+    let status = std::process::Command::new("kill").args([name, &pid]).status().unwrap();
+    assert!(status.success(), "kill {name} {pid}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_redis_fails_operations_in_bounded_time() {
+    let server = RedisServer::start();
+    let store = redis_store(&server, "hung").await;
+    store.set("k", b"v".to_vec(), MINUTE).await.unwrap();
+
+    signal(&server, "-STOP");
+    let started = Instant::now();
+    let result = tokio::time::timeout(Duration::from_secs(20), store.get("k")).await.expect("bounded");
+    signal(&server, "-CONT");
+    let error = result.expect_err("get fails while redis does not answer");
+    assert!(error.0.contains("get k"), "{error}");
+    assert!(started.elapsed() < Duration::from_secs(8), "took {:?}", started.elapsed());
+
+    assert_eq!(eventually("get", || store.get("k")).await, Some(b"v".to_vec()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscribing_outside_a_runtime_starts_on_first_poll() {
+    let server = RedisServer::start();
+    let store = redis_store(&server, "lazy").await;
+    let outside = Arc::clone(&store);
+    let mut stream = std::thread::spawn(move || outside.subscribe("chan")).join().unwrap();
+    let deadline = Instant::now() + RECV;
+    loop {
+        assert!(Instant::now() < deadline, "the lazily started subscription never received");
+        store.publish("chan", b"hello".to_vec()).await.unwrap();
+        if let Ok(message) = tokio::time::timeout(Duration::from_millis(100), stream.next()).await {
+            assert_eq!(message, Some(b"hello".to_vec()));
+            break;
+        }
+    }
+}

@@ -62,6 +62,12 @@ impl RedisServer {
         self.port
     }
 
+    /// The server process's id while it runs (to pause it with `SIGSTOP`,
+    /// say), `None` after [`stop`](Self::stop).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// The server's data directory (its append-only file is there).
     pub fn dir(&self) -> &Path {
         self.dir.path()
