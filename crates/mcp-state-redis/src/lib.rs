@@ -138,8 +138,9 @@ impl RedisStore {
     /// or the first connection cannot be made; later connection losses are
     /// repaired by themselves.
     pub async fn connect(url: &str, namespace: &str) -> Result<Arc<RedisStore>, StateError> {
-        let client =
-            Client::open(url).map_err(|e| StateError(format!("redis connect: invalid url {url:?}: {e}")))?;
+        let shown = redacted(url);
+        let client = Client::open(url)
+            .map_err(|e| StateError(format!("redis connect: invalid url {shown:?}: {e}")))?;
         let config = ConnectionManagerConfig::new()
             .set_response_timeout(Some(RESPONSE_TIMEOUT))
             .set_connection_timeout(Some(CONNECT_TIMEOUT))
@@ -151,8 +152,8 @@ impl RedisStore {
             ConnectionManager::new_with_config(client.clone(), config),
         )
         .await
-        .map_err(|_| StateError(format!("redis connect: {url}: timed out")))?
-        .map_err(|e| StateError(format!("redis connect: {url}: {e}")))?;
+        .map_err(|_| StateError(format!("redis connect: {shown}: timed out")))?
+        .map_err(|e| StateError(format!("redis connect: {shown}: {e}")))?;
         let (alive_tx, alive) = watch::channel(());
         Ok(Arc::new(RedisStore {
             client,
@@ -218,6 +219,17 @@ impl RedisStore {
 
 fn receiver_stream(rx: mpsc::Receiver<Vec<u8>>) -> impl futures::Stream<Item = Vec<u8>> + Send + 'static {
     futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|message| (message, rx)) })
+}
+
+/// `url` without its credentials (`redis://user:secret@host` becomes
+/// `redis://***@host`), for error messages.
+fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://***{}", &rest[at..]),
+        None => url.to_owned(),
+    }
 }
 
 /// Runs `op` bounded by [`OPERATION_TIMEOUT`], naming `what` in its error.
@@ -439,6 +451,14 @@ mod tests {
         assert_eq!(parse_entry(b"3:"), Some((3, Vec::new())));
         assert_eq!(parse_entry(b"x:1"), None);
         assert_eq!(parse_entry(b"nocolon"), None);
+    }
+
+    #[test]
+    fn credentials_stay_out_of_errors() {
+        assert_eq!(redacted("redis://:secret@127.0.0.1:6379/2"), "redis://***@127.0.0.1:6379/2");
+        assert_eq!(redacted("rediss://user:p@ss@host"), "rediss://***@host");
+        assert_eq!(redacted("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
+        assert_eq!(redacted("not a url"), "not a url");
     }
 
     #[test]

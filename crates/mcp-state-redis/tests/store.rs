@@ -257,6 +257,8 @@ async fn connecting_to_nothing_fails_clearly() {
     let error = RedisStore::connect(&format!("redis://127.0.0.1:{port}"), "ns").await.unwrap_err();
     assert!(error.0.contains("connect"), "{error}");
     assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
+    let error = RedisStore::connect(&format!("redis://:hunter2@127.0.0.1:{port}"), "ns").await.unwrap_err();
+    assert!(error.0.contains("connect") && !error.0.contains("hunter2"), "{error}");
     let error = RedisStore::connect("not a url", "ns").await.unwrap_err();
     assert!(error.0.contains("invalid url"), "{error}");
 }

@@ -48,8 +48,17 @@ impl RedisServer {
             .tempdir()
             .unwrap_or_else(|e| panic!("cannot create a temporary directory for redis-server: {e}"));
         let mut server = RedisServer { binary, port: free_port(), dir, child: None };
-        server.spawn();
-        server
+        // Another process may take the free port before redis-server binds
+        // it: then try another.
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            match server.spawn() {
+                Ok(()) => return server,
+                Err(SpawnError::Exited(_)) if attempts < 3 => server.port = free_port(),
+                Err(e) => panic!("{e}"),
+            }
+        }
     }
 
     /// `redis://127.0.0.1:PORT`.
@@ -87,10 +96,15 @@ impl RedisServer {
     /// file) is there again.
     pub fn restart(&mut self) {
         self.stop();
-        self.spawn();
+        if let Err(e) = self.spawn() {
+            panic!("{e}");
+        }
     }
 
-    fn spawn(&mut self) {
+    /// Runs redis-server and waits until it answers: it is ready once it
+    /// logged that it accepts connections (so it bound the port itself) and
+    /// answers `PING`.
+    fn spawn(&mut self) -> Result<(), SpawnError> {
         let log = self.dir.path().join("redis.log");
         let stdout =
             std::fs::File::create(&log).unwrap_or_else(|e| panic!("cannot create {}: {e}", log.display()));
@@ -108,19 +122,41 @@ impl RedisServer {
         self.child = Some(child);
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
-            if ping(self.port) {
-                return;
+            let output = std::fs::read_to_string(&log).unwrap_or_default();
+            if output.contains("Ready to accept connections") && ping(self.port) {
+                return Ok(());
             }
             let exited = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten());
-            if exited.is_some() || Instant::now() >= deadline {
+            if let Some(status) = exited {
+                self.child = None;
+                return Err(SpawnError::Exited(format!(
+                    "redis-server on port {port} exited ({status}) before answering; its output:\n{output}"
+                )));
+            }
+            if Instant::now() >= deadline {
                 self.stop();
-                let output = std::fs::read_to_string(&log).unwrap_or_default();
-                panic!(
-                    "redis-server on port {port} did not answer PING within {START_TIMEOUT:?} \
-                     (exit: {exited:?}); its output:\n{output}"
-                );
+                return Err(SpawnError::TimedOut(format!(
+                    "redis-server on port {port} did not answer PING within {START_TIMEOUT:?}; its output:\n{output}"
+                )));
             }
             std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// Why a redis-server did not come up.
+#[derive(Debug)]
+enum SpawnError {
+    /// It exited (the port was taken, say).
+    Exited(String),
+    /// It kept running without answering.
+    TimedOut(String),
+}
+
+impl std::fmt::Display for SpawnError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SpawnError::Exited(message) | SpawnError::TimedOut(message) => f.write_str(message),
         }
     }
 }
