@@ -97,6 +97,9 @@ async fn check_semantics(store: &dyn StateStore) {
     assert_eq!(store.append("zero", b"x".to_vec(), 0, MINUTE).await.unwrap(), 1);
     assert_eq!(store.append("zero", b"y".to_vec(), 0, MINUTE).await.unwrap(), 2);
     assert_eq!(store.read_after("zero", 0).await.unwrap(), vec![(2, b"y".to_vec())]);
+    // No practical bound at all.
+    assert_eq!(store.append("huge", b"h".to_vec(), usize::MAX, MINUTE).await.unwrap(), 1);
+    assert_eq!(store.read_after("huge", 0).await.unwrap(), vec![(1, b"h".to_vec())]);
     // Binary values survive the log encoding.
     store.append("binlog", binary.clone(), 5, MINUTE).await.unwrap();
     assert_eq!(store.read_after("binlog", 0).await.unwrap(), vec![(1, binary.clone())]);
