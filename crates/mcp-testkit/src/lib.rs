@@ -21,6 +21,12 @@
 //! assert_eq!(result["content"][0]["text"], "hi");
 //! # }
 //! ```
+//!
+//! [`redis::RedisServer`] starts a real `redis-server` on a free loopback
+//! port for tests of Redis-backed state (installing it with apt-get as root
+//! when it is missing).
+
+pub mod redis;
 
 use std::collections::VecDeque;
 use std::time::Duration;
