@@ -48,7 +48,7 @@ use axum::extract::DefaultBodyLimit;
 use mcp_server::Server;
 
 pub use auth::{AuthOptions, StaticTokens, TokenError, TokenValidator};
-pub use event_store::{EventStore, InMemoryEventStore, StoredEvent};
+pub use event_store::{EventStore, InMemoryEventStore, Replay, StateEventStore, StoredEvent};
 pub use jwt::{JwksError, JwtValidator};
 
 /// When a POST that carries requests is answered with an SSE stream.
@@ -120,6 +120,20 @@ pub struct HttpOptions {
     /// `Metrics::render`, in the OpenMetrics format); `None`: no endpoint.
     /// It passes the same Host/Origin and token checks as the MCP endpoint.
     pub metrics: Option<MetricsText>,
+    /// Shared state for several instances behind one address, without
+    /// sticky routing (`None`, the default: sessions live in this process
+    /// only). With a store, a legacy session's record (`session:{id}`:
+    /// negotiated revision, client info and capabilities, principal, log
+    /// level, subscriptions; expiring after [`session_idle_timeout`]) lets
+    /// any instance serve it, every request checks and renews it (so a
+    /// `DELETE` on one instance ends the session everywhere), subscription
+    /// and readiness changes reach the other instances on the `sessions`
+    /// channel, and [`router`] keeps SSE events in the store
+    /// ([`StateEventStore`]) so `Last-Event-ID` resumes on any instance. A
+    /// store failure is answered `503` ("state store unavailable").
+    ///
+    /// [`session_idle_timeout`]: HttpOptions::session_idle_timeout
+    pub state: Option<Arc<dyn mcp_server::state::StateStore>>,
 }
 
 /// What `GET /metrics` answers (see [`HttpOptions::metrics`]).
@@ -150,6 +164,7 @@ impl Default for HttpOptions {
             header_timeout: Duration::from_secs(10),
             shutdown_timeout: Duration::from_secs(5),
             metrics: None,
+            state: None,
         }
     }
 }
@@ -161,19 +176,39 @@ pub(crate) struct App {
     pub options: Arc<HttpOptions>,
     pub sessions: Arc<legacy::Sessions>,
     pub store: Arc<dyn EventStore>,
+    /// [`HttpOptions::state`].
+    pub state: Option<Arc<dyn mcp_server::state::StateStore>>,
+    /// Tags this instance's request stream ids (`p{tag}{n}`), so instances
+    /// sharing a state store never reuse one; empty without a store.
+    pub instance: Arc<str>,
 }
 
+/// Events kept per SSE stream.
+const EVENTS_PER_STREAM: usize = 1024;
+
 /// The MCP endpoint as an axum router, for mounting in an application of
-/// your own. The idle-session sweeper starts with the first session.
+/// your own. The idle-session sweeper starts with the first session. With
+/// [`HttpOptions::state`], SSE events are kept in that store
+/// ([`StateEventStore`]); otherwise in memory.
 pub fn router(server: Server, options: HttpOptions) -> Router {
-    router_with_store(server, options, Arc::new(InMemoryEventStore::default()))
+    let store: Arc<dyn EventStore> = match &options.state {
+        Some(state) => Arc::new(StateEventStore::new(
+            Arc::clone(state),
+            EVENTS_PER_STREAM,
+            options.session_idle_timeout,
+        )),
+        None => Arc::new(InMemoryEventStore::new(EVENTS_PER_STREAM)),
+    };
+    router_with_store(server, options, store)
 }
 
 /// [`router`] with an event store of your own (e.g. shared between instances).
 pub fn router_with_store(server: Server, options: HttpOptions, store: Arc<dyn EventStore>) -> Router {
+    let state = options.state.clone();
+    let instance: Arc<str> = if state.is_some() { legacy::instance_tag().into() } else { "".into() };
     let options = Arc::new(options);
     let sessions = Arc::new(legacy::Sessions::default());
-    let app = App { server, options: Arc::clone(&options), sessions, store };
+    let app = App { server, options: Arc::clone(&options), sessions, store, state, instance };
     let mut router = Router::new().route(&options.path, axum::routing::any(handle));
     if let Some(auth) = &options.auth {
         for path in auth.metadata_paths() {

@@ -178,8 +178,9 @@ impl Session {
         *self.log_level.lock().expect("log level lock poisoned")
     }
 
-    /// Handles `logging/setLevel`.
-    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+    /// Handles `logging/setLevel` (public for transports applying one
+    /// received by another process serving the same session).
+    pub fn set_log_level(&self, level: LoggingLevel) {
         *self.log_level.lock().expect("log level lock poisoned") = Some(level);
     }
 
