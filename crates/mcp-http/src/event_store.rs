@@ -117,7 +117,6 @@ impl InMemoryEventStore {
             .collect();
         Some((stream.to_owned(), events))
     }
-
 }
 
 impl EventStore for InMemoryEventStore {
@@ -192,8 +191,10 @@ impl EventStore for StateEventStore {
                 self.state.append(&index, stream.as_bytes().to_vec(), MAX_STREAMS, self.ttl).await?;
                 self.listed.lock().expect("event store lock poisoned").insert(pair);
             }
-            let seq =
-                self.state.append(&log_key(session, stream), data.to_vec(), self.per_stream, self.ttl).await?;
+            let seq = self
+                .state
+                .append(&log_key(session, stream), data.to_vec(), self.per_stream, self.ttl)
+                .await?;
             Ok(format!("{stream}.{seq}"))
         })
     }

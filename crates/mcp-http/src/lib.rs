@@ -192,11 +192,9 @@ const EVENTS_PER_STREAM: usize = 1024;
 /// ([`StateEventStore`]); otherwise in memory.
 pub fn router(server: Server, options: HttpOptions) -> Router {
     let store: Arc<dyn EventStore> = match &options.state {
-        Some(state) => Arc::new(StateEventStore::new(
-            Arc::clone(state),
-            EVENTS_PER_STREAM,
-            options.session_idle_timeout,
-        )),
+        Some(state) => {
+            Arc::new(StateEventStore::new(Arc::clone(state), EVENTS_PER_STREAM, options.session_idle_timeout))
+        }
         None => Arc::new(InMemoryEventStore::new(EVENTS_PER_STREAM)),
     };
     router_with_store(server, options, store)
