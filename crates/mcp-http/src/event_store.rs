@@ -164,6 +164,9 @@ pub struct StateEventStore {
 /// the session, but still expire).
 const MAX_STREAMS: usize = 4096;
 
+/// Most (session, stream) pairs remembered as listed.
+const MAX_LISTED: usize = 65_536;
+
 impl StateEventStore {
     /// Events of `state`, `per_stream` kept per stream, each log expiring
     /// `ttl` after its last append (use the session idle timeout).
@@ -189,7 +192,13 @@ impl EventStore for StateEventStore {
             if first {
                 let index = format!("events:{session}");
                 self.state.append(&index, stream.as_bytes().to_vec(), MAX_STREAMS, self.ttl).await?;
-                self.listed.lock().expect("event store lock poisoned").insert(pair);
+                let mut listed = self.listed.lock().expect("event store lock poisoned");
+                // Sessions that ended elsewhere or expired are never removed
+                // here: start over now and then (listing twice is harmless).
+                if listed.len() >= MAX_LISTED {
+                    listed.clear();
+                }
+                listed.insert(pair);
             }
             let seq = self
                 .state

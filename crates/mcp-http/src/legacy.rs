@@ -109,6 +109,23 @@ struct SessionChange {
     ready: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     log_level: Option<mcp_server::types::logging::LoggingLevel>,
+    /// The session was deleted: drop the local copy now (closing its GET
+    /// stream) rather than at its next request.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    ended: bool,
+}
+
+impl SessionChange {
+    fn new(session: &str) -> Self {
+        Self {
+            session: session.to_owned(),
+            uri: None,
+            subscribed: None,
+            ready: false,
+            log_level: None,
+            ended: false,
+        }
+    }
 }
 
 /// The pub/sub channel of [`SessionChange`]s.
@@ -187,6 +204,12 @@ fn spawn_listener(sessions: std::sync::Weak<Sessions>, state: &dyn StateStore) {
                 tracing::debug!("ignoring a malformed session change");
                 continue;
             };
+            if change.ended {
+                if let Some(s) = sessions.remove(&change.session) {
+                    s.drop_local();
+                }
+                continue;
+            }
             let Some(legacy) = sessions.get(&change.session) else { continue };
             if change.ready {
                 legacy.session.mark_ready();
@@ -401,13 +424,7 @@ async fn share(app: &App, legacy: &LegacySession, changes: &[Change]) -> Result<
     save(app, state.as_ref(), legacy).await?;
     let Some(snapshot) = legacy.session.snapshot() else { return Ok(()) };
     for change in changes {
-        let mut message = SessionChange {
-            session: legacy.id.clone(),
-            uri: None,
-            subscribed: None,
-            ready: false,
-            log_level: None,
-        };
+        let mut message = SessionChange::new(&legacy.id);
         match change {
             Change::Ready => message.ready = snapshot.ready,
             Change::Subscription(uri) => {
@@ -867,10 +884,16 @@ pub(crate) async fn delete(app: App, headers: HeaderMap, caller: Caller) -> Resp
     };
     // With a store, deleting the record ends the session on every instance
     // (their next request finds it gone).
-    if let Some(state) = &app.state
-        && let Err(e) = state.delete(&record_key(&legacy.id)).await
-    {
-        return unavailable(&e);
+    if let Some(state) = &app.state {
+        if let Err(e) = state.delete(&record_key(&legacy.id)).await {
+            return unavailable(&e);
+        }
+        // Best effort: the others would otherwise notice at their next request.
+        let ended = SessionChange { ended: true, ..SessionChange::new(&legacy.id) };
+        let bytes = serde_json::to_vec(&ended).expect("changes serialize; qed");
+        if let Err(e) = state.publish(CHANNEL, bytes).await {
+            tracing::warn!(session = %legacy.id, error = %e, "session end not published");
+        }
     }
     if let Some(s) = app.sessions.remove(&legacy.id) {
         s.end(app.store.as_ref()).await;

@@ -17,6 +17,36 @@
 //!   Closing the response stream cancels the request. `subscriptions/listen`
 //!   is an SSE stream.
 //!
+//! **Several instances** behind one address (a round-robin load balancer,
+//! no sticky routing) share legacy sessions through a
+//! [`StateStore`](mcp_server::state::StateStore) set in
+//! [`HttpOptions::state`] (`mcp_server::state::MemoryStore` in one process,
+//! `mcp-state-redis` across processes):
+//!
+//! - `initialize` stores the session's record under `session:{id}` (the
+//!   negotiated revision, client info and capabilities, the principal, the
+//!   log level, the subscribed URIs), expiring after
+//!   [`HttpOptions::session_idle_timeout`]. Any instance rebuilds a session
+//!   it does not know from the record ([`mcp_server::Session::restore`]);
+//!   the principal binding holds there too (`403`).
+//! - Every request on the session renews the record, and finds out if it is
+//!   gone (one store round trip): a `DELETE` on any instance ends the
+//!   session everywhere (`404`). The idle sweeper only drops a local copy
+//!   once the store says the session is gone.
+//! - `notifications/initialized`, `resources/subscribe`/`unsubscribe` and
+//!   `logging/setLevel` update the record and are published on the
+//!   `sessions` channel, so the instance holding the GET stream delivers
+//!   `notifications/resources/updated` for a subscription made elsewhere.
+//! - SSE events go to the store's logs ([`StateEventStore`], keys
+//!   `events:{session}:{stream}`): `GET` + `Last-Event-ID` replays a stream
+//!   on any instance (the stored events; following it live works only on
+//!   the instance running it).
+//! - A store failure is answered `503` with a JSON-RPC error saying the
+//!   state store is unavailable; the next request after recovery works.
+//!
+//! Without a store (the default) nothing of this costs a thing: sessions
+//! live in the process, events in memory.
+//!
 //! Every request passes the DNS-rebinding checks first: `Host` must be one
 //! of the allowed names (loopback by default) and a present `Origin` must
 //! name an allowed host, otherwise `403`.

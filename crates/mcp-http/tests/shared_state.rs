@@ -49,12 +49,22 @@ struct Cluster {
 }
 
 async fn cluster(n: usize, state: Arc<dyn StateStore>, tokens: Option<StaticTokens>) -> Cluster {
+    cluster_with(n, state, tokens, HttpOptions::default().session_idle_timeout).await
+}
+
+async fn cluster_with(
+    n: usize,
+    state: Arc<dyn StateStore>,
+    tokens: Option<StaticTokens>,
+    idle: Duration,
+) -> Cluster {
     let mut instances = Vec::new();
     for _ in 0..n {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/mcp", listener.local_addr().unwrap());
         let mut options = HttpOptions::default();
         options.state = Some(Arc::clone(&state));
+        options.session_idle_timeout = idle;
         if let Some(tokens) = &tokens {
             options.auth =
                 Some(AuthOptions::new(url.clone(), "https://as.example", Arc::new(tokens.clone())));
@@ -137,7 +147,8 @@ fn sse_events(text: &str) -> Vec<(Option<String>, String)> {
 
 #[tokio::test]
 async fn a_session_is_served_by_every_instance_and_deleted_everywhere() {
-    let c = cluster(3, MemoryStore::new(), None).await;
+    let store = MemoryStore::new();
+    let c = cluster(3, store.clone(), None).await;
     let sid = c.initialize(0, "2025-06-18", None).await;
     c.initialized(1, &sid).await;
 
@@ -170,11 +181,28 @@ async fn a_session_is_served_by_every_instance_and_deleted_everywhere() {
         assert_eq!(c.ping(i, &sid).await.status(), 200, "instance {i}");
     }
 
+    // A GET stream open on A ends when the session is deleted on C.
+    let r_get = c
+        .client
+        .get(&c.instances[0].url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r_get.status(), 200);
+    assert!(!store.read_after(&format!("events:{sid}"), 0).await.unwrap().is_empty(), "streams listed");
+    assert!(store.get(&format!("session:{sid}")).await.unwrap().is_some());
+
     let r = c.client.delete(&c.instances[2].url).header("mcp-session-id", &sid).send().await.unwrap();
     assert_eq!(r.status(), 200);
+    let rest = tokio::time::timeout(Duration::from_secs(5), r_get.text()).await;
+    assert!(rest.is_ok(), "A's GET stream ended");
     for i in 0..3 {
         assert_eq!(c.ping(i, &sid).await.status(), 404, "instance {i} after DELETE elsewhere");
     }
+    assert!(store.get(&format!("session:{sid}")).await.unwrap().is_none(), "record deleted");
+    assert!(store.read_after(&format!("events:{sid}"), 0).await.unwrap().is_empty(), "events deleted");
     assert_eq!(c.ping(0, "never-issued").await.status(), 404);
 }
 
@@ -409,5 +437,22 @@ async fn a_store_outage_is_a_clear_503_and_recovery_needs_nothing() {
     flaky.down.store(false, Ordering::SeqCst);
     for i in 0..2 {
         assert_eq!(c.ping(i, &sid).await.status(), 200, "instance {i} after recovery");
+    }
+}
+
+#[tokio::test]
+async fn a_session_lives_while_any_instance_uses_it_and_expires_when_none_does() {
+    let c = cluster_with(2, MemoryStore::new(), None, Duration::from_millis(300)).await;
+    let sid = c.initialize(0, "2025-06-18", None).await;
+    c.initialized(0, &sid).await;
+    // Used on B only, for several of A's idle periods.
+    for _ in 0..10 {
+        assert_eq!(c.ping(1, &sid).await.status(), 200);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(c.ping(0, &sid).await.status(), 200, "A's idle sweep did not end it");
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    for i in 0..2 {
+        assert_eq!(c.ping(i, &sid).await.status(), 404, "instance {i}: expired everywhere");
     }
 }
