@@ -345,6 +345,9 @@ async fn restore(
     id: &str,
     caller: &Caller,
 ) -> Result<Arc<LegacySession>, Response> {
+    // Listening before reading the record: no change published after the
+    // read is missed.
+    start_background(app);
     let key = record_key(id);
     let bytes = state.get(&key).await.map_err(|e| unavailable(&e))?.ok_or_else(unknown_session)?;
     let record: Record = serde_json::from_slice(&bytes).map_err(|e| {
@@ -628,12 +631,13 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes, caller: Call
     let accepted = app.server.accept_via(&legacy.session, &body, &caller.via(Some(&req_tx)));
     drop(req_tx);
     let (final_tx, final_rx) = oneshot::channel::<Option<Vec<u8>>>();
-    let app_for_share = app.clone();
-    let legacy_for_share = Arc::clone(&legacy);
+    let share_after = (!changes.is_empty()).then(|| (app.clone(), Arc::clone(&legacy)));
     tokio::spawn(async move {
         let out = accepted.resolve().await;
-        if let Err(e) = share(&app_for_share, &legacy_for_share, &changes).await {
-            tracing::warn!(session = %legacy_for_share.id, error = %e, "session change not shared");
+        if let Some((app, legacy)) = share_after
+            && let Err(e) = share(&app, &legacy, &changes).await
+        {
+            tracing::warn!(session = %legacy.id, error = %e, "session change not shared");
         }
         let _ = final_tx.send(out);
     });
