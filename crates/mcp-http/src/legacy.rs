@@ -2,9 +2,15 @@
 //! sessions, POST with JSON or SSE answers, the GET stream, DELETE,
 //! resumption and idle expiry.
 //!
+//! With a state store ([`HttpOptions::state`](crate::HttpOptions::state)),
+//! a session lives in the store as well (`session:{id}`): any instance
+//! rebuilds it from its record, every request checks and renews the record,
+//! and changes other instances must know (readiness, subscriptions, log
+//! level) are published on the `sessions` channel.
+//!
 //! Spec: `docs/specification/<rev>/basic/transports.mdx` §Streamable HTTP.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -14,8 +20,11 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use mcp_server::{ProtocolVersion, Session};
+use futures::StreamExt;
+use mcp_server::state::{StateError, StateStore};
+use mcp_server::{Principal, ProtocolVersion, Session, SessionSnapshot};
 use mcp_types::ErrorObject;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::AbortHandle;
@@ -43,6 +52,8 @@ const LIVE_CAPACITY: usize = 16;
 #[derive(Debug, Clone)]
 enum Live {
     Event(String, Vec<u8>),
+    /// An event the store could not keep: sent live without an id.
+    Unstored(Vec<u8>),
     End,
 }
 
@@ -51,21 +62,102 @@ impl LegacySession {
         *self.last_seen.lock().expect("session lock poisoned") = Instant::now();
     }
 
-    fn end(&self, store: &dyn EventStore) {
+    /// Ends the session here and forgets its events.
+    async fn end(&self, store: &dyn EventStore) {
+        self.drop_local();
+        if let Err(e) = store.remove_session(&self.id).await {
+            tracing::warn!(session = %self.id, error = %e, "could not remove the session's events");
+        }
+    }
+
+    /// Stops serving the session in this process (its record and events,
+    /// if shared, are someone else's business).
+    fn drop_local(&self) {
         self.session.close();
         if let Some(f) = self.forwarder.lock().expect("session lock poisoned").take() {
             f.abort();
         }
-        store.remove_session(&self.id);
     }
+}
+
+/// The shared record of a session: `session:{id}` in the state store.
+#[derive(Debug, Serialize, Deserialize)]
+struct Record {
+    #[serde(flatten)]
+    snapshot: SessionSnapshot,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    principal: Option<RecordPrincipal>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct RecordPrincipal {
+    subject: String,
+    scopes: BTreeSet<String>,
+}
+
+/// A change to a session that the instances serving it apply to their
+/// copies (published on [`CHANNEL`]).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionChange {
+    session: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    uri: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    subscribed: Option<bool>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    ready: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    log_level: Option<mcp_server::types::logging::LoggingLevel>,
+    /// The session was deleted: drop the local copy now (closing its GET
+    /// stream) rather than at its next request.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    ended: bool,
+}
+
+impl SessionChange {
+    fn new(session: &str) -> Self {
+        Self {
+            session: session.to_owned(),
+            uri: None,
+            subscribed: None,
+            ready: false,
+            log_level: None,
+            ended: false,
+        }
+    }
+}
+
+/// The pub/sub channel of [`SessionChange`]s.
+const CHANNEL: &str = "sessions";
+
+fn record_key(id: &str) -> String {
+    format!("session:{id}")
+}
+
+/// `503` with a JSON-RPC error saying the state store is unavailable.
+pub(crate) fn unavailable(e: &StateError) -> Response {
+    error_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        ErrorObject::new(mcp_types::ErrorCode::INTERNAL_ERROR, e.to_string()),
+    )
+}
+
+/// A random tag for this instance's stream ids (no `.`: ids are `stream.seq`).
+pub(crate) fn instance_tag() -> String {
+    let mut bytes = [0u8; 6];
+    getrandom::fill(&mut bytes).expect("the operating system's random source is available");
+    URL_SAFE_NO_PAD.encode(bytes)
 }
 
 /// Every legacy session of the endpoint.
 #[derive(Default)]
 pub(crate) struct Sessions {
     map: Mutex<HashMap<String, Arc<LegacySession>>>,
-    /// The idle sweeper starts with the first session (inside the runtime,
-    /// whoever built the router).
+    /// The idle sweeper (and, with a state store, the listener of the
+    /// `sessions` channel) starts with the first session (inside the
+    /// runtime, whoever built the router).
     sweeper: std::sync::OnceLock<()>,
 }
 
@@ -83,8 +175,65 @@ impl Sessions {
     }
 }
 
-/// Ends sessions idle longer than `idle`, so sessions never leak.
-fn spawn_sweeper(sessions: Arc<Sessions>, store: Arc<dyn EventStore>, idle: Duration) {
+/// Starts the idle sweeper and, with a state store, the listener applying
+/// other instances' changes to local copies: once, with the first session.
+fn start_background(app: &App) {
+    app.sessions.sweeper.get_or_init(|| {
+        spawn_sweeper(
+            Arc::clone(&app.sessions),
+            Arc::clone(&app.store),
+            app.state.clone(),
+            app.options.session_idle_timeout,
+        );
+        if let Some(state) = &app.state {
+            spawn_listener(Arc::downgrade(&app.sessions), state.as_ref());
+        }
+    });
+}
+
+/// Applies the [`SessionChange`]s published by every instance to the local
+/// copies of their sessions.
+fn spawn_listener(sessions: std::sync::Weak<Sessions>, state: &dyn StateStore) {
+    let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
+    // Subscribed now, so no change published after the first session is missed.
+    let mut changes = state.subscribe(CHANNEL);
+    handle.spawn(async move {
+        while let Some(message) = changes.next().await {
+            let Some(sessions) = sessions.upgrade() else { return };
+            let Ok(change) = serde_json::from_slice::<SessionChange>(&message) else {
+                tracing::debug!("ignoring a malformed session change");
+                continue;
+            };
+            if change.ended {
+                if let Some(s) = sessions.remove(&change.session) {
+                    s.drop_local();
+                }
+                continue;
+            }
+            let Some(legacy) = sessions.get(&change.session) else { continue };
+            if change.ready {
+                legacy.session.mark_ready();
+            }
+            if let (Some(uri), Some(subscribed)) = (&change.uri, change.subscribed) {
+                legacy.session.set_subscribed(uri, subscribed);
+            }
+            if let Some(level) = change.log_level {
+                legacy.session.set_log_level(level);
+            }
+        }
+    });
+}
+
+/// Ends sessions idle longer than `idle`, so sessions never leak. With a
+/// state store, an idle local copy is dropped only once the store says the
+/// session is gone (another instance may be keeping it alive); its record
+/// and events expire on their own.
+fn spawn_sweeper(
+    sessions: Arc<Sessions>,
+    store: Arc<dyn EventStore>,
+    state: Option<Arc<dyn StateStore>>,
+    idle: Duration,
+) {
     let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
     let period = (idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
     let weak = Arc::downgrade(&sessions);
@@ -95,18 +244,32 @@ fn spawn_sweeper(sessions: Arc<Sessions>, store: Arc<dyn EventStore>, idle: Dura
             tick.tick().await;
             let Some(sessions) = weak.upgrade() else { return };
             let now = Instant::now();
-            let expired: Vec<Arc<LegacySession>> = {
-                let mut map = sessions.map.lock().expect("sessions lock poisoned");
-                let ids: Vec<String> = map
-                    .iter()
-                    .filter(|(_, s)| now.duration_since(*s.last_seen.lock().expect("lock")) > idle)
-                    .map(|(id, _)| id.clone())
-                    .collect();
-                ids.iter().filter_map(|id| map.remove(id)).collect()
-            };
-            for s in expired {
+            let idle_ids: Vec<String> = sessions
+                .map
+                .lock()
+                .expect("sessions lock poisoned")
+                .iter()
+                .filter(|(_, s)| now.duration_since(*s.last_seen.lock().expect("lock")) > idle)
+                .map(|(id, _)| id.clone())
+                .collect();
+            for id in idle_ids {
+                if let Some(state) = &state {
+                    match state.get(&record_key(&id)).await {
+                        Ok(None) => {}
+                        Ok(Some(_)) => continue, // alive elsewhere
+                        Err(e) => {
+                            tracing::debug!(error = %e, "idle sweep: state store unavailable");
+                            continue;
+                        }
+                    }
+                }
+                let Some(s) = sessions.remove(&id) else { continue };
                 tracing::debug!(session = %s.id, "legacy session expired");
-                s.end(store.as_ref());
+                if state.is_some() {
+                    s.drop_local();
+                } else {
+                    s.end(store.as_ref()).await;
+                }
             }
         }
     });
@@ -119,13 +282,19 @@ fn new_session_id() -> String {
 }
 
 fn create(app: &App, caller: &Caller) -> Arc<LegacySession> {
-    app.sessions.sweeper.get_or_init(|| {
-        spawn_sweeper(Arc::clone(&app.sessions), Arc::clone(&app.store), app.options.session_idle_timeout);
-    });
+    let legacy = build(app, new_session_id(), caller.principal.clone());
+    app.sessions.map.lock().expect("sessions lock poisoned").insert(legacy.id.clone(), Arc::clone(&legacy));
+    legacy
+}
+
+/// A local session with its standalone-stream drain and event forwarder,
+/// not yet in the map.
+fn build(app: &App, id: String, principal: Option<Principal>) -> Arc<LegacySession> {
+    start_background(app);
     let (tx, rx) = mpsc::channel(app.server.options().outbound_queue.max(1));
-    let session = app.server.new_session(tx, caller.principal.clone());
+    let session = app.server.new_session(tx, principal);
     let legacy = Arc::new(LegacySession {
-        id: new_session_id(),
+        id,
         session: Arc::clone(&session),
         get_open: Arc::new(AtomicBool::new(false)),
         last_seen: Mutex::new(Instant::now()),
@@ -148,16 +317,129 @@ fn create(app: &App, caller: &Caller) -> Arc<LegacySession> {
     tokio::spawn(async move {
         let mut rx = rx;
         while let Some(data) = rx.recv().await {
-            let id = store.append(&session_id, "g", &data);
-            let _ = g_tx.send(Live::Event(id, data));
+            match store.append(&session_id, "g", &data).await {
+                Ok(id) => {
+                    let _ = g_tx.send(Live::Event(id, data));
+                }
+                // Not resumable, but delivered to an open GET stream.
+                Err(e) => {
+                    tracing::warn!(session = %session_id, error = %e, "event not stored");
+                    let _ = g_tx.send(Live::Unstored(data));
+                }
+            }
         }
         let _ = g_tx.send(Live::End);
     });
     // Server events (list changes, resource updates) reach the session.
     let task = tokio::spawn(app.server.forward_events(session));
     *legacy.forwarder.lock().expect("session lock poisoned") = Some(task.abort_handle());
-    app.sessions.map.lock().expect("sessions lock poisoned").insert(legacy.id.clone(), Arc::clone(&legacy));
     legacy
+}
+
+/// Rebuilds a session another instance opened from its record; `Err` is
+/// the answer (404 when there is no record, 403 for another principal,
+/// 503 when the store fails).
+async fn restore(
+    app: &App,
+    state: &dyn StateStore,
+    id: &str,
+    caller: &Caller,
+) -> Result<Arc<LegacySession>, Response> {
+    // Listening before reading the record: no change published after the
+    // read is missed.
+    start_background(app);
+    let key = record_key(id);
+    let bytes = state.get(&key).await.map_err(|e| unavailable(&e))?.ok_or_else(unknown_session)?;
+    let record: Record = serde_json::from_slice(&bytes).map_err(|e| {
+        tracing::warn!(session = %id, error = %e, "unreadable session record");
+        unknown_session()
+    })?;
+    let owner = record.principal.as_ref().map(|p| p.subject.as_str());
+    if owner != caller.principal.as_ref().map(|p| p.subject.as_str()) {
+        return Err(another_principal());
+    }
+    if app.sessions.len() >= app.options.max_sessions {
+        return Err(too_many_sessions());
+    }
+    let fresh = build(app, id.to_owned(), caller.principal.clone());
+    fresh.session.restore(&record.snapshot);
+    let legacy = {
+        let mut map = app.sessions.map.lock().expect("sessions lock poisoned");
+        Arc::clone(map.entry(id.to_owned()).or_insert_with(|| Arc::clone(&fresh)))
+    };
+    if !Arc::ptr_eq(&legacy, &fresh) {
+        fresh.drop_local(); // a concurrent request restored it first
+    }
+    match state.touch(&key, app.options.session_idle_timeout).await {
+        Ok(true) => Ok(legacy),
+        Ok(false) => {
+            forget_local(app, id);
+            Err(unknown_session())
+        }
+        Err(e) => Err(unavailable(&e)),
+    }
+}
+
+/// Drops the local copy of a session that ended elsewhere.
+fn forget_local(app: &App, id: &str) {
+    if let Some(s) = app.sessions.remove(id) {
+        s.drop_local();
+    }
+}
+
+/// Writes a session's record (after `initialize` and after changes).
+async fn save(app: &App, state: &dyn StateStore, legacy: &LegacySession) -> Result<(), StateError> {
+    let Some(snapshot) = legacy.session.snapshot() else { return Ok(()) };
+    let principal = legacy
+        .session
+        .principal()
+        .map(|p| RecordPrincipal { subject: p.subject.clone(), scopes: p.scopes.clone() });
+    let record = serde_json::to_vec(&Record { snapshot, principal }).expect("records serialize; qed");
+    state.set(&record_key(&legacy.id), record, app.options.session_idle_timeout).await
+}
+
+/// What a message changes in a session that other instances must learn.
+#[derive(Debug, Clone)]
+enum Change {
+    Ready,
+    Subscription(String),
+    LogLevel,
+}
+
+fn changes_of(messages: &[&Value]) -> Vec<Change> {
+    messages
+        .iter()
+        .filter_map(|m| match m["method"].as_str()? {
+            "notifications/initialized" => Some(Change::Ready),
+            "resources/subscribe" | "resources/unsubscribe" => {
+                Some(Change::Subscription(m["params"]["uri"].as_str()?.to_owned()))
+            }
+            "logging/setLevel" => Some(Change::LogLevel),
+            _ => None,
+        })
+        .collect()
+}
+
+/// After messages that changed the session: saves its record and tells the
+/// other instances.
+async fn share(app: &App, legacy: &LegacySession, changes: &[Change]) -> Result<(), StateError> {
+    let (Some(state), false) = (&app.state, changes.is_empty()) else { return Ok(()) };
+    save(app, state.as_ref(), legacy).await?;
+    let Some(snapshot) = legacy.session.snapshot() else { return Ok(()) };
+    for change in changes {
+        let mut message = SessionChange::new(&legacy.id);
+        match change {
+            Change::Ready => message.ready = snapshot.ready,
+            Change::Subscription(uri) => {
+                message.subscribed = Some(snapshot.subscriptions.contains(uri));
+                message.uri = Some(uri.clone());
+            }
+            Change::LogLevel => message.log_level = snapshot.log_level,
+        }
+        let bytes = serde_json::to_vec(&message).expect("changes serialize; qed");
+        state.publish(CHANNEL, bytes).await?;
+    }
+    Ok(())
 }
 
 fn session_header(headers: &HeaderMap) -> Option<&str> {
@@ -171,38 +453,67 @@ fn with_session_header(mut response: Response, id: &str) -> Response {
     response
 }
 
-fn lookup(app: &App, headers: &HeaderMap, caller: &Caller) -> Result<Arc<LegacySession>, Response> {
-    let legacy = find(app, headers)?;
-    // A session belongs to whoever opened it: another principal's token,
-    // even a valid one, does not get into it.
-    let owner = legacy.session.principal().map(|p| p.subject.as_str());
-    if owner != caller.principal.as_ref().map(|p| p.subject.as_str()) {
-        return Err(error_response(
-            StatusCode::FORBIDDEN,
-            None,
-            ErrorObject::invalid_request("this session was opened by another principal"),
-        ));
-    }
-    Ok(legacy)
+fn another_principal() -> Response {
+    error_response(
+        StatusCode::FORBIDDEN,
+        None,
+        ErrorObject::invalid_request("this session was opened by another principal"),
+    )
 }
 
-fn find(app: &App, headers: &HeaderMap) -> Result<Arc<LegacySession>, Response> {
-    match session_header(headers) {
-        None => Err(error_response(
+fn unknown_session() -> Response {
+    error_response(
+        StatusCode::NOT_FOUND,
+        None,
+        ErrorObject::invalid_request("unknown or ended session: send initialize to open a new one"),
+    )
+}
+
+fn too_many_sessions() -> Response {
+    error_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        ErrorObject::internal("too many open sessions; try again later"),
+    )
+}
+
+/// The request's session. With a state store, a session unknown here is
+/// rebuilt from its record, and a known one is checked (and renewed)
+/// against it: one store round trip per request.
+async fn lookup(app: &App, headers: &HeaderMap, caller: &Caller) -> Result<Arc<LegacySession>, Response> {
+    let Some(id) = session_header(headers) else {
+        return Err(error_response(
             StatusCode::BAD_REQUEST,
             None,
             ErrorObject::invalid_request(
                 "missing Mcp-Session-Id header: send initialize first to open a session",
             ),
-        )),
-        Some(id) => app.sessions.get(id).ok_or_else(|| {
-            error_response(
-                StatusCode::NOT_FOUND,
-                None,
-                ErrorObject::invalid_request("unknown or ended session: send initialize to open a new one"),
-            )
-        }),
+        ));
+    };
+    let Some(legacy) = app.sessions.get(id) else {
+        return match &app.state {
+            Some(state) => restore(app, state.as_ref(), id, caller).await,
+            None => Err(unknown_session()),
+        };
+    };
+    // A session belongs to whoever opened it: another principal's token,
+    // even a valid one, does not get into it.
+    let owner = legacy.session.principal().map(|p| p.subject.as_str());
+    if owner != caller.principal.as_ref().map(|p| p.subject.as_str()) {
+        return Err(another_principal());
     }
+    if let Some(state) = &app.state {
+        match state.touch(&record_key(id), app.options.session_idle_timeout).await {
+            Ok(true) => {}
+            Ok(false) => {
+                // Deleted on another instance, or expired.
+                forget_local(app, id);
+                return Err(unknown_session());
+            }
+            Err(e) => return Err(unavailable(&e)),
+        }
+    }
+    Ok(legacy)
 }
 
 fn supported_versions() -> Value {
@@ -255,15 +566,11 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes, caller: Call
     }
     let (legacy, created) = if is_initialize && session_header(&headers).is_none() {
         if app.sessions.len() >= app.options.max_sessions {
-            return error_response(
-                StatusCode::SERVICE_UNAVAILABLE,
-                None,
-                ErrorObject::internal("too many open sessions; try again later"),
-            );
+            return too_many_sessions();
         }
         (create(&app, &caller), true)
     } else {
-        match lookup(&app, &headers, &caller) {
+        match lookup(&app, &headers, &caller).await {
             Ok(s) => (s, false),
             Err(r) => return r,
         }
@@ -275,8 +582,15 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes, caller: Call
         return json_response(StatusCode::BAD_REQUEST, reply);
     }
 
+    // Only computed with a store: what other instances must learn.
+    let changes = if app.state.is_some() { changes_of(&messages) } else { Vec::new() };
+
     if !has_requests {
-        return match app.server.handle_frame_via(&legacy.session, &body, &caller.via(None)).await {
+        let reply = app.server.handle_frame_via(&legacy.session, &body, &caller.via(None)).await;
+        if let Err(e) = share(&app, &legacy, &changes).await {
+            return unavailable(&e);
+        }
+        return match reply {
             None => StatusCode::ACCEPTED.into_response(),
             Some(reply) => json_response(StatusCode::BAD_REQUEST, reply),
         };
@@ -288,9 +602,17 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes, caller: Call
         let ok = legacy.session.negotiated_version().is_some();
         if created && !ok {
             if let Some(s) = app.sessions.remove(&legacy.id) {
-                s.end(app.store.as_ref());
+                s.end(app.store.as_ref()).await;
             }
             return json_response(StatusCode::OK, reply);
+        }
+        if created && let Some(state) = &app.state {
+            if let Err(e) = save(&app, state.as_ref(), &legacy).await {
+                if let Some(s) = app.sessions.remove(&legacy.id) {
+                    s.drop_local();
+                }
+                return unavailable(&e);
+            }
         }
         return with_session_header(json_response(StatusCode::OK, reply), &legacy.id);
     }
@@ -298,6 +620,9 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes, caller: Call
     if !wants_sse(app.options.response_mode, &messages) {
         let reply =
             app.server.handle_frame_via(&legacy.session, &body, &caller.via(None)).await.unwrap_or_default();
+        if let Err(e) = share(&app, &legacy, &changes).await {
+            return unavailable(&e);
+        }
         return with_session_header(json_response(StatusCode::OK, reply), &legacy.id);
     }
 
@@ -306,19 +631,30 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes, caller: Call
     let accepted = app.server.accept_via(&legacy.session, &body, &caller.via(Some(&req_tx)));
     drop(req_tx);
     let (final_tx, final_rx) = oneshot::channel::<Option<Vec<u8>>>();
+    let share_after = (!changes.is_empty()).then(|| (app.clone(), Arc::clone(&legacy)));
     tokio::spawn(async move {
         let out = accepted.resolve().await;
+        if let Some((app, legacy)) = share_after
+            && let Err(e) = share(&app, &legacy, &changes).await
+        {
+            tracing::warn!(session = %legacy.id, error = %e, "session change not shared");
+        }
         let _ = final_tx.send(out);
     });
-    let stream_id = format!("p{}", legacy.next_stream.fetch_add(1, Ordering::Relaxed));
+    let stream_id = format!("p{}{}", app.instance, legacy.next_stream.fetch_add(1, Ordering::Relaxed));
     let (primary_tx, primary_rx) = mpsc::channel::<Bytes>(256);
     let (live_tx, _) = broadcast::channel::<Live>(LIVE_CAPACITY);
     legacy.live.lock().expect("session lock poisoned").insert(stream_id.clone(), live_tx.clone());
     let priming = app.options.sse_priming
         && legacy.session.negotiated_version().is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
     if priming {
-        let id = app.store.append(&legacy.id, &stream_id, b"");
-        let _ = primary_tx.try_send(sse::priming(id, app.options.sse_retry));
+        // Without a stored id there is nothing to resume from: no priming.
+        match app.store.append(&legacy.id, &stream_id, b"").await {
+            Ok(id) => {
+                let _ = primary_tx.try_send(sse::priming(id, app.options.sse_retry));
+            }
+            Err(e) => tracing::warn!(session = %legacy.id, error = %e, "priming event not stored"),
+        }
     }
     // The pump runs to completion whether or not the client stays: a
     // disconnect is not a cancellation in these revisions, and everything
@@ -329,23 +665,30 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes, caller: Call
     tokio::spawn(async move {
         let mut req_rx = req_rx;
         let mut final_rx = final_rx;
-        let emit = |data: Vec<u8>| {
-            let id = store.append(&session_id, &stream_id, &data);
-            let _ = live_tx.send(Live::Event(id.clone(), data.clone()));
-            sse::event(Some(id), &data)
+        let emit = async |data: Vec<u8>| match store.append(&session_id, &stream_id, &data).await {
+            Ok(id) => {
+                let _ = live_tx.send(Live::Event(id.clone(), data.clone()));
+                sse::event(Some(id), &data)
+            }
+            Err(e) => {
+                // Delivered, but not resumable.
+                tracing::warn!(session = %session_id, error = %e, "event not stored");
+                let _ = live_tx.send(Live::Unstored(data.clone()));
+                sse::event(None, &data)
+            }
         };
         loop {
             tokio::select! {
                 biased;
                 Some(message) = req_rx.recv() => {
-                    let _ = primary_tx.send(emit(message)).await;
+                    let _ = primary_tx.send(emit(message).await).await;
                 }
                 out = &mut final_rx => {
                     while let Ok(message) = req_rx.try_recv() {
-                        let _ = primary_tx.send(emit(message)).await;
+                        let _ = primary_tx.send(emit(message).await).await;
                     }
                     if let Ok(Some(reply)) = out {
-                        let _ = primary_tx.send(emit(reply)).await;
+                        let _ = primary_tx.send(emit(reply).await).await;
                     }
                     break;
                 }
@@ -417,12 +760,13 @@ impl Follow {
                     self.last = Some(id.clone());
                     return Some(sse::event(Some(id), &data));
                 }
+                Ok(Live::Unstored(data)) => return Some(sse::event(None, &data)),
                 Ok(Live::End) | Err(broadcast::error::RecvError::Closed) => return None,
                 Err(broadcast::error::RecvError::Lagged(_)) => {
-                    if let Some(last) = &self.last {
-                        if let Some((_, missed)) = self.store.replay_after(&self.session, last) {
-                            self.backlog.extend(missed.into_iter().filter(|e| !e.data.is_empty()));
-                        }
+                    if let Some(last) = &self.last
+                        && let Ok(Some((_, missed))) = self.store.replay_after(&self.session, last).await
+                    {
+                        self.backlog.extend(missed.into_iter().filter(|e| !e.data.is_empty()));
                     }
                 }
             }
@@ -463,13 +807,13 @@ pub(crate) async fn get(app: App, headers: HeaderMap, caller: Caller) -> Respons
             ErrorObject::invalid_request("GET opens an SSE stream: Accept must include text/event-stream"),
         );
     }
-    let legacy = match lookup(&app, &headers, &caller) {
+    let legacy = match lookup(&app, &headers, &caller).await {
         Ok(s) => s,
         Err(r) => return r,
     };
     legacy.touch();
     if let Some(last) = headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
-        return resume(&app, &legacy, last.trim());
+        return resume(&app, &legacy, last.trim()).await;
     }
     if legacy.get_open.swap(true, Ordering::AcqRel) {
         return error_response(
@@ -503,7 +847,7 @@ pub(crate) async fn get(app: App, headers: HeaderMap, caller: Caller) -> Respons
 }
 
 /// Replays a stream after `last` and, if it is still running, follows it.
-fn resume(app: &App, legacy: &Arc<LegacySession>, last: &str) -> Response {
+async fn resume(app: &App, legacy: &Arc<LegacySession>, last: &str) -> Response {
     // Subscribe before reading the store, so nothing falls in between.
     let live = legacy
         .live
@@ -511,7 +855,11 @@ fn resume(app: &App, legacy: &Arc<LegacySession>, last: &str) -> Response {
         .expect("session lock poisoned")
         .iter()
         .find_map(|(stream, tx)| last.starts_with(&format!("{stream}.")).then(|| tx.subscribe()));
-    let Some((_, stored)) = app.store.replay_after(&legacy.id, last) else {
+    let replay = match app.store.replay_after(&legacy.id, last).await {
+        Ok(replay) => replay,
+        Err(e) => return unavailable(&e),
+    };
+    let Some((_, stored)) = replay else {
         return error_response(
             StatusCode::NOT_FOUND,
             None,
@@ -534,12 +882,28 @@ fn resume(app: &App, legacy: &Arc<LegacySession>, last: &str) -> Response {
 }
 
 pub(crate) async fn delete(app: App, headers: HeaderMap, caller: Caller) -> Response {
-    let legacy = match lookup(&app, &headers, &caller) {
+    let legacy = match lookup(&app, &headers, &caller).await {
         Ok(s) => s,
         Err(r) => return r,
     };
+    // With a store, deleting the record ends the session on every instance
+    // (their next request finds it gone).
+    if let Some(state) = &app.state {
+        if let Err(e) = state.delete(&record_key(&legacy.id)).await {
+            return unavailable(&e);
+        }
+        // Best effort: the others would otherwise notice at their next request.
+        let ended = SessionChange { ended: true, ..SessionChange::new(&legacy.id) };
+        let bytes = serde_json::to_vec(&ended).expect("changes serialize; qed");
+        if let Err(e) = state.publish(CHANNEL, bytes).await {
+            tracing::warn!(session = %legacy.id, error = %e, "session end not published");
+        }
+    }
     if let Some(s) = app.sessions.remove(&legacy.id) {
-        s.end(app.store.as_ref());
+        s.end(app.store.as_ref()).await;
+    } else {
+        // Already dropped locally: still forget its shared events.
+        legacy.end(app.store.as_ref()).await;
     }
     StatusCode::OK.into_response()
 }
@@ -561,13 +925,13 @@ mod tests {
             backlog: Default::default(),
             _guard: None,
         };
-        let first = store.append("s", "g", b"0");
+        let first = store.append("s", "g", b"0").await.unwrap();
         tx.send(Live::Event(first, b"0".to_vec())).unwrap();
         assert_eq!(follow.next().await.unwrap(), sse::event(Some("g.0".into()), b"0"));
         // Ten more events while the reader is away: the channel keeps two.
         for i in 1..=10u8 {
             let data = vec![b'0' + i % 10];
-            let id = store.append("s", "g", &data);
+            let id = store.append("s", "g", &data).await.unwrap();
             let _ = tx.send(Live::Event(id, data));
         }
         tx.send(Live::End).unwrap();

@@ -17,6 +17,36 @@
 //!   Closing the response stream cancels the request. `subscriptions/listen`
 //!   is an SSE stream.
 //!
+//! **Several instances** behind one address (a round-robin load balancer,
+//! no sticky routing) share legacy sessions through a
+//! [`StateStore`](mcp_server::state::StateStore) set in
+//! [`HttpOptions::state`] (`mcp_server::state::MemoryStore` in one process,
+//! `mcp-state-redis` across processes):
+//!
+//! - `initialize` stores the session's record under `session:{id}` (the
+//!   negotiated revision, client info and capabilities, the principal, the
+//!   log level, the subscribed URIs), expiring after
+//!   [`HttpOptions::session_idle_timeout`]. Any instance rebuilds a session
+//!   it does not know from the record ([`mcp_server::Session::restore`]);
+//!   the principal binding holds there too (`403`).
+//! - Every request on the session renews the record, and finds out if it is
+//!   gone (one store round trip): a `DELETE` on any instance ends the
+//!   session everywhere (`404`). The idle sweeper only drops a local copy
+//!   once the store says the session is gone.
+//! - `notifications/initialized`, `resources/subscribe`/`unsubscribe` and
+//!   `logging/setLevel` update the record and are published on the
+//!   `sessions` channel, so the instance holding the GET stream delivers
+//!   `notifications/resources/updated` for a subscription made elsewhere.
+//! - SSE events go to the store's logs ([`StateEventStore`], keys
+//!   `events:{session}:{stream}`): `GET` + `Last-Event-ID` replays a stream
+//!   on any instance (the stored events; following it live works only on
+//!   the instance running it).
+//! - A store failure is answered `503` with a JSON-RPC error saying the
+//!   state store is unavailable; the next request after recovery works.
+//!
+//! Without a store (the default) nothing of this costs a thing: sessions
+//! live in the process, events in memory.
+//!
 //! Every request passes the DNS-rebinding checks first: `Host` must be one
 //! of the allowed names (loopback by default) and a present `Origin` must
 //! name an allowed host, otherwise `403`.
@@ -48,7 +78,7 @@ use axum::extract::DefaultBodyLimit;
 use mcp_server::Server;
 
 pub use auth::{AuthOptions, StaticTokens, TokenError, TokenValidator};
-pub use event_store::{EventStore, InMemoryEventStore, StoredEvent};
+pub use event_store::{EventStore, InMemoryEventStore, Replay, StateEventStore, StoredEvent};
 pub use jwt::{JwksError, JwtValidator};
 
 /// When a POST that carries requests is answered with an SSE stream.
@@ -120,6 +150,20 @@ pub struct HttpOptions {
     /// `Metrics::render`, in the OpenMetrics format); `None`: no endpoint.
     /// It passes the same Host/Origin and token checks as the MCP endpoint.
     pub metrics: Option<MetricsText>,
+    /// Shared state for several instances behind one address, without
+    /// sticky routing (`None`, the default: sessions live in this process
+    /// only). With a store, a legacy session's record (`session:{id}`:
+    /// negotiated revision, client info and capabilities, principal, log
+    /// level, subscriptions; expiring after [`session_idle_timeout`]) lets
+    /// any instance serve it, every request checks and renews it (so a
+    /// `DELETE` on one instance ends the session everywhere), subscription
+    /// and readiness changes reach the other instances on the `sessions`
+    /// channel, and [`router`] keeps SSE events in the store
+    /// ([`StateEventStore`]) so `Last-Event-ID` resumes on any instance. A
+    /// store failure is answered `503` ("state store unavailable").
+    ///
+    /// [`session_idle_timeout`]: HttpOptions::session_idle_timeout
+    pub state: Option<Arc<dyn mcp_server::state::StateStore>>,
 }
 
 /// What `GET /metrics` answers (see [`HttpOptions::metrics`]).
@@ -150,6 +194,7 @@ impl Default for HttpOptions {
             header_timeout: Duration::from_secs(10),
             shutdown_timeout: Duration::from_secs(5),
             metrics: None,
+            state: None,
         }
     }
 }
@@ -161,19 +206,37 @@ pub(crate) struct App {
     pub options: Arc<HttpOptions>,
     pub sessions: Arc<legacy::Sessions>,
     pub store: Arc<dyn EventStore>,
+    /// [`HttpOptions::state`].
+    pub state: Option<Arc<dyn mcp_server::state::StateStore>>,
+    /// Tags this instance's request stream ids (`p{tag}{n}`), so instances
+    /// sharing a state store never reuse one; empty without a store.
+    pub instance: Arc<str>,
 }
 
+/// Events kept per SSE stream.
+const EVENTS_PER_STREAM: usize = 1024;
+
 /// The MCP endpoint as an axum router, for mounting in an application of
-/// your own. The idle-session sweeper starts with the first session.
+/// your own. The idle-session sweeper starts with the first session. With
+/// [`HttpOptions::state`], SSE events are kept in that store
+/// ([`StateEventStore`]); otherwise in memory.
 pub fn router(server: Server, options: HttpOptions) -> Router {
-    router_with_store(server, options, Arc::new(InMemoryEventStore::default()))
+    let store: Arc<dyn EventStore> = match &options.state {
+        Some(state) => {
+            Arc::new(StateEventStore::new(Arc::clone(state), EVENTS_PER_STREAM, options.session_idle_timeout))
+        }
+        None => Arc::new(InMemoryEventStore::new(EVENTS_PER_STREAM)),
+    };
+    router_with_store(server, options, store)
 }
 
 /// [`router`] with an event store of your own (e.g. shared between instances).
 pub fn router_with_store(server: Server, options: HttpOptions, store: Arc<dyn EventStore>) -> Router {
+    let state = options.state.clone();
+    let instance: Arc<str> = if state.is_some() { legacy::instance_tag().into() } else { "".into() };
     let options = Arc::new(options);
     let sessions = Arc::new(legacy::Sessions::default());
-    let app = App { server, options: Arc::clone(&options), sessions, store };
+    let app = App { server, options: Arc::clone(&options), sessions, store, state, instance };
     let mut router = Router::new().route(&options.path, axum::routing::any(handle));
     if let Some(auth) = &options.auth {
         for path in auth.metadata_paths() {

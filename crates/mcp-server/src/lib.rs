@@ -191,7 +191,7 @@ pub use prompt::{IntoPromptResult, Prompt, PromptHandler};
 pub use resource::{IntoContents, ReadRequest, Resource, ResourceHandler, ResourceTemplate, base64_encode};
 pub use resource_source::{ResourceSource, SourceRead};
 pub use server::{Server, ServerBuilder};
-pub use session::{Negotiated, Session};
+pub use session::{Negotiated, Session, SessionSnapshot};
 pub use tool::{IntoToolResult, Json, NoArgs, Tool, ToolError, ToolHandler, schema_of};
 pub use transport::Transport;
 pub use uri::validate_uri;

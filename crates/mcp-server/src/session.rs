@@ -37,6 +37,29 @@ pub struct Negotiated {
     pub client_info: Implementation,
 }
 
+/// What a transport keeps of a negotiated legacy session so another
+/// process can serve it ([`Session::snapshot`], [`Session::restore`]): the
+/// handshake, the readiness, the log level and the resource subscriptions.
+/// The principal is not part of it; the transport binds and checks it.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSnapshot {
+    /// The agreed revision.
+    pub protocol_version: ProtocolVersion,
+    /// What the client said it can do.
+    pub client_capabilities: ClientCapabilities,
+    /// Who the client says it is.
+    pub client_info: Implementation,
+    /// `notifications/initialized` was received.
+    pub ready: bool,
+    /// The `logging/setLevel` threshold, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_level: Option<LoggingLevel>,
+    /// Legacy `resources/subscribe` URIs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subscriptions: Vec<String>,
+}
+
 #[derive(Debug, Clone)]
 enum Lifecycle {
     /// Nothing but `ping` and 2026-07-28 requests until `initialize`.
@@ -102,13 +125,62 @@ impl Session {
         }
     }
 
+    /// The negotiated state of a legacy session, once `initialize` has
+    /// been answered: what [`Session::restore`] needs to serve it elsewhere.
+    pub fn snapshot(&self) -> Option<SessionSnapshot> {
+        let (negotiated, ready) = match &*self.lifecycle.lock().expect("lifecycle lock poisoned") {
+            Lifecycle::New => return None,
+            Lifecycle::Initialized(n) => (n.clone(), false),
+            Lifecycle::Ready(n) => (n.clone(), true),
+        };
+        let mut subscriptions: Vec<String> =
+            self.subscriptions.lock().expect("subscriptions lock poisoned").iter().cloned().collect();
+        subscriptions.sort();
+        Some(SessionSnapshot {
+            protocol_version: negotiated.version,
+            client_capabilities: negotiated.client_capabilities,
+            client_info: negotiated.client_info,
+            ready,
+            log_level: self.log_level(),
+            subscriptions,
+        })
+    }
+
+    /// Makes this (fresh) session the negotiated session `snapshot`
+    /// describes, without a handshake: for transports serving a session
+    /// another process opened (shared state behind a load balancer). Also
+    /// applies a newer snapshot to a session already serving.
+    pub fn restore(&self, snapshot: &SessionSnapshot) {
+        let negotiated = Negotiated {
+            version: snapshot.protocol_version,
+            client_capabilities: snapshot.client_capabilities.clone(),
+            client_info: snapshot.client_info.clone(),
+        };
+        *self.lifecycle.lock().expect("lifecycle lock poisoned") =
+            if snapshot.ready { Lifecycle::Ready(negotiated) } else { Lifecycle::Initialized(negotiated) };
+        *self.log_level.lock().expect("log level lock poisoned") = snapshot.log_level;
+        *self.subscriptions.lock().expect("subscriptions lock poisoned") =
+            snapshot.subscriptions.iter().cloned().collect();
+    }
+
+    /// Applies a `resources/subscribe` (or, with `false`, an unsubscribe)
+    /// made on another process serving the same session.
+    pub fn set_subscribed(&self, uri: &str, subscribed: bool) {
+        if subscribed {
+            self.subscribe(uri.to_owned());
+        } else {
+            self.unsubscribe(uri);
+        }
+    }
+
     /// The legacy log threshold, if `logging/setLevel` set one.
     pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
         *self.log_level.lock().expect("log level lock poisoned")
     }
 
-    /// Handles `logging/setLevel`.
-    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+    /// Handles `logging/setLevel` (public for transports applying one
+    /// received by another process serving the same session).
+    pub fn set_log_level(&self, level: LoggingLevel) {
         *self.log_level.lock().expect("log level lock poisoned") = Some(level);
     }
 
@@ -195,8 +267,9 @@ impl Session {
         });
     }
 
-    /// Handles `notifications/initialized`.
-    pub(crate) fn mark_ready(&self) {
+    /// Handles `notifications/initialized` (public for transports applying
+    /// one received by another process serving the same session).
+    pub fn mark_ready(&self) {
         let mut state = self.lifecycle.lock().expect("lifecycle lock poisoned");
         if let Lifecycle::Initialized(n) = &*state {
             *state = Lifecycle::Ready(n.clone());
@@ -361,5 +434,34 @@ impl Session {
         for uri in uris {
             self.deliver(&ServerEvent::ResourceUpdated(uri), announced).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod snapshot_tests {
+    use super::*;
+
+    #[test]
+    fn a_snapshot_restores_into_a_fresh_session() {
+        let (tx, _rx) = tokio::sync::mpsc::channel(1);
+        let a = Session::new(tx.clone(), None);
+        assert!(a.snapshot().is_none(), "nothing before initialize");
+        a.initialize(Negotiated {
+            version: ProtocolVersion::V2025_06_18,
+            client_capabilities: ClientCapabilities::default(),
+            client_info: Implementation::new("c", "1"),
+        });
+        a.mark_ready();
+        a.set_log_level(LoggingLevel::Warning);
+        a.set_subscribed("file:///x", true);
+        let json = serde_json::to_vec(&a.snapshot().unwrap()).unwrap();
+        let b = Session::new(tx, None);
+        b.restore(&serde_json::from_slice(&json).unwrap());
+        assert_eq!(b.negotiated_version(), Some(ProtocolVersion::V2025_06_18));
+        assert_eq!(b.ready_version(), Some(ProtocolVersion::V2025_06_18));
+        assert_eq!(b.log_level(), Some(LoggingLevel::Warning));
+        assert!(b.subscribed("file:///x"));
+        b.set_subscribed("file:///x", false);
+        assert!(!b.subscribed("file:///x"));
     }
 }
