@@ -58,12 +58,8 @@ impl RoundRobin<'_> {
         }
         let text = response.text().await.unwrap();
         // JSON, or SSE whose last data line is the response.
-        let json = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("data:"))
-            .filter(|d| !d.trim().is_empty())
-            .last()
-            .map_or_else(
+        let json =
+            text.lines().filter_map(|l| l.strip_prefix("data:")).rfind(|d| !d.trim().is_empty()).map_or_else(
                 || serde_json::from_str(&text).unwrap_or(Value::Null),
                 |d| serde_json::from_str(d.trim()).unwrap(),
             );
