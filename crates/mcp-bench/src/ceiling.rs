@@ -57,16 +57,66 @@ pub(crate) fn http(port: u16) -> anyhow::Result<()> {
     })
 }
 
+/// Items and page size of the list the bench fixtures serve.
+const LIST_ITEMS: usize = 10_000;
+const LIST_PAGE: usize = 100;
+
+/// The `result` of every `resources/list` page, rendered once: the list
+/// ceiling costs one lookup and one copy per page, nothing else (cursors
+/// are page numbers).
+fn list_pages() -> Vec<Vec<u8>> {
+    (0..LIST_ITEMS.div_ceil(LIST_PAGE))
+        .map(|page| {
+            let start = page * LIST_PAGE;
+            let items: Vec<Value> = (start..(start + LIST_PAGE).min(LIST_ITEMS))
+                .map(|i| {
+                    let text = format!("content of item {i}");
+                    json!({"uri": format!("mem://item/{i}"), "name": format!("item-{i}"),
+                        "mimeType": "text/plain", "size": text.len()})
+                })
+                .collect();
+            let mut result = json!({"resources": items});
+            if start + LIST_PAGE < LIST_ITEMS {
+                result["nextCursor"] = json!((page + 1).to_string());
+            }
+            serde_json::to_vec(&result).expect("JSON serializes")
+        })
+        .collect()
+}
+
+/// A `resources/list` answer from the pre-rendered pages.
+fn list_answer(message: &Value, pages: &[Vec<u8>]) -> Option<Vec<u8>> {
+    let page: usize = message["params"]["cursor"].as_str().and_then(|c| c.parse().ok()).unwrap_or(0);
+    let body = pages.get(page)?;
+    let mut out = Vec::with_capacity(body.len() + 64);
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    serde_json::to_writer(&mut out, &message["id"]).ok()?;
+    out.extend_from_slice(b",\"result\":");
+    out.extend_from_slice(body);
+    out.extend_from_slice(b"}\n");
+    Some(out)
+}
+
 /// Serves the stdio ceiling until end of input.
 pub(crate) fn stdio() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    // Rendered on the first list request, so start-up stays bare.
+    let mut pages: Option<Vec<Vec<u8>>> = None;
     runtime.block_on(async {
         let mut lines = BufReader::new(tokio::io::stdin()).lines();
         let mut out = tokio::io::BufWriter::new(tokio::io::stdout());
         while let Some(line) = lines.next_line().await? {
-            if let Some(reply) = serde_json::from_str::<Value>(&line).ok().and_then(|m| answer(&m)) {
-                let mut bytes = serde_json::to_vec(&reply)?;
-                bytes.push(b'\n');
+            let Ok(message) = serde_json::from_str::<Value>(&line) else { continue };
+            let bytes = if message["method"] == "resources/list" {
+                list_answer(&message, pages.get_or_insert_with(list_pages))
+            } else {
+                answer(&message).map(|reply| {
+                    let mut bytes = serde_json::to_vec(&reply).expect("JSON serializes");
+                    bytes.push(b'\n');
+                    bytes
+                })
+            };
+            if let Some(bytes) = bytes {
                 out.write_all(&bytes).await?;
                 // Flush when nothing more is waiting, as a real server would.
                 if lines.get_ref().buffer().is_empty() {
@@ -97,5 +147,25 @@ mod tests {
             json!({"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "hi"}]}})
         );
         assert!(answer(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).is_none());
+    }
+
+    #[test]
+    fn the_list_ceiling_pages_through_every_item() {
+        let pages = list_pages();
+        let mut cursor: Option<String> = None;
+        let mut seen = 0;
+        for id in 0..200 {
+            let params = cursor.as_ref().map_or_else(|| json!({}), |c| json!({"cursor": c}));
+            let request = json!({"jsonrpc": "2.0", "id": id, "method": "resources/list", "params": params});
+            let bytes = list_answer(&request, &pages).unwrap();
+            let answer: Value = serde_json::from_slice(&bytes).unwrap();
+            assert_eq!(answer["id"], id);
+            seen += answer["result"]["resources"].as_array().unwrap().len();
+            cursor = answer["result"]["nextCursor"].as_str().map(str::to_owned);
+            if cursor.is_none() {
+                break;
+            }
+        }
+        assert_eq!(seen, LIST_ITEMS);
     }
 }

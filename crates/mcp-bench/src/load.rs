@@ -59,10 +59,12 @@ pub(crate) async fn run_all(
             );
         }
         let mut sweeps = Vec::new();
+        let mut sweep_cpu = Vec::new();
         let mut items = 0;
         for _ in 0..if c.lists { reps } else { 0 } {
-            let (ms, n) = list_sweeps(c).await.with_context(|| format!("{} resources/list", c.name))?;
+            let (ms, n, cpu) = list_sweeps(c).await.with_context(|| format!("{} resources/list", c.name))?;
             sweeps.extend(ms);
+            sweep_cpu.push(cpu);
             items = n;
         }
         let mut cold = Vec::new();
@@ -79,6 +81,7 @@ pub(crate) async fn run_all(
             stdio_mps: median(stdio.iter().map(|s| s.per_second).collect()),
             stdio_cpu_us: median(stdio.iter().map(|s| s.cpu_us).collect()),
             list_ms: median(sweeps),
+            list_cpu_ms: median(sweep_cpu),
             list_items: items,
             cold_ms: median(cold),
             rss_mb: median(rss) / 1024.0,
@@ -261,9 +264,11 @@ async fn stdio_throughput(c: &Contender, window: Duration, in_flight: usize) -> 
 /// each sweep and the number of items one sweep saw. Every request waits
 /// for its answer (a client cannot ask for page n+1 before it has page n's
 /// cursor), so this is latency-bound, as a real client's walk is.
-async fn list_sweeps(c: &Contender) -> anyhow::Result<(Vec<f64>, usize)> {
+async fn list_sweeps(c: &Contender) -> anyhow::Result<(Vec<f64>, usize, f64)> {
     let (mut child, _, mut lines) = initialized(c).await?;
+    let pid = child.id().context("no pid")?;
     let mut stdin = child.stdin.take().context("stdin")?;
+    let cpu_before = cpu_seconds(pid).unwrap_or(0.0);
     let mut times = Vec::new();
     let mut items = 0;
     let mut id = 1u64;
@@ -295,7 +300,8 @@ async fn list_sweeps(c: &Contender) -> anyhow::Result<(Vec<f64>, usize)> {
         times.push(started.elapsed().as_secs_f64() * 1e3);
         items = seen;
     }
+    let cpu_ms = (cpu_seconds(pid).unwrap_or(0.0) - cpu_before) * 1e3 / LIST_SWEEPS as f64;
     drop(stdin);
     drop(child);
-    Ok((times, items))
+    Ok((times, items, cpu_ms))
 }

@@ -15,7 +15,9 @@
 //!   pipe; messages/s and CPU µs per message.
 //! - **list**: `resources/list` over stdio from the first page to the last
 //!   (the bench fixtures' 10,000 items in pages of 100), 5 sweeps per
-//!   process; milliseconds per sweep.
+//!   process; milliseconds per sweep. The ceiling answers from pages
+//!   rendered in advance, so its sweep is this harness's floor: round trips
+//!   and the client's own parsing.
 //! - **cold start**: spawn → `initialize` answered over stdio, median of 10.
 //! - **RSS after initialize** (`/proc/PID/status` VmRSS).
 //!
@@ -163,7 +165,7 @@ fn main() -> anyhow::Result<()> {
     let mut contenders = vec![
         Contender {
             name: "ceiling".into(),
-            lists: false,
+            lists: true,
             stdio: vec![exe(&me), "ceiling-stdio".into()],
             http: vec![exe(&me), "ceiling-http".into(), "{port}".into()],
         },

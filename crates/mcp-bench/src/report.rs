@@ -14,6 +14,8 @@ pub(crate) struct Row {
     pub stdio_cpu_us: f64,
     /// One `resources/list` sweep over every page, milliseconds.
     pub list_ms: f64,
+    /// Server CPU per sweep, milliseconds.
+    pub list_cpu_ms: f64,
     /// Items one sweep saw.
     pub list_items: usize,
     pub cold_ms: f64,
@@ -35,7 +37,7 @@ pub(crate) fn markdown(rows: &[Row], _contenders: &[Contender], connections: usi
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "| server | HTTP tools/call req/s (C={connections}) | CPU µs/req | stdio msgs/s (W={window}) | CPU µs/msg | resources/list sweep ms | cold start ms | RSS after init MB |"
+        "| server | HTTP tools/call req/s (C={connections}) | CPU µs/req | stdio msgs/s (W={window}) | CPU µs/msg | resources/list sweep ms (server CPU ms) | cold start ms | RSS after init MB |"
     );
     let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
     for r in rows {
@@ -48,7 +50,7 @@ pub(crate) fn markdown(rows: &[Row], _contenders: &[Contender], connections: usi
             r.stdio_mps,
             r.stdio_cpu_us,
             if r.list_items > 0 {
-                format!("{:.1} ({} items)", r.list_ms, r.list_items)
+                format!("{:.1} ({:.1} CPU, {} items)", r.list_ms, r.list_cpu_ms, r.list_items)
             } else {
                 "–".into()
             },
@@ -95,7 +97,8 @@ mod tests {
             stdio_mps: rps * 2.0,
             stdio_cpu_us: 4.0,
             list_ms: 20.0 * 50.0 / rps,
-            list_items: if name == "ceiling" { 0 } else { 10_000 },
+            list_cpu_ms: 2.0,
+            list_items: if name == "none" { 0 } else { 10_000 },
             cold_ms: 5.0,
             rss_mb: 9.0,
         }
@@ -110,13 +113,23 @@ mod tests {
 
     #[test]
     fn the_table_has_a_row_per_server_and_ratios_against_mcpd() {
-        let table = markdown(&[row("ceiling", 100.0), row("mcpd", 50.0), row("rmcp", 25.0)], &[], 16, 64);
-        assert!(table.contains("| ceiling | 100 | 10.0 | 200 | 4.0 | – | 5.00 | 9.0 |"), "{table}");
+        let table = markdown(
+            &[row("ceiling", 100.0), row("mcpd", 50.0), row("rmcp", 25.0), row("none", 10.0)],
+            &[],
+            16,
+            64,
+        );
         assert!(
-            table.contains("| mcpd | 50 | 10.0 | 100 | 4.0 | 20.0 (10000 items) | 5.00 | 9.0 |"),
+            table.contains("| ceiling | 100 | 10.0 | 200 | 4.0 | 10.0 (2.0 CPU, 10000 items) | 5.00 | 9.0 |"),
             "{table}"
         );
-        assert!(table.contains("| ceiling | 0.50× | 0.50× | – | 1.00× | 1.00× |"), "{table}");
+        assert!(table.contains("| none | 10 | 10.0 | 20 | 4.0 | – | 5.00 | 9.0 |"), "{table}");
+        assert!(
+            table.contains("| mcpd | 50 | 10.0 | 100 | 4.0 | 20.0 (2.0 CPU, 10000 items) | 5.00 | 9.0 |"),
+            "{table}"
+        );
+        assert!(table.contains("| ceiling | 0.50× | 0.50× | 2.00× | 1.00× | 1.00× |"), "{table}");
+        assert!(table.contains("| none | 5.00× | 5.00× | – |"), "{table}");
         assert!(table.contains("| rmcp | 2.00× | 2.00× | 0.50× |"), "{table}");
     }
 }

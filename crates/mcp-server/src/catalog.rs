@@ -332,18 +332,20 @@ impl<T> Catalog<T> {
 /// Signs and checks pagination cursors.
 #[derive(Clone)]
 pub(crate) struct CursorCodec {
-    key: [u8; 32],
+    /// HMAC-SHA256 already keyed (the key's two pad blocks hashed once):
+    /// each cursor clones it instead of keying again.
+    keyed: Hmac<Sha256>,
 }
 
 const TAG_LEN: usize = 12;
 
 impl CursorCodec {
     pub(crate) fn new(key: [u8; 32]) -> Self {
-        Self { key }
+        Self { keyed: <Hmac<Sha256> as Mac>::new_from_slice(&key).expect("HMAC takes any key length") }
     }
 
     fn tag(&self, body: &[u8]) -> [u8; TAG_LEN] {
-        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.key).expect("HMAC takes any key length");
+        let mut mac = self.keyed.clone();
         mac.update(body);
         let full = mac.finalize().into_bytes();
         let mut tag = [0u8; TAG_LEN];
@@ -374,7 +376,7 @@ impl CursorCodec {
         }
         let (body, tag) = bytes.split_at(1 + 8);
         // Constant-time comparison through the MAC's own verifier.
-        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.key).expect("HMAC takes any key length");
+        let mut mac = self.keyed.clone();
         mac.update(body);
         if mac.verify_truncated_left(tag).is_err() {
             return Err(bad("it was altered or issued by another server"));

@@ -153,22 +153,35 @@ impl Server {
                 (page, next, position)
             }
         };
-        let mut computed: Vec<String> = Vec::new();
+        // Computed items are serialized straight into one buffer, joined
+        // by commas: no intermediate value or string per item.
+        let mut computed: Vec<u8> = Vec::new();
         let mut room = page_size - registered.len();
         while room > 0 {
             let Some((index, offset)) = position else { break };
             let source = &self.inner.sources[index];
             let end = (offset + room).min(source.len());
-            computed
-                .extend(source.list(offset..end).iter().map(|def| shape::metadata(def, version).to_string()));
+            let defs = source.list(offset..end);
+            if computed.is_empty() {
+                computed.reserve(defs.len() * 128);
+            }
+            for def in defs {
+                if !computed.is_empty() {
+                    computed.push(b',');
+                }
+                serde_json::to_writer(&mut computed, &shape::resource(def, version))
+                    .expect("a Resource serializes; qed");
+            }
             room -= end - offset;
             position = self.next_source_position(index, end);
         }
         if let Some((index, offset)) = position {
             next = Some(codec.encode(ListKind::Resources, encode_position(index, offset)));
         }
-        let items =
-            registered.iter().map(|e| e.value.rendered(version)).chain(computed.iter().map(String::as_str));
+        // The joined computed items are one more "item" of the page.
+        let computed =
+            (!computed.is_empty()).then(|| String::from_utf8(computed).expect("JSON is UTF-8; qed"));
+        let items = registered.iter().map(|e| e.value.rendered(version)).chain(computed.as_deref());
         Ok(write_page("resources", items, next))
     }
 

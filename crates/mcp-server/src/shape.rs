@@ -71,6 +71,26 @@ fn strip_metadata(map: &mut serde_json::Map<String, Value>, version: ProtocolVer
     }
 }
 
+/// A resource as `version` expects it, shaped on the struct (no
+/// intermediate `Value`): what resources computed per page go through, so a
+/// page of a `ResourceSource` costs one serialization per item.
+pub(crate) fn resource(
+    mut r: mcp_types::resources::Resource,
+    version: ProtocolVersion,
+) -> mcp_types::resources::Resource {
+    if version < V::V2025_06_18 {
+        r.title = None;
+        r.meta = None;
+        if let Some(a) = &mut r.annotations {
+            a.last_modified = None;
+        }
+    }
+    if version < V::V2025_11_25 {
+        r.icons = None;
+    }
+    r
+}
+
 /// A resource or resource template definition as `version` expects it.
 pub(crate) fn metadata<T: Serialize>(def: &T, version: ProtocolVersion) -> Value {
     let mut value = serde_json::to_value(def).expect("definitions serialize; qed");
@@ -199,6 +219,21 @@ pub(crate) fn progress(mut p: ProgressParams, version: ProtocolVersion) -> Progr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_resource_shaped_on_the_struct_equals_one_shaped_as_a_value() {
+        let full: mcp_types::resources::Resource = serde_json::from_value(serde_json::json!({
+            "uri": "test://r", "name": "r", "title": "R", "description": "d", "mimeType": "text/plain",
+            "size": 3, "icons": [{"src": "https://example.com/i.png"}],
+            "annotations": {"audience": ["user"], "priority": 0.5, "lastModified": "2025-01-01T00:00:00Z"},
+            "_meta": {"k": "v"}
+        }))
+        .unwrap();
+        for version in ProtocolVersion::ALL {
+            let fast = serde_json::to_value(resource(full.clone(), version)).unwrap();
+            assert_eq!(fast, metadata(&full, version), "{version}");
+        }
+    }
     use serde_json::json;
 
     fn tool() -> Tool {

@@ -370,12 +370,20 @@ impl mcp_server::ResourceSource for BenchItems {
     fn list(&self, range: std::ops::Range<usize>) -> Vec<mcp_server::types::resources::Resource> {
         range
             .map(|i| {
-                let mut def = mcp_server::types::resources::Resource::new(
-                    format!("mem://item/{i}"),
-                    format!("item-{i}"),
-                );
+                // Built by hand rather than with format!: this runs for every
+                // item of every page.
+                let mut buffer = itoa::Buffer::new();
+                let digits = buffer.format(i);
+                let mut uri = String::with_capacity(11 + digits.len());
+                uri.push_str("mem://item/");
+                uri.push_str(digits);
+                let mut name = String::with_capacity(5 + digits.len());
+                name.push_str("item-");
+                name.push_str(digits);
+                let mut def = mcp_server::types::resources::Resource::new(uri, name);
                 def.mime_type = Some("text/plain".into());
-                def.size = Some(Self::text(i).len() as u64);
+                // "content of item " and the decimal digits of i.
+                def.size = Some(16 + i.checked_ilog10().map_or(1, |d| d as u64 + 1));
                 def
             })
             .collect()
