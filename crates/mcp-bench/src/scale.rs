@@ -5,7 +5,9 @@
 //! legacy session (each request checks and renews the session in Redis,
 //! and the session was created on another instance than most of its
 //! requests land on). Prints requests/s and the server CPU per request
-//! summed over every instance.
+//! summed over every instance (Redis's own CPU not included). The
+//! stateless workload speaks 2026-07-28 (no session), the session one
+//! 2025-11-25.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -75,11 +77,16 @@ async fn post(
     body: serde_json::Value,
     session: Option<&str>,
 ) -> anyhow::Result<(hyper::StatusCode, Option<String>, Bytes)> {
+    let modern = body["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion").is_some();
     let mut request = hyper::Request::post(format!("http://127.0.0.1:{port}/mcp"))
         .header("host", format!("127.0.0.1:{port}"))
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25");
+        .header("mcp-protocol-version", if modern { "2026-07-28" } else { "2025-11-25" });
+    if modern {
+        // 2026-07-28 mirrors the method and the tool name in headers.
+        request = request.header("mcp-method", "tools/call").header("mcp-name", "echo");
+    }
     if let Some(s) = session {
         request = request.header("mcp-session-id", s);
     }
@@ -135,8 +142,15 @@ async fn window(
             let mut id = 1u64;
             while Instant::now() < deadline && ok.load(Ordering::Relaxed) < MAX_REQUESTS {
                 id += 1;
-                let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                let mut call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                     "params": {"name": "echo", "arguments": {"message": "hello"}}});
+                if session.is_none() {
+                    // Without a session: the stateless 2026-07-28 model.
+                    call["params"]["_meta"] = json!({
+                        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                        "io.modelcontextprotocol/clientCapabilities": {}
+                    });
+                }
                 let (status, _, body) = post(&mut sender, port, call, session.as_deref()).await?;
                 anyhow::ensure!(
                     status.is_success() && body.windows(8).any(|w| w == b"\"result\""),
