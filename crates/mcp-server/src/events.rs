@@ -83,6 +83,9 @@ struct Remote {
     instance: String,
     outbox: mpsc::UnboundedSender<ServerEvent>,
     pending: Mutex<Option<mpsc::UnboundedReceiver<ServerEvent>>>,
+    /// Set once the server is built: the registrations of start-up are
+    /// not news to the other instances.
+    live: std::sync::atomic::AtomicBool,
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -105,7 +108,14 @@ impl EventBus {
         getrandom::fill(&mut id).expect("the operating system's random source is available");
         let instance: String = id.iter().map(|b| format!("{b:02x}")).collect();
         let (outbox, pending) = mpsc::unbounded_channel();
-        let remote = Remote { store, channel, instance, outbox, pending: Mutex::new(Some(pending)) };
+        let remote = Remote {
+            store,
+            channel,
+            instance,
+            outbox,
+            pending: Mutex::new(Some(pending)),
+            live: std::sync::atomic::AtomicBool::new(false),
+        };
         let bus = Self { tx: broadcast::channel(capacity.max(1)).0, remote: Some(Arc::new(remote)) };
         bus.start_bridge();
         bus
@@ -113,11 +123,21 @@ impl EventBus {
 
     /// Publishes an event; nobody listening is fine.
     pub(crate) fn send(&self, event: ServerEvent) {
-        if let Some(remote) = &self.remote {
+        if let Some(remote) = &self.remote
+            && remote.live.load(std::sync::atomic::Ordering::Acquire)
+        {
             let _ = remote.outbox.send(event.clone());
             self.start_bridge();
         }
         let _ = self.tx.send(event);
+    }
+
+    /// From now on, events also go to the other instances (called when the
+    /// server is built).
+    pub(crate) fn go_live(&self) {
+        if let Some(remote) = &self.remote {
+            remote.live.store(true, std::sync::atomic::Ordering::Release);
+        }
     }
 
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<ServerEvent> {

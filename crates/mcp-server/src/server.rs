@@ -368,6 +368,7 @@ impl ServerBuilder {
         for template in self.templates {
             inner.add_template(template)?;
         }
+        inner.events.go_live();
         let layers = self.layers;
         let inner = Arc::new_cyclic(|weak| {
             let mut inner = inner;

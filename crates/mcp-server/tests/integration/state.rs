@@ -44,6 +44,15 @@ async fn updates_published_on_one_instance_reach_subscribers_of_another_in_order
         .filter(|n| n["method"] == "notifications/resources/updated")
         .collect();
     assert!(again.is_empty(), "no echo of B's own event: {again:?}");
+    // A new instance's own start-up registrations are not news to others.
+    let _c = instance(&store);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let announced: Vec<_> = client
+        .notifications()
+        .into_iter()
+        .filter(|n| n["method"] == "notifications/resources/list_changed")
+        .collect();
+    assert!(announced.is_empty(), "{announced:?}");
 }
 
 #[tokio::test]
