@@ -7,7 +7,9 @@
 //! - **HTTP**: each request is a POST to the Streamable HTTP endpoint; the
 //!   answer is JSON or an SSE stream whose messages (progress, then the
 //!   response) are read to its end. The `Mcp-Session-Id` the upstream mints
-//!   at `initialize` is sent with every later request.
+//!   at `initialize` is sent with every later request, and the session's
+//!   GET stream is kept open (reopened after a drop, with `Last-Event-ID`)
+//!   for the upstream's own notifications: list changes, resource updates.
 //!
 //! The upstream's own requests to us (sampling, elicitation, roots) are
 //! answered `-32601`: a proxy has no model or user to ask. `ping` is
@@ -130,7 +132,77 @@ impl Upstream {
             )
             .await?;
         self.notify("notifications/initialized", None).await;
+        if let Link::Http { client, url, session } = &*self.link
+            && let Some(id) = session.lock().expect("session lock").clone()
+        {
+            self.listen(client.clone(), url.clone(), id);
+        }
         Ok(result)
+    }
+
+    /// Keeps the session's GET stream open and hands its messages on,
+    /// reconnecting (with the last event id) until the upstream ends the
+    /// session or this client is dropped.
+    fn listen(&self, client: reqwest::Client, url: String, session: String) {
+        let weak_link = Arc::downgrade(&self.link);
+        let pending = Arc::clone(&self.pending);
+        let notifications = self.notifications.clone();
+        let (next_id, timeout) = (Arc::clone(&self.next_id), self.timeout);
+        tokio::spawn(async move {
+            let mut last_event: Option<String> = None;
+            let mut backoff = Duration::from_millis(100);
+            loop {
+                // Stop once every handle to this client is gone.
+                if weak_link.strong_count() == 0 {
+                    return;
+                }
+                let mut request = client
+                    .get(&url)
+                    .header("accept", "text/event-stream")
+                    .header("mcp-protocol-version", UPSTREAM_VERSION)
+                    .header("mcp-session-id", &session);
+                if let Some(id) = &last_event {
+                    request = request.header("last-event-id", id);
+                }
+                match request.send().await {
+                    Ok(response) if response.status().is_success() => {
+                        backoff = Duration::from_millis(100);
+                        let mut stream = response.bytes_stream();
+                        // Bytes, not text, until an event is whole: a chunk
+                        // may end inside a multi-byte character.
+                        let mut buffer: Vec<u8> = Vec::new();
+                        while let Some(Ok(chunk)) = futures::StreamExt::next(&mut stream).await {
+                            buffer.extend_from_slice(&chunk);
+                            while let Some(end) = buffer.windows(2).position(|w| w == b"\n\n") {
+                                let bytes: Vec<u8> = buffer.drain(..end + 2).collect();
+                                let event = String::from_utf8_lossy(&bytes);
+                                if let Some(id) = event.lines().find_map(|l| l.strip_prefix("id:")) {
+                                    last_event = Some(id.trim().to_owned());
+                                }
+                                let Some(link) = weak_link.upgrade() else { return };
+                                let this = Upstream {
+                                    link,
+                                    pending: Arc::clone(&pending),
+                                    next_id: Arc::clone(&next_id),
+                                    notifications: notifications.clone(),
+                                    timeout,
+                                };
+                                for data in sse_data(&event) {
+                                    if let Ok(message) = serde_json::from_str::<Value>(&data) {
+                                        this.on_message(message);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    // The session is gone (404) or streams are not offered (405): stop.
+                    Ok(response) if matches!(response.status().as_u16(), 404 | 405) => return,
+                    Ok(_) | Err(_) => {}
+                }
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(5));
+            }
+        });
     }
 
     /// Sends a request and waits for its result (or error).

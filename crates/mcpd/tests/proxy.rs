@@ -241,3 +241,29 @@ async fn upstream_list_changes_are_followed() {
     let read = client.read_resource("file:///NEW.md").await.unwrap();
     assert_eq!(read["contents"][0]["text"], "new file\n");
 }
+
+#[tokio::test]
+async fn an_http_upstreams_list_changes_are_followed_through_its_get_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("README.md"), "hello\n").unwrap();
+    let folder = dir.path().display().to_string();
+    let (_upstream, url) = start_http(&["serve", "--http", "127.0.0.1:0", &folder]).await;
+    let proxy = Proxy::connect(Upstream::http(&url).unwrap(), None).await.unwrap();
+    let server = proxy.register(Server::builder("front", "1")).await.unwrap().build().unwrap();
+    proxy.follow(server.clone());
+    let mut client = TestClient::connect_legacy(&server, "2025-11-25").await;
+    std::fs::write(
+        dir.path().join("mcpd.toml"),
+        "[[tools.command]]\nname = \"hello\"\ndescription = \"Says hello.\"\ncommand = [\"echo\", \"hello\"]\n",
+    )
+    .unwrap();
+    tokio::time::timeout(
+        Duration::from_secs(20),
+        client.next_notification("notifications/tools/list_changed"),
+    )
+    .await
+    .expect("the HTTP upstream's list change reaches the proxy's clients")
+    .unwrap();
+    let result = client.call_tool("hello", json!({})).await.unwrap();
+    assert_eq!(result["content"][0]["text"].as_str().unwrap().trim(), "hello");
+}
