@@ -10,7 +10,7 @@
 //!
 //! Spec: `docs/specification/<rev>/basic/transports.mdx` §Streamable HTTP.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -20,17 +20,19 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use futures::StreamExt;
-use mcp_server::state::{StateError, StateStore};
-use mcp_server::{Principal, ProtocolVersion, Session, SessionSnapshot};
+use mcp_server::state::StateStore;
+use mcp_server::{Principal, ProtocolVersion, Session};
 use mcp_types::ErrorObject;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 use crate::caller::Caller;
 use crate::security::{error_response, json_response};
+use crate::shared_sessions::{
+    CHANNEL, SessionChange, changes_of, forget_local, record_key, restore, save, share, spawn_listener,
+    unavailable,
+};
 use crate::{App, EventStore, ResponseMode, sse};
 
 /// One legacy session.
@@ -72,7 +74,7 @@ impl LegacySession {
 
     /// Stops serving the session in this process (its record and events,
     /// if shared, are someone else's business).
-    fn drop_local(&self) {
+    pub(crate) fn drop_local(&self) {
         self.session.close();
         if let Some(f) = self.forwarder.lock().expect("session lock poisoned").take() {
             f.abort();
@@ -80,81 +82,10 @@ impl LegacySession {
     }
 }
 
-/// The shared record of a session: `session:{id}` in the state store.
-#[derive(Debug, Serialize, Deserialize)]
-struct Record {
-    #[serde(flatten)]
-    snapshot: SessionSnapshot,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    principal: Option<RecordPrincipal>,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-struct RecordPrincipal {
-    subject: String,
-    scopes: BTreeSet<String>,
-}
-
-/// A change to a session that the instances serving it apply to their
-/// copies (published on [`CHANNEL`]).
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct SessionChange {
-    session: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    uri: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    subscribed: Option<bool>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    ready: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    log_level: Option<mcp_server::types::logging::LoggingLevel>,
-    /// The session was deleted: drop the local copy now (closing its GET
-    /// stream) rather than at its next request.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    ended: bool,
-}
-
-impl SessionChange {
-    fn new(session: &str) -> Self {
-        Self {
-            session: session.to_owned(),
-            uri: None,
-            subscribed: None,
-            ready: false,
-            log_level: None,
-            ended: false,
-        }
-    }
-}
-
-/// The pub/sub channel of [`SessionChange`]s.
-const CHANNEL: &str = "sessions";
-
-fn record_key(id: &str) -> String {
-    format!("session:{id}")
-}
-
-/// `503` with a JSON-RPC error saying the state store is unavailable.
-pub(crate) fn unavailable(e: &StateError) -> Response {
-    error_response(
-        StatusCode::SERVICE_UNAVAILABLE,
-        None,
-        ErrorObject::new(mcp_types::ErrorCode::INTERNAL_ERROR, e.to_string()),
-    )
-}
-
-/// A random tag for this instance's stream ids (no `.`: ids are `stream.seq`).
-pub(crate) fn instance_tag() -> String {
-    let mut bytes = [0u8; 6];
-    getrandom::fill(&mut bytes).expect("the operating system's random source is available");
-    URL_SAFE_NO_PAD.encode(bytes)
-}
-
 /// Every legacy session of the endpoint.
 #[derive(Default)]
 pub(crate) struct Sessions {
-    map: Mutex<HashMap<String, Arc<LegacySession>>>,
+    pub(crate) map: Mutex<HashMap<String, Arc<LegacySession>>>,
     /// The idle sweeper (and, with a state store, the listener of the
     /// `sessions` channel) starts with the first session (inside the
     /// runtime, whoever built the router).
@@ -162,22 +93,22 @@ pub(crate) struct Sessions {
 }
 
 impl Sessions {
-    fn get(&self, id: &str) -> Option<Arc<LegacySession>> {
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<LegacySession>> {
         self.map.lock().expect("sessions lock poisoned").get(id).cloned()
     }
 
-    fn remove(&self, id: &str) -> Option<Arc<LegacySession>> {
+    pub(crate) fn remove(&self, id: &str) -> Option<Arc<LegacySession>> {
         self.map.lock().expect("sessions lock poisoned").remove(id)
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.map.lock().expect("sessions lock poisoned").len()
     }
 }
 
 /// Starts the idle sweeper and, with a state store, the listener applying
 /// other instances' changes to local copies: once, with the first session.
-fn start_background(app: &App) {
+pub(crate) fn start_background(app: &App) {
     app.sessions.sweeper.get_or_init(|| {
         spawn_sweeper(
             Arc::clone(&app.sessions),
@@ -187,39 +118,6 @@ fn start_background(app: &App) {
         );
         if let Some(state) = &app.state {
             spawn_listener(Arc::downgrade(&app.sessions), state.as_ref());
-        }
-    });
-}
-
-/// Applies the [`SessionChange`]s published by every instance to the local
-/// copies of their sessions.
-fn spawn_listener(sessions: std::sync::Weak<Sessions>, state: &dyn StateStore) {
-    let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
-    // Subscribed now, so no change published after the first session is missed.
-    let mut changes = state.subscribe(CHANNEL);
-    handle.spawn(async move {
-        while let Some(message) = changes.next().await {
-            let Some(sessions) = sessions.upgrade() else { return };
-            let Ok(change) = serde_json::from_slice::<SessionChange>(&message) else {
-                tracing::debug!("ignoring a malformed session change");
-                continue;
-            };
-            if change.ended {
-                if let Some(s) = sessions.remove(&change.session) {
-                    s.drop_local();
-                }
-                continue;
-            }
-            let Some(legacy) = sessions.get(&change.session) else { continue };
-            if change.ready {
-                legacy.session.mark_ready();
-            }
-            if let (Some(uri), Some(subscribed)) = (&change.uri, change.subscribed) {
-                legacy.session.set_subscribed(uri, subscribed);
-            }
-            if let Some(level) = change.log_level {
-                legacy.session.set_log_level(level);
-            }
         }
     });
 }
@@ -289,7 +187,7 @@ fn create(app: &App, caller: &Caller) -> Arc<LegacySession> {
 
 /// A local session with its standalone-stream drain and event forwarder,
 /// not yet in the map.
-fn build(app: &App, id: String, principal: Option<Principal>) -> Arc<LegacySession> {
+pub(crate) fn build(app: &App, id: String, principal: Option<Principal>) -> Arc<LegacySession> {
     start_background(app);
     let (tx, rx) = mpsc::channel(app.server.options().outbound_queue.max(1));
     let session = app.server.new_session(tx, principal);
@@ -336,112 +234,6 @@ fn build(app: &App, id: String, principal: Option<Principal>) -> Arc<LegacySessi
     legacy
 }
 
-/// Rebuilds a session another instance opened from its record; `Err` is
-/// the answer (404 when there is no record, 403 for another principal,
-/// 503 when the store fails).
-async fn restore(
-    app: &App,
-    state: &dyn StateStore,
-    id: &str,
-    caller: &Caller,
-) -> Result<Arc<LegacySession>, Response> {
-    // Listening before reading the record: no change published after the
-    // read is missed.
-    start_background(app);
-    let key = record_key(id);
-    let bytes = state.get(&key).await.map_err(|e| unavailable(&e))?.ok_or_else(unknown_session)?;
-    let record: Record = serde_json::from_slice(&bytes).map_err(|e| {
-        tracing::warn!(session = %id, error = %e, "unreadable session record");
-        unknown_session()
-    })?;
-    let owner = record.principal.as_ref().map(|p| p.subject.as_str());
-    if owner != caller.principal.as_ref().map(|p| p.subject.as_str()) {
-        return Err(another_principal());
-    }
-    if app.sessions.len() >= app.options.max_sessions {
-        return Err(too_many_sessions());
-    }
-    let fresh = build(app, id.to_owned(), caller.principal.clone());
-    fresh.session.restore(&record.snapshot);
-    let legacy = {
-        let mut map = app.sessions.map.lock().expect("sessions lock poisoned");
-        Arc::clone(map.entry(id.to_owned()).or_insert_with(|| Arc::clone(&fresh)))
-    };
-    if !Arc::ptr_eq(&legacy, &fresh) {
-        fresh.drop_local(); // a concurrent request restored it first
-    }
-    match state.touch(&key, app.options.session_idle_timeout).await {
-        Ok(true) => Ok(legacy),
-        Ok(false) => {
-            forget_local(app, id);
-            Err(unknown_session())
-        }
-        Err(e) => Err(unavailable(&e)),
-    }
-}
-
-/// Drops the local copy of a session that ended elsewhere.
-fn forget_local(app: &App, id: &str) {
-    if let Some(s) = app.sessions.remove(id) {
-        s.drop_local();
-    }
-}
-
-/// Writes a session's record (after `initialize` and after changes).
-async fn save(app: &App, state: &dyn StateStore, legacy: &LegacySession) -> Result<(), StateError> {
-    let Some(snapshot) = legacy.session.snapshot() else { return Ok(()) };
-    let principal = legacy
-        .session
-        .principal()
-        .map(|p| RecordPrincipal { subject: p.subject.clone(), scopes: p.scopes.clone() });
-    let record = serde_json::to_vec(&Record { snapshot, principal }).expect("records serialize; qed");
-    state.set(&record_key(&legacy.id), record, app.options.session_idle_timeout).await
-}
-
-/// What a message changes in a session that other instances must learn.
-#[derive(Debug, Clone)]
-enum Change {
-    Ready,
-    Subscription(String),
-    LogLevel,
-}
-
-fn changes_of(messages: &[&Value]) -> Vec<Change> {
-    messages
-        .iter()
-        .filter_map(|m| match m["method"].as_str()? {
-            "notifications/initialized" => Some(Change::Ready),
-            "resources/subscribe" | "resources/unsubscribe" => {
-                Some(Change::Subscription(m["params"]["uri"].as_str()?.to_owned()))
-            }
-            "logging/setLevel" => Some(Change::LogLevel),
-            _ => None,
-        })
-        .collect()
-}
-
-/// After messages that changed the session: saves its record and tells the
-/// other instances.
-async fn share(app: &App, legacy: &LegacySession, changes: &[Change]) -> Result<(), StateError> {
-    let (Some(state), false) = (&app.state, changes.is_empty()) else { return Ok(()) };
-    save(app, state.as_ref(), legacy).await?;
-    let Some(snapshot) = legacy.session.snapshot() else { return Ok(()) };
-    for change in changes {
-        let mut message = SessionChange::new(&legacy.id);
-        match change {
-            Change::Ready => message.ready = snapshot.ready,
-            Change::Subscription(uri) => {
-                message.subscribed = Some(snapshot.subscriptions.contains(uri));
-                message.uri = Some(uri.clone());
-            }
-            Change::LogLevel => message.log_level = snapshot.log_level,
-        }
-        let bytes = serde_json::to_vec(&message).expect("changes serialize; qed");
-        state.publish(CHANNEL, bytes).await?;
-    }
-    Ok(())
-}
-
 fn session_header(headers: &HeaderMap) -> Option<&str> {
     headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::trim)
 }
@@ -453,7 +245,7 @@ fn with_session_header(mut response: Response, id: &str) -> Response {
     response
 }
 
-fn another_principal() -> Response {
+pub(crate) fn another_principal() -> Response {
     error_response(
         StatusCode::FORBIDDEN,
         None,
@@ -461,7 +253,7 @@ fn another_principal() -> Response {
     )
 }
 
-fn unknown_session() -> Response {
+pub(crate) fn unknown_session() -> Response {
     error_response(
         StatusCode::NOT_FOUND,
         None,
@@ -469,7 +261,7 @@ fn unknown_session() -> Response {
     )
 }
 
-fn too_many_sessions() -> Response {
+pub(crate) fn too_many_sessions() -> Response {
     error_response(
         StatusCode::SERVICE_UNAVAILABLE,
         None,

@@ -67,6 +67,7 @@ mod jwt;
 mod legacy;
 mod modern;
 mod security;
+mod shared_sessions;
 mod sse;
 
 use std::net::SocketAddr;
@@ -233,7 +234,7 @@ pub fn router(server: Server, options: HttpOptions) -> Router {
 /// [`router`] with an event store of your own (e.g. shared between instances).
 pub fn router_with_store(server: Server, options: HttpOptions, store: Arc<dyn EventStore>) -> Router {
     let state = options.state.clone();
-    let instance: Arc<str> = if state.is_some() { legacy::instance_tag().into() } else { "".into() };
+    let instance: Arc<str> = if state.is_some() { shared_sessions::instance_tag().into() } else { "".into() };
     let options = Arc::new(options);
     let sessions = Arc::new(legacy::Sessions::default());
     let app = App { server, options: Arc::clone(&options), sessions, store, state, instance };
