@@ -44,10 +44,18 @@ async fn connect_state(url: Option<&str>) -> anyhow::Result<Shared> {
         Some(url) if url.starts_with("redis://") || url.starts_with("rediss://") => {
             let store = mcp_state_redis::RedisStore::connect(url, "mcpd")
                 .await
-                .with_context(|| format!("connecting to the state store at {url}"))?;
+                .with_context(|| format!("connecting to the state store at {}", redacted(url)))?;
             Ok(Shared { store, distributed: true })
         }
         Some(other) => anyhow::bail!("--state takes memory or a redis:// URL, not {other:?}"),
+    }
+}
+
+/// `url` without its credentials (`redis://***@host:port`), for messages.
+fn redacted(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => format!("{}***{}", &url[..scheme + 3], &url[at..]),
+        _ => url.to_owned(),
     }
 }
 
@@ -240,4 +248,16 @@ pub(crate) fn fixture_builder(
     builder = builder.resource_template(default_resources::tool_template(definitions));
     builder = builder.prompt(default_resources::code_review());
     builder
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redacted;
+
+    #[test]
+    fn credentials_never_reach_messages() {
+        assert_eq!(redacted("redis://user:secret@10.0.0.5:6379/0"), "redis://***@10.0.0.5:6379/0");
+        assert_eq!(redacted("rediss://:p@ss@host"), "rediss://***@host");
+        assert_eq!(redacted("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
+    }
 }
