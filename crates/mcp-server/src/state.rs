@@ -161,7 +161,7 @@ impl StateStore for MemoryStore {
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StateError>> {
         ready(Ok(self.with(|m, now| {
             let value = m.values.remove(key).is_some_and(|(_, expires)| expires > now);
-            let log = m.logs.remove(key).is_some();
+            let log = m.logs.remove(key).is_some_and(|l| l.expires.is_none_or(|e| e > now));
             value || log
         })))
     }
