@@ -22,10 +22,14 @@
 //! # }
 //! ```
 //!
+//! [`process::StdioProcess`] runs a server binary and speaks to it over its
+//! stdin and stdout, with bounded waits.
+//!
 //! [`redis::RedisServer`] starts a real `redis-server` on a free loopback
 //! port for tests of Redis-backed state (installing it with apt-get as root
 //! when it is missing).
 
+pub mod process;
 pub mod redis;
 
 use std::collections::VecDeque;

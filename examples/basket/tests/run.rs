@@ -1,98 +1,26 @@
 //! Builds and runs the example binary, then talks to it over stdio as a
 //! client would: newline-delimited JSON-RPC on its stdin and stdout.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::{Duration, Instant};
+use std::process::Command;
+
+use mcp_testkit::process::StdioProcess;
 
 use serde_json::{Value, json};
 
-/// How long any one answer may take before the test fails.
-const WAIT: Duration = Duration::from_secs(10);
-
-/// The example binary, spoken to over its stdin and stdout.
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    next_id: i64,
+/// Starts the binary and completes the `initialize` handshake.
+fn start(args: &[&str]) -> StdioProcess {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_example-basket"));
+    command.args(args);
+    StdioProcess::initialized(command, "2025-06-18")
 }
 
-impl Client {
-    /// Starts the binary and completes the `initialize` handshake.
-    fn start(args: &[&str]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_example-basket"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the example starts");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut client = Client { child, stdin, lines, next_id: 0 };
-        let init = client.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
-        );
-        assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
-        client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        client
-    }
-
-    fn send(&mut self, message: &Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Sends a request and waits (bounded) for the response with its id;
-    /// other messages are skipped.
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let deadline = Instant::now() + WAIT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = self.lines.recv_timeout(left).unwrap_or_else(|e| panic!("no answer to {method}: {e}"));
-            let message: Value = serde_json::from_str(&line).expect("stdout carries JSON only");
-            if message["id"] == id {
-                return message;
-            }
-        }
-    }
-
-    /// The `result` of a request that must succeed.
-    fn result(&mut self, method: &str, params: Value) -> Value {
-        let response = self.request(method, params);
-        assert!(response.get("error").is_none(), "{method}: {response}");
-        response["result"].clone()
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn call(c: &mut Client, name: &str, arguments: Value) -> Value {
+fn call(c: &mut StdioProcess, name: &str, arguments: Value) -> Value {
     c.result("tools/call", json!({"name": name, "arguments": arguments}))
 }
 
 #[test]
 fn lists_the_four_tools() {
-    let mut c = Client::start(&[]);
+    let mut c = start(&[]);
     let tools = c.result("tools/list", json!({}));
     let mut names: Vec<&str> =
         tools["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
@@ -105,7 +33,7 @@ fn lists_the_four_tools() {
 
 #[test]
 fn create_add_view_checkout() {
-    let mut c = Client::start(&[]);
+    let mut c = start(&[]);
     let created = call(&mut c, "basket_create", json!({}));
     let handle = created["structuredContent"]["handle"].as_str().unwrap().to_owned();
     assert!(handle.starts_with("basket_"), "{handle}");
@@ -138,7 +66,7 @@ fn create_add_view_checkout() {
 
 #[test]
 fn baskets_are_separate() {
-    let mut c = Client::start(&[]);
+    let mut c = start(&[]);
     let a = call(&mut c, "basket_create", json!({}))["structuredContent"]["handle"].clone();
     let b = call(&mut c, "basket_create", json!({}))["structuredContent"]["handle"].clone();
     assert_ne!(a, b);
@@ -149,7 +77,7 @@ fn baskets_are_separate() {
 
 #[test]
 fn a_forged_handle_is_refused_with_a_recovery_hint() {
-    let mut c = Client::start(&[]);
+    let mut c = start(&[]);
     for tool in ["basket_view", "basket_checkout"] {
         let r = call(&mut c, tool, json!({"handle": "basket_AAAAAAAAAAAAAAAAAAAAAA"}));
         assert_eq!(r["isError"], true, "{r}");
@@ -163,7 +91,7 @@ fn a_forged_handle_is_refused_with_a_recovery_hint() {
 
 #[test]
 fn invalid_arguments_are_tool_errors() {
-    let mut c = Client::start(&[]);
+    let mut c = start(&[]);
     let handle = call(&mut c, "basket_create", json!({}))["structuredContent"]["handle"].clone();
     // Outside the input schema: qty must be 1 to 99, and handle is required.
     for arguments in [

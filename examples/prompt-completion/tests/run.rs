@@ -1,92 +1,20 @@
 //! Builds and runs the example binary, then talks to it over stdio as a
 //! client would: newline-delimited JSON-RPC on its stdin and stdout.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::{Duration, Instant};
+use std::process::Command;
+
+use mcp_testkit::process::StdioProcess;
 
 use serde_json::{Value, json};
 
-/// How long any one answer may take before the test fails.
-const WAIT: Duration = Duration::from_secs(10);
-
-/// The example binary, spoken to over its stdin and stdout.
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    next_id: i64,
+/// Starts the binary and completes the `initialize` handshake.
+fn start(args: &[&str]) -> StdioProcess {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_example-prompts"));
+    command.args(args);
+    StdioProcess::initialized(command, "2025-06-18")
 }
 
-impl Client {
-    /// Starts the binary and completes the `initialize` handshake.
-    fn start(args: &[&str]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_example-prompts"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the example starts");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut client = Client { child, stdin, lines, next_id: 0 };
-        let init = client.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
-        );
-        assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
-        client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        client
-    }
-
-    fn send(&mut self, message: &Value) {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Sends a request and waits (bounded) for the response with its id;
-    /// other messages are skipped.
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let deadline = Instant::now() + WAIT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = self.lines.recv_timeout(left).unwrap_or_else(|e| panic!("no answer to {method}: {e}"));
-            let message: Value = serde_json::from_str(&line).expect("stdout carries JSON only");
-            if message["id"] == id {
-                return message;
-            }
-        }
-    }
-
-    /// The `result` of a request that must succeed.
-    fn result(&mut self, method: &str, params: Value) -> Value {
-        let response = self.request(method, params);
-        assert!(response.get("error").is_none(), "{method}: {response}");
-        response["result"].clone()
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn complete(c: &mut Client, prompt: &str, argument: &str, value: &str, context: Value) -> Value {
+fn complete(c: &mut StdioProcess, prompt: &str, argument: &str, value: &str, context: Value) -> Value {
     let params = json!({
         "ref": {"type": "ref/prompt", "name": prompt},
         "argument": {"name": argument, "value": value},
@@ -97,7 +25,7 @@ fn complete(c: &mut Client, prompt: &str, argument: &str, value: &str, context: 
 
 #[test]
 fn lists_the_prompts_with_their_arguments() {
-    let mut c = Client::start(&[]);
+    let mut c = start(&[]);
     let list = c.result("prompts/list", json!({}));
     let review = &list["prompts"][0];
     assert_eq!(review["name"], "review");
@@ -114,7 +42,7 @@ fn lists_the_prompts_with_their_arguments() {
 
 #[test]
 fn renders_a_prompt() {
-    let mut c = Client::start(&[]);
+    let mut c = start(&[]);
     let r = c.result(
         "prompts/get",
         json!({"name": "review", "arguments": {"code": "fn main() {}", "language": "Rust"}}),
@@ -135,7 +63,7 @@ fn renders_a_prompt() {
 
 #[test]
 fn completes_from_a_list() {
-    let mut c = Client::start(&[]);
+    let mut c = start(&[]);
     let r = complete(&mut c, "review", "language", "ja", json!({}));
     assert_eq!(r, json!({"values": ["Java", "JavaScript"], "total": 2, "hasMore": false}));
     // Case-insensitive prefix match.
@@ -148,7 +76,7 @@ fn completes_from_a_list() {
 
 #[test]
 fn completes_with_the_other_arguments_in_context() {
-    let mut c = Client::start(&[]);
+    let mut c = start(&[]);
     let all = complete(&mut c, "translate", "to", "", json!({}));
     assert_eq!(all["values"].as_array().unwrap().len(), 5);
     let r = complete(&mut c, "translate", "to", "", json!({"from": "French"}));
@@ -159,7 +87,7 @@ fn completes_with_the_other_arguments_in_context() {
 
 #[test]
 fn bad_requests_get_the_spec_errors() {
-    let mut c = Client::start(&[]);
+    let mut c = start(&[]);
     // A required argument missing: invalid params.
     let r = c.request("prompts/get", json!({"name": "review", "arguments": {}}));
     assert_eq!(r["error"]["code"], -32602, "{r}");
