@@ -69,6 +69,28 @@ pub(crate) enum Output {
     Raw(Vec<u8>),
 }
 
+impl Output {
+    /// True for a `tools/call` result that reports a tool error (`isError`).
+    pub(crate) fn is_tool_error(&self) -> bool {
+        match self {
+            Output::Map(map) => map.get("isError").and_then(Value::as_bool) == Some(true),
+            Output::Raw(_) => false,
+        }
+    }
+}
+
+/// What a request names: its `params.name` (a tool or prompt) or its
+/// `params.uri` (a resource), when it has one.
+pub(crate) fn target_of(params: Option<&RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        name: Option<String>,
+        uri: Option<String>,
+    }
+    let named: Named = serde_json::from_str(params?.get()).ok()?;
+    named.name.or(named.uri)
+}
+
 impl From<Map<String, Value>> for Output {
     fn from(map: Map<String, Value>) -> Self {
         Output::Map(map)
@@ -574,14 +596,7 @@ fn request_span(
         span.record("mcp.principal", principal.subject.as_str());
     }
     if matches!(route, Route::ToolsCall | Route::PromptsGet | Route::ResourcesRead | Route::Complete) {
-        #[derive(serde::Deserialize)]
-        struct Named {
-            name: Option<String>,
-            uri: Option<String>,
-        }
-        if let Some(named) = params.and_then(|p| serde_json::from_str::<Named>(p.get()).ok())
-            && let Some(target) = named.name.or(named.uri)
-        {
+        if let Some(target) = target_of(params) {
             span.record("mcp.target", target.as_str());
         }
     }
@@ -595,9 +610,7 @@ fn record_outcome(outcome: Option<&std::thread::Result<Result<Output, ErrorObjec
         None => ("cancelled", None),
         Some(Err(_)) => ("panic", None),
         Some(Ok(Err(error))) => ("error", Some(error.code.0)),
-        Some(Ok(Ok(Output::Map(map)))) if map.get("isError") == Some(&Value::Bool(true)) => {
-            ("tool_error", None)
-        }
+        Some(Ok(Ok(output))) if output.is_tool_error() => ("tool_error", None),
         Some(Ok(Ok(_))) => ("ok", None),
     };
     if !span.is_disabled() {

@@ -200,13 +200,7 @@ impl Request {
     /// What the request names: the tool or prompt (`params.name`) or the
     /// resource (`params.uri`), when there is one.
     pub fn target(&self) -> Option<String> {
-        #[derive(serde::Deserialize)]
-        struct Named {
-            name: Option<String>,
-            uri: Option<String>,
-        }
-        let named: Named = serde_json::from_str(self.params.as_deref()?.get()).ok()?;
-        named.name.or(named.uri)
+        crate::dispatch::target_of(self.params.as_deref())
     }
 
     /// The request's context (principal, headers, protocol version).
@@ -223,10 +217,7 @@ impl Response {
     /// True for a `tools/call` result that reports a tool error
     /// (`isError: true`): the request succeeded, the tool did not.
     pub fn is_tool_error(&self) -> bool {
-        match &self.0 {
-            Output::Map(map) => map.get("isError").and_then(Value::as_bool) == Some(true),
-            Output::Raw(_) => false,
-        }
+        self.0.is_tool_error()
     }
 }
 
