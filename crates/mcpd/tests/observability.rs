@@ -1,9 +1,9 @@
 //! `/metrics` on a real `mcpd serve --http` process: Prometheus counts and
 //! latencies per method and per tool, behind the same checks as `/mcp`.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
+
+mod common;
 
 /// Starts `mcpd` with `args` (plus `--http 127.0.0.1:0`) in `dir`; returns
 /// the child and the MCP URL it printed.
@@ -12,23 +12,8 @@ async fn start(
     dir: &std::path::Path,
     env: &[(&str, &str)],
 ) -> (tokio::process::Child, String) {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpd"));
-    command
-        .args(args)
-        .args(["--http", "127.0.0.1:0"])
-        .current_dir(dir)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true);
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let mut child = command.spawn().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
-    let line =
-        tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await.unwrap().unwrap().unwrap();
-    (child, line.strip_prefix("mcpd listening on ").unwrap().to_owned())
+    let args: Vec<&str> = args.iter().copied().chain(["--http", "127.0.0.1:0"]).collect();
+    common::start_http(&args, Some(dir), env).await
 }
 
 /// A 2026-07-28 request (no session needed).

@@ -257,19 +257,7 @@ async fn serves_the_project_over_http() {
     );
     let repo = git2::Repository::init(dir.path()).unwrap();
     git_commit(&repo, "Over HTTP");
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpd"))
-        .args(["serve", "--http", "127.0.0.1:0", "--sse", "never"])
-        .current_dir(dir.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
-    let line =
-        tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await.unwrap().unwrap().unwrap();
-    let url = line.strip_prefix("mcpd listening on ").unwrap().to_owned();
+    let (mut child, url) = serve_http(dir.path(), &[]).await;
     let client = reqwest::Client::new();
     let post = |body: Value, session: Option<String>| {
         let mut r = client
@@ -509,22 +497,7 @@ fn the_example_configuration_is_valid_for_this_repository() {
 
 /// Starts `mcpd serve --http 127.0.0.1:0` in `dir` with `env`, returns the child and its URL.
 async fn serve_http(dir: &Path, env: &[(&str, &str)]) -> (tokio::process::Child, String) {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpd"));
-    command
-        .args(["serve", "--http", "127.0.0.1:0", "--sse", "never"])
-        .current_dir(dir)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true);
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let mut child = command.spawn().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
-    let line =
-        tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await.unwrap().unwrap().unwrap();
-    (child, line.strip_prefix("mcpd listening on ").unwrap().to_owned())
+    common::start_http(&["serve", "--http", "127.0.0.1:0", "--sse", "never"], Some(dir), env).await
 }
 
 const AUTH_CONFIG: &str = r#"

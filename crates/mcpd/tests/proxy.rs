@@ -122,18 +122,7 @@ async fn an_upstream_that_goes_away_is_an_error_not_a_hang() {
 
 /// Starts `mcpd` with `args` and returns the child and the URL it prints.
 async fn start_http(args: &[&str]) -> (tokio::process::Child, String) {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpd"))
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
-    let line =
-        tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await.unwrap().unwrap().unwrap();
-    (child, line.strip_prefix("mcpd listening on ").unwrap().to_owned())
+    common::start_http(args, None, &[]).await
 }
 
 #[tokio::test]

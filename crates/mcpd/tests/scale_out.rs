@@ -8,25 +8,20 @@ use std::time::Duration;
 use mcp_testkit::redis::RedisServer;
 use serde_json::{Value, json};
 
+mod common;
+
 struct Instance {
     _child: tokio::process::Child,
     url: String,
 }
 
 async fn start(redis: &str, args: &[&str]) -> Instance {
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpd"))
-        .args(["serve", "--http", "127.0.0.1:0", "--state", redis])
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
-    let line =
-        tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await.unwrap().unwrap().unwrap();
-    Instance { _child: child, url: line.strip_prefix("mcpd listening on ").unwrap().to_owned() }
+    let args: Vec<&str> = ["serve", "--http", "127.0.0.1:0", "--state", redis]
+        .into_iter()
+        .chain(args.iter().copied())
+        .collect();
+    let (child, url) = common::start_http(&args, None, &[]).await;
+    Instance { _child: child, url }
 }
 
 /// A legacy client that sends each request to the next instance in turn.

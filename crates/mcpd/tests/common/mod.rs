@@ -201,3 +201,32 @@ pub fn run(args: &[&str], cwd: &Path) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Starts `mcpd` with `args` (which serve HTTP on `127.0.0.1:0`), in `dir`
+/// when given, with `env` added; returns the child (killed when dropped)
+/// and the MCP URL it printed on its one stdout line.
+pub async fn start_http(
+    args: &[&str],
+    dir: Option<&Path>,
+    env: &[(&str, &str)],
+) -> (tokio::process::Child, String) {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpd"));
+    command.args(args).stdout(Stdio::piped()).stderr(Stdio::null()).kill_on_drop(true);
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().expect("mcpd starts");
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
+    let line = tokio::time::timeout(WAIT, lines.next_line())
+        .await
+        .expect("mcpd prints where it listens")
+        .expect("stdout is readable")
+        .expect("a line");
+    let url =
+        line.strip_prefix("mcpd listening on ").unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    (child, url.to_owned())
+}
