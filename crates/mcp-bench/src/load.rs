@@ -90,7 +90,8 @@ pub(crate) async fn run_all(
     Ok(rows)
 }
 
-fn spawn(argv: &[String], port: Option<u16>) -> anyhow::Result<Child> {
+/// Starts `argv` (on the servers' CPU when pinned), `{port}` replaced.
+pub(crate) fn spawn(argv: &[String], port: Option<u16>) -> anyhow::Result<Child> {
     let argv: Vec<String> = crate::server_prefix()
         .iter()
         .chain(argv)
@@ -109,8 +110,32 @@ fn spawn(argv: &[String], port: Option<u16>) -> anyhow::Result<Child> {
     command.spawn().with_context(|| format!("starting {}", argv.join(" ")))
 }
 
-fn free_port() -> anyhow::Result<u16> {
+pub(crate) fn free_port() -> anyhow::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Waits (at most 20 s) until something accepts connections on `port`.
+pub(crate) async fn wait_listening(port: u16) -> anyhow::Result<()> {
+    let started = Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        anyhow::ensure!(
+            started.elapsed() < Duration::from_secs(20),
+            "the server did not listen on port {port}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Ok(())
+}
+
+/// An HTTP/1.1 client connection to 127.0.0.1:`port`, with TCP_NODELAY.
+pub(crate) type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
+
+pub(crate) async fn connect(port: u16) -> anyhow::Result<Sender> {
+    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
+    tcp.set_nodelay(true)?;
+    let (sender, conn) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp)).await?;
+    tokio::spawn(conn);
+    Ok(sender)
 }
 
 fn echo_request(id: u64) -> Vec<u8> {
@@ -127,15 +152,7 @@ async fn http_throughput(c: &Contender, window: Duration, connections: usize) ->
     let port = free_port()?;
     let child = spawn(&c.http, Some(port))?;
     let pid = child.id().context("no pid")?;
-    // Wait until the server accepts connections.
-    let started = Instant::now();
-    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-        anyhow::ensure!(
-            started.elapsed() < Duration::from_secs(20),
-            "the server did not listen on port {port}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_listening(port).await?;
     let ok = Arc::new(AtomicU64::new(0));
     let errors = Arc::new(AtomicU64::new(0));
     let cpu_before = cpu_seconds(pid).unwrap_or(0.0);
@@ -144,11 +161,7 @@ async fn http_throughput(c: &Contender, window: Duration, connections: usize) ->
     for _ in 0..connections.max(1) {
         let (ok, errors) = (Arc::clone(&ok), Arc::clone(&errors));
         tasks.push(tokio::spawn(async move {
-            let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
-            tcp.set_nodelay(true)?;
-            let (mut sender, conn) =
-                hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp)).await?;
-            tokio::spawn(conn);
+            let mut sender = connect(port).await?;
             let mut id = 0u64;
             while Instant::now() < deadline && ok.load(Ordering::Relaxed) < MAX_REQUESTS {
                 id += 1;

@@ -18,6 +18,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use serde_json::json;
 
+use crate::load::{Sender, connect, free_port, spawn, wait_listening};
 use crate::proc_stat::cpu_seconds;
 use crate::report::median;
 
@@ -35,40 +36,22 @@ async fn start(mcpd: &str, redis: &str, n: usize) -> anyhow::Result<Running> {
     let mut pids = Vec::new();
     let mut ports = Vec::new();
     for _ in 0..n {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-        let mut argv: Vec<String> = crate::server_prefix().to_vec();
-        argv.extend([mcpd.to_owned(), "serve".into(), "--fixtures".into(), "bench".into()]);
-        argv.extend(["--state".into(), redis.to_owned(), "--sse".into(), "never".into()]);
-        argv.extend(["--http".into(), format!("127.0.0.1:{port}")]);
-        let child = tokio::process::Command::new(&argv[0])
-            .args(&argv[1..])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .with_context(|| format!("starting {}", argv.join(" ")))?;
+        let port = free_port()?;
+        let argv: Vec<String> =
+            [mcpd, "serve", "--fixtures", "bench", "--state", redis, "--sse", "never", "--http"]
+                .into_iter()
+                .map(str::to_owned)
+                .chain([format!("127.0.0.1:{port}")])
+                .collect();
+        let child = spawn(&argv, None)?;
         pids.push(child.id().context("no pid")?);
         children.push(child);
         ports.push(port);
     }
     for port in &ports {
-        let started = Instant::now();
-        while tokio::net::TcpStream::connect(("127.0.0.1", *port)).await.is_err() {
-            anyhow::ensure!(started.elapsed() < Duration::from_secs(20), "no listener on {port}");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        wait_listening(*port).await?;
     }
     Ok(Running { _children: children, pids, ports })
-}
-
-type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
-
-async fn connect(port: u16) -> anyhow::Result<Sender> {
-    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
-    tcp.set_nodelay(true)?;
-    let (sender, conn) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp)).await?;
-    tokio::spawn(conn);
-    Ok(sender)
 }
 
 async fn post(
