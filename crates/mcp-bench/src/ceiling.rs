@@ -70,9 +70,8 @@ fn list_pages() -> Vec<Vec<u8>> {
             let start = page * LIST_PAGE;
             let items: Vec<Value> = (start..(start + LIST_PAGE).min(LIST_ITEMS))
                 .map(|i| {
-                    let text = format!("content of item {i}");
                     json!({"uri": format!("mem://item/{i}"), "name": format!("item-{i}"),
-                        "mimeType": "text/plain", "size": text.len()})
+                        "mimeType": "text/plain"})
                 })
                 .collect();
             let mut result = json!({"resources": items});
@@ -103,8 +102,10 @@ pub(crate) fn stdio() -> anyhow::Result<()> {
     // Rendered on the first list request, so start-up stays bare.
     let mut pages: Option<Vec<Vec<u8>>> = None;
     runtime.block_on(async {
-        let mut lines = BufReader::new(tokio::io::stdin()).lines();
-        let mut out = tokio::io::BufWriter::new(tokio::io::stdout());
+        // Pipes on the runtime's own thread, as mcpd reads them (not
+        // through tokio's blocking pool).
+        let mut lines = BufReader::new(mcp_server::transport::StdinStream::new()).lines();
+        let mut out = tokio::io::BufWriter::new(mcp_server::transport::StdoutStream::new());
         while let Some(line) = lines.next_line().await? {
             let Ok(message) = serde_json::from_str::<Value>(&line) else { continue };
             let bytes = if message["method"] == "resources/list" {

@@ -62,7 +62,8 @@ pub(crate) async fn run_all(
         let mut sweep_cpu = Vec::new();
         let mut items = 0;
         for _ in 0..if c.lists { reps } else { 0 } {
-            let (ms, n, cpu) = list_sweeps(c).await.with_context(|| format!("{} resources/list", c.name))?;
+            let (ms, n, cpu) =
+                list_sweeps(c, LIST_SWEEPS).await.with_context(|| format!("{} resources/list", c.name))?;
             sweeps.extend(ms);
             sweep_cpu.push(cpu);
             items = n;
@@ -272,12 +273,61 @@ async fn stdio_throughput(c: &Contender, window: Duration, in_flight: usize) -> 
     Ok(Sample { per_second: done as f64 / window.as_secs_f64(), cpu_us: cpu * 1e6 / done as f64 })
 }
 
+/// `resources/list` walks alone, `sweeps` per server process, `reps`
+/// processes per contender, contenders taking turns (so a noisy spell
+/// hits all of them): per contender, the median sweep and the median
+/// server CPU per sweep. With many sweeps per process the CPU figure is
+/// precise despite `/proc`'s 10 ms ticks.
+pub(crate) async fn list_only(
+    contenders: &[Contender],
+    reps: usize,
+    sweeps: usize,
+) -> anyhow::Result<Vec<ListRow>> {
+    let listing: Vec<&Contender> = contenders.iter().filter(|c| c.lists).collect();
+    let mut walls = vec![Vec::new(); listing.len()];
+    let mut cpus = vec![Vec::new(); listing.len()];
+    let mut items = vec![0; listing.len()];
+    for rep in 0..reps {
+        for (i, c) in listing.iter().enumerate() {
+            eprintln!("{}: resources/list, {sweeps} sweeps, repetition {}/{reps}", c.name, rep + 1);
+            let (ms, n, cpu) =
+                list_sweeps(c, sweeps).await.with_context(|| format!("{} resources/list", c.name))?;
+            walls[i].extend(ms);
+            cpus[i].push(cpu);
+            items[i] = n;
+        }
+    }
+    Ok(listing
+        .iter()
+        .enumerate()
+        .map(|(i, c)| ListRow {
+            name: c.name.clone(),
+            sweep_ms: median(std::mem::take(&mut walls[i])),
+            cpu_ms: median(std::mem::take(&mut cpus[i])),
+            items: items[i],
+        })
+        .collect())
+}
+
+/// One contender's `resources/list` walk medians.
+#[derive(Debug, Clone)]
+pub(crate) struct ListRow {
+    pub name: String,
+    /// Wall time of one sweep over every page, milliseconds.
+    pub sweep_ms: f64,
+    /// Server CPU per sweep, milliseconds.
+    pub cpu_ms: f64,
+    /// Items one sweep saw.
+    pub items: usize,
+}
+
 /// `resources/list` over stdio, following `nextCursor` from the first page
-/// to the last, [`LIST_SWEEPS`] times in one process: the milliseconds of
-/// each sweep and the number of items one sweep saw. Every request waits
-/// for its answer (a client cannot ask for page n+1 before it has page n's
-/// cursor), so this is latency-bound, as a real client's walk is.
-async fn list_sweeps(c: &Contender) -> anyhow::Result<(Vec<f64>, usize, f64)> {
+/// to the last, `sweeps` times in one process: the milliseconds of each
+/// sweep, the number of items one sweep saw and the server's CPU
+/// milliseconds per sweep. Every request waits for its answer (a client
+/// cannot ask for page n+1 before it has page n's cursor), so this is
+/// latency-bound, as a real client's walk is.
+async fn list_sweeps(c: &Contender, sweeps: usize) -> anyhow::Result<(Vec<f64>, usize, f64)> {
     let (mut child, _, mut lines) = initialized(c).await?;
     let pid = child.id().context("no pid")?;
     let mut stdin = child.stdin.take().context("stdin")?;
@@ -285,7 +335,7 @@ async fn list_sweeps(c: &Contender) -> anyhow::Result<(Vec<f64>, usize, f64)> {
     let mut times = Vec::new();
     let mut items = 0;
     let mut id = 1u64;
-    for _ in 0..LIST_SWEEPS {
+    for _ in 0..sweeps {
         let started = Instant::now();
         let mut cursor: Option<String> = None;
         let mut seen = 0;
@@ -313,7 +363,7 @@ async fn list_sweeps(c: &Contender) -> anyhow::Result<(Vec<f64>, usize, f64)> {
         times.push(started.elapsed().as_secs_f64() * 1e3);
         items = seen;
     }
-    let cpu_ms = (cpu_seconds(pid).unwrap_or(0.0) - cpu_before) * 1e3 / LIST_SWEEPS as f64;
+    let cpu_ms = (cpu_seconds(pid).unwrap_or(0.0) - cpu_before) * 1e3 / sweeps.max(1) as f64;
     drop(stdin);
     drop(child);
     Ok((times, items, cpu_ms))

@@ -18,6 +18,9 @@
 //!   process; milliseconds per sweep. The ceiling answers from pages
 //!   rendered in advance, so its sweep is this harness's floor: round trips
 //!   and the client's own parsing.
+//!   `mcp-bench list --sweeps 100` runs this workload alone, with enough
+//!   sweeps per process for a precise server CPU figure, servers taking
+//!   turns.
 //! - **cold start**: spawn → `initialize` answered over stdio, median of 10.
 //! - **RSS after initialize** (`/proc/PID/status` VmRSS).
 //!
@@ -55,25 +58,25 @@ struct Cli {
     #[command(subcommand)]
     command: Option<Internal>,
     /// Seconds per measurement window.
-    #[arg(long, default_value_t = 5)]
+    #[arg(global = true, long, default_value_t = 5)]
     duration: u64,
     /// Repetitions (medians are reported).
-    #[arg(long, default_value_t = 3)]
+    #[arg(global = true, long, default_value_t = 3)]
     reps: usize,
     /// HTTP connections.
-    #[arg(long, default_value_t = 16)]
+    #[arg(global = true, long, default_value_t = 16)]
     connections: usize,
     /// stdio requests in flight.
     #[arg(long, default_value_t = 64)]
     window: usize,
     /// The mcpd binary (default: target/release/mcpd next to this one).
-    #[arg(long)]
+    #[arg(global = true, long)]
     mcpd: Option<PathBuf>,
     /// A peer server, NAME=PROGRAM (run as `PROGRAM stdio` and `PROGRAM http PORT stateless`).
-    #[arg(long = "peer", value_name = "NAME=PROGRAM")]
+    #[arg(global = true, long = "peer", value_name = "NAME=PROGRAM")]
     peers: Vec<String>,
     /// Let servers and the load generator float over every CPU.
-    #[arg(long)]
+    #[arg(global = true, long)]
     no_pin: bool,
 }
 
@@ -106,6 +109,14 @@ enum Internal {
     /// (internal) The bare stdio ceiling.
     #[command(hide = true)]
     CeilingStdio,
+    /// `resources/list` walks only: every server walks the whole list
+    /// `--sweeps` times per process, `--reps` processes, servers taking
+    /// turns; median sweep time and server CPU per sweep and per page.
+    List {
+        /// Sweeps per server process.
+        #[arg(long, default_value_t = 100)]
+        sweeps: usize,
+    },
     /// N mcpd instances sharing a Redis (`--state`), connections spread
     /// over them: stateless and session `tools/call` throughput.
     ScaleOut {
@@ -134,7 +145,7 @@ fn main() -> anyhow::Result<()> {
     match cli.command {
         Some(Internal::CeilingHttp { port }) => return ceiling::http(port),
         Some(Internal::CeilingStdio) => return ceiling::stdio(),
-        Some(Internal::ScaleOut { .. }) | None => {}
+        Some(Internal::ScaleOut { .. } | Internal::List { .. }) | None => {}
     }
     let me = std::env::current_exe()?;
     let scale_out = matches!(cli.command, Some(Internal::ScaleOut { .. }));
@@ -221,6 +232,12 @@ fn main() -> anyhow::Result<()> {
         "{}",
         if pinned { "pinned: servers on CPU 1, load on CPU 0" } else { "not pinned: everything floats" }
     );
+    if let Some(Internal::List { sweeps }) = cli.command {
+        let rows = runtime.block_on(load::list_only(&contenders, cli.reps.max(1), sweeps.max(1)))?;
+        // The bench fixtures' page size.
+        println!("{}", report::list_markdown(&rows, 100));
+        return Ok(());
+    }
     let window = Duration::from_secs(cli.duration.max(1));
     let table =
         runtime.block_on(load::run_all(&contenders, window, cli.reps.max(1), cli.connections, cli.window))?;

@@ -85,6 +85,41 @@ pub(crate) fn markdown(rows: &[Row], _contenders: &[Contender], connections: usi
     out
 }
 
+/// The `list` subcommand's table: sweep time and server CPU per sweep and
+/// per page, then mcpd's ratios to each other server.
+pub(crate) fn list_markdown(rows: &[crate::load::ListRow], page_size: usize) -> String {
+    let mut out = String::new();
+    let pages = |r: &crate::load::ListRow| (r.items.div_ceil(page_size.max(1))).max(1) as f64;
+    let _ = writeln!(out, "| server | sweep ms | server CPU ms per sweep | server CPU µs per page | items |");
+    let _ = writeln!(out, "|---|---|---|---|---|");
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "| {} | {:.1} | {:.2} | {:.1} | {} |",
+            r.name,
+            r.sweep_ms,
+            r.cpu_ms,
+            r.cpu_ms * 1e3 / pages(r),
+            r.items
+        );
+    }
+    if let Some(mcpd) = rows.iter().find(|r| r.name == "mcpd") {
+        let _ = writeln!(out, "\n| other ÷ mcpd (higher: mcpd is faster) | sweep time | server CPU |");
+        let _ = writeln!(out, "|---|---|---|");
+        for other in rows.iter().filter(|r| r.name != "mcpd") {
+            let ratio = |a: f64, b: f64| if b > 0.0 { format!("{:.2}×", a / b) } else { "–".into() };
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                other.name,
+                ratio(other.sweep_ms, mcpd.sweep_ms),
+                ratio(other.cpu_ms, mcpd.cpu_ms)
+            );
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,6 +137,19 @@ mod tests {
             cold_ms: 5.0,
             rss_mb: 9.0,
         }
+    }
+
+    #[test]
+    fn the_list_table_has_per_page_cpu_and_ratios() {
+        let row = |name: &str, sweep_ms: f64, cpu_ms: f64| crate::load::ListRow {
+            name: name.into(),
+            sweep_ms,
+            cpu_ms,
+            items: 10_000,
+        };
+        let table = list_markdown(&[row("mcpd", 10.0, 2.0), row("rmcp", 20.0, 5.0)], 100);
+        assert!(table.contains("| mcpd | 10.0 | 2.00 | 20.0 | 10000 |"), "{table}");
+        assert!(table.contains("| rmcp | 2.00× | 2.50× |"), "{table}");
     }
 
     #[test]

@@ -151,6 +151,7 @@ mod listen;
 mod macro_support;
 pub mod middleware;
 mod options;
+mod page_json;
 mod prompt;
 mod prompts_methods;
 mod resource;

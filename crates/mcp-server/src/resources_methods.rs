@@ -165,12 +165,11 @@ impl Server {
             if computed.is_empty() {
                 computed.reserve(defs.len() * 128);
             }
-            for def in defs {
+            for def in &defs {
                 if !computed.is_empty() {
                     computed.push(b',');
                 }
-                serde_json::to_writer(&mut computed, &shape::resource(def, version))
-                    .expect("a Resource serializes; qed");
+                crate::page_json::write_resource(&mut computed, def, version);
             }
             room -= end - offset;
             position = self.next_source_position(index, end);
@@ -179,9 +178,8 @@ impl Server {
             next = Some(codec.encode(ListKind::Resources, encode_position(index, offset)));
         }
         // The joined computed items are one more "item" of the page.
-        let computed =
-            (!computed.is_empty()).then(|| String::from_utf8(computed).expect("JSON is UTF-8; qed"));
-        let items = registered.iter().map(|e| e.value.rendered(version)).chain(computed.as_deref());
+        let computed = (!computed.is_empty()).then_some(computed.as_slice());
+        let items = registered.iter().map(|e| e.value.rendered(version).as_bytes()).chain(computed);
         Ok(write_page("resources", items, next))
     }
 
@@ -329,13 +327,13 @@ impl Server {
             kind,
             keep,
         )?;
-        Ok(write_page(key, page.iter().map(|e| render(&e.value)), next))
+        Ok(write_page(key, page.iter().map(|e| render(&e.value).as_bytes()), next))
     }
 }
 
 /// `{"<key>":[items…],"nextCursor":…}` from items already rendered as JSON.
-fn write_page<'a>(key: &str, items: impl Iterator<Item = &'a str>, next: Option<String>) -> Output {
-    let rendered: Vec<&str> = items.collect();
+fn write_page<'a>(key: &str, items: impl Iterator<Item = &'a [u8]>, next: Option<String>) -> Output {
+    let rendered: Vec<&[u8]> = items.collect();
     let mut out = Vec::with_capacity(rendered.iter().map(|r| r.len() + 1).sum::<usize>() + key.len() + 64);
     out.extend_from_slice(b"{\"");
     out.extend_from_slice(key.as_bytes());
@@ -344,7 +342,7 @@ fn write_page<'a>(key: &str, items: impl Iterator<Item = &'a str>, next: Option<
         if i > 0 {
             out.push(b',');
         }
-        out.extend_from_slice(item.as_bytes());
+        out.extend_from_slice(item);
     }
     out.push(b']');
     if let Some(next) = next {

@@ -71,9 +71,10 @@ fn strip_metadata(map: &mut serde_json::Map<String, Value>, version: ProtocolVer
     }
 }
 
-/// A resource as `version` expects it, shaped on the struct (no
-/// intermediate `Value`): what resources computed per page go through, so a
-/// page of a `ResourceSource` costs one serialization per item.
+/// A resource as `version` expects it, shaped on the struct: the
+/// reference that `page_json::write_resource` (which pages of a
+/// `ResourceSource` go through) is tested against.
+#[cfg(test)]
 pub(crate) fn resource(
     mut r: mcp_types::resources::Resource,
     version: ProtocolVersion,

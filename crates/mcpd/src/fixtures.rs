@@ -381,9 +381,9 @@ impl mcp_server::ResourceSource for BenchItems {
                 name.push_str("item-");
                 name.push_str(digits);
                 let mut def = mcp_server::types::resources::Resource::new(uri, name);
+                // The fields of the peers' fixture (no `size`), so every
+                // server sends the same page.
                 def.mime_type = Some("text/plain".into());
-                // "content of item " and the decimal digits of i.
-                def.size = Some(16 + i.checked_ilog10().map_or(1, |d| d as u64 + 1));
                 def
             })
             .collect()

@@ -10,7 +10,7 @@ use std::io;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 
-use super::{Frame, FrameReader, FrameWriter, Transport};
+use super::{Frame, FrameReader, FrameWriter, StdinStream, StdoutStream, Transport};
 
 /// Newline-delimited JSON over any byte stream.
 #[derive(Debug)]
@@ -31,9 +31,11 @@ where
     }
 }
 
-/// The process's stdin and stdout.
-pub fn stdio(limit: usize) -> LineTransport<tokio::io::Stdin, tokio::io::Stdout> {
-    LineTransport::new(tokio::io::stdin(), tokio::io::stdout(), limit)
+/// The process's stdin and stdout; must be called inside a Tokio runtime.
+/// Pipes and sockets are read and written on the runtime's thread
+/// ([`StdinStream`]).
+pub fn stdio(limit: usize) -> LineTransport<StdinStream, StdoutStream> {
+    LineTransport::new(StdinStream::new(), StdoutStream::new(), limit)
 }
 
 impl<R, W> Transport for LineTransport<R, W>

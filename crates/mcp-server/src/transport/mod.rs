@@ -9,11 +9,13 @@
 //! [`Server::accept`](crate::Server::accept) per message instead.
 
 mod line;
+mod stdio;
 
 use std::future::Future;
 use std::io;
 
 pub use line::{LineReader, LineTransport, LineWriter, stdio};
+pub use stdio::{StdinStream, StdoutStream};
 
 /// One unit read from a transport.
 #[derive(Debug, PartialEq, Eq)]

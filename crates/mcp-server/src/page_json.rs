@@ -1,0 +1,205 @@
+//! JSON for resources computed per page ([`ResourceSource`](crate::ResourceSource)),
+//! written by hand.
+//!
+//! A `resources/list` page of a source is a hundred fresh `Resource`s, each
+//! serialized once and thrown away. Through serde_json most of that page's
+//! instructions went to `serialize_str`, which looks every byte of every
+//! string up in an escape table and writes each run separately (callgrind
+//! on `mcpd serve --fixtures bench`: about a third of a page). The strings
+//! of a resource (URIs, names, MIME types) almost never need escaping, so
+//! [`write_str`] checks a whole string at once (a loop the compiler turns
+//! into vector compares) and copies it in one piece; anything that needs
+//! escaping goes through serde_json unchanged.
+//!
+//! The output is byte for byte what `serde_json::to_vec` writes for the same
+//! value (a property test holds it to that), and the writer destructures
+//! `Resource` exhaustively, so a new field fails to compile here instead of
+//! silently going missing from lists.
+
+use mcp_types::ProtocolVersion;
+use mcp_types::resources::Resource;
+
+/// Appends `s` as a JSON string.
+pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
+    if needs_escape(s.as_bytes()) {
+        serde_json::to_writer(&mut *out, s).expect("writing to a Vec cannot fail; qed");
+    } else {
+        out.reserve(s.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    }
+}
+
+/// Whether any byte needs a JSON escape: a control character, `"` or `\`.
+/// Eight bytes at a time (the usual zero-byte bit trick: a byte of `x` is
+/// below `n` when it borrows in `x - n` without having had its top bit
+/// set), since these strings are mostly 8 to 40 bytes long.
+fn needs_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGH;
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let x = u64::from_le_bytes(word.try_into().expect("chunks of eight; qed"));
+        if below(x, 0x20) | below(x ^ (ONES * u64::from(b'"')), 1) | below(x ^ (ONES * u64::from(b'\\')), 1)
+            != 0
+        {
+            return true;
+        }
+    }
+    words.remainder().iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+}
+
+/// Appends `r` as the JSON object serde would write for
+/// [`shape::resource`](crate::shape::resource)`(r, version)` (fields in
+/// declaration order, `None`s skipped), shaping on the fly: the resource is
+/// read in place, never moved or cloned (moving a `Resource` is a
+/// few-hundred-byte copy, several per item).
+pub(crate) fn write_resource(out: &mut Vec<u8>, r: &Resource, version: ProtocolVersion) {
+    let Resource { uri, name, title, description, mime_type, size, icons, annotations, meta } = r;
+    let before_2025_06_18 = version < ProtocolVersion::V2025_06_18;
+    let (title, meta) = if before_2025_06_18 { (&None, &None) } else { (title, meta) };
+    let icons = if version < ProtocolVersion::V2025_11_25 { &None } else { icons };
+    out.extend_from_slice(b"{\"uri\":");
+    write_str(out, uri);
+    out.extend_from_slice(b",\"name\":");
+    write_str(out, name);
+    if let Some(title) = title {
+        out.extend_from_slice(b",\"title\":");
+        write_str(out, title);
+    }
+    if let Some(description) = description {
+        out.extend_from_slice(b",\"description\":");
+        write_str(out, description);
+    }
+    if let Some(mime_type) = mime_type {
+        out.extend_from_slice(b",\"mimeType\":");
+        write_str(out, mime_type);
+    }
+    if let Some(size) = size {
+        out.extend_from_slice(b",\"size\":");
+        out.extend_from_slice(itoa::Buffer::new().format(*size).as_bytes());
+    }
+    // Rare and nested: serde_json.
+    if let Some(icons) = icons {
+        out.extend_from_slice(b",\"icons\":");
+        serde_json::to_writer(&mut *out, icons).expect("icons serialize; qed");
+    }
+    if let Some(annotations) = annotations {
+        out.extend_from_slice(b",\"annotations\":");
+        if before_2025_06_18 && annotations.last_modified.is_some() {
+            let mut older = annotations.clone();
+            older.last_modified = None;
+            serde_json::to_writer(&mut *out, &older).expect("annotations serialize; qed");
+        } else {
+            serde_json::to_writer(&mut *out, annotations).expect("annotations serialize; qed");
+        }
+    }
+    if let Some(meta) = meta {
+        out.extend_from_slice(b",\"_meta\":");
+        serde_json::to_writer(&mut *out, meta).expect("_meta serializes; qed");
+    }
+    out.push(b'}');
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_types::content::{Annotations, Icon};
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn via_handwritten(r: &Resource, version: ProtocolVersion) -> String {
+        let mut out = Vec::new();
+        write_resource(&mut out, r, version);
+        String::from_utf8(out).unwrap()
+    }
+
+    fn via_serde(r: &Resource, version: ProtocolVersion) -> String {
+        serde_json::to_string(&crate::shape::resource(r.clone(), version)).unwrap()
+    }
+
+    #[test]
+    fn escapes_are_found_at_every_position() {
+        for len in 0..40 {
+            let clean = "a".repeat(len);
+            assert!(!needs_escape(clean.as_bytes()), "{len}");
+            for at in 0..len {
+                for bad in [b'"', b'\\', b'\n', 0x00, 0x1f] {
+                    let mut bytes = clean.clone().into_bytes();
+                    bytes[at] = bad;
+                    assert!(needs_escape(&bytes), "{len} {at} {bad}");
+                }
+                // Neighbours of the special bytes are clean.
+                for fine in [0x20, b'!', b'#', b'[', b']', 0x7f, 0x80, 0xff] {
+                    let mut bytes = clean.clone().into_bytes();
+                    bytes[at] = fine;
+                    assert!(!needs_escape(&bytes), "{len} {at} {fine}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn plain_and_escaped_strings_match_serde_json() {
+        for s in ["", "mem://item/1", "a\"b", "back\\slash", "tab\there", "nl\n", "\u{1}", "é✓𝄞", "\u{7f}"]
+        {
+            let mut out = Vec::new();
+            write_str(&mut out, s);
+            assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(s).unwrap(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn every_field_matches_serde_json() {
+        let mut r = Resource::new("file:///a b/\"q\".txt", "q");
+        r.title = Some("Title".into());
+        r.description = Some("line one\nline two".into());
+        r.mime_type = Some("text/plain".into());
+        r.size = Some(u64::MAX);
+        r.icons = Some(vec![
+            serde_json::from_value::<Icon>(serde_json::json!({"src": "https://x/i.png"})).unwrap(),
+        ]);
+        r.annotations = Some(
+            serde_json::from_value::<Annotations>(
+                serde_json::json!({"priority": 0.5, "lastModified": "2025-01-12T15:00:58Z"}),
+            )
+            .unwrap(),
+        );
+        r.meta = Some(serde_json::from_value(serde_json::json!({"k": [1, "two"]})).unwrap());
+        for version in ProtocolVersion::ALL {
+            assert_eq!(via_handwritten(&r, version), via_serde(&r, version), "{version:?}");
+        }
+        // The newest revision keeps everything.
+        assert_eq!(via_handwritten(&r, ProtocolVersion::LATEST), serde_json::to_string(&r).unwrap());
+        assert_eq!(
+            via_handwritten(&Resource::new("u", "n"), ProtocolVersion::LATEST),
+            r#"{"uri":"u","name":"n"}"#
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn any_resource_matches_serde_json(
+            uri in any::<String>(),
+            name in any::<String>(),
+            title in proptest::option::of(any::<String>()),
+            description in proptest::option::of(any::<String>()),
+            mime_type in proptest::option::of("[ -~]{0,20}"),
+            size in proptest::option::of(any::<u64>()),
+            priority in proptest::option::of(0.0f64..=1.0),
+            version in proptest::sample::select(ProtocolVersion::ALL.to_vec()),
+        ) {
+            let mut r = Resource::new(uri, name);
+            r.title = title;
+            r.description = description;
+            r.mime_type = mime_type;
+            r.size = size;
+            r.annotations = priority.map(|p| {
+                serde_json::from_value::<Annotations>(serde_json::json!({"priority": p})).unwrap()
+            });
+            prop_assert_eq!(via_handwritten(&r, version), via_serde(&r, version));
+        }
+    }
+}
