@@ -133,6 +133,7 @@ mod reactor {
     use std::io;
     use std::os::fd::{AsFd, BorrowedFd};
     use std::pin::Pin;
+    use std::sync::OnceLock;
     use std::task::{Context, Poll};
 
     use nix::fcntl::{FcntlArg, OFlag, fcntl};
@@ -160,14 +161,15 @@ mod reactor {
     }
 
     impl Reactor {
-        /// `None` when `fd` is neither a pipe nor a socket, or anything
-        /// fails (the caller then uses tokio's blocking-pool stream).
+        /// `fd` is stdin when `reading`, else stdout. `None` when it is
+        /// neither a pipe nor a socket, or anything fails (the caller then
+        /// uses tokio's blocking-pool stream).
         pub(super) fn open(fd: BorrowedFd<'_>, reading: bool) -> Option<Self> {
             let kind = SFlag::from_bits_truncate(fstat(fd).ok()?.st_mode) & SFlag::S_IFMT;
             if kind != SFlag::S_IFIFO && kind != SFlag::S_IFSOCK {
                 return None;
             }
-            let original_flags = OFlag::from_bits_retain(fcntl(fd, FcntlArg::F_GETFL).ok()?);
+            let original_flags = found_flags()[usize::from(!reading)]?;
             let owned = fd.try_clone_to_owned().ok()?;
             let io = if kind == SFlag::S_IFIFO {
                 // Both set O_NONBLOCK themselves.
@@ -216,6 +218,18 @@ mod reactor {
                 Io::Reader(_) => Poll::Ready(Err(io::ErrorKind::Unsupported.into())),
             }
         }
+    }
+
+    /// The flags of stdin and stdout as the process found them, read once
+    /// before either is changed: the two may be one open file description
+    /// (a socket pair hands the same socket to both), and the flags read
+    /// for the second after the first went non-blocking would be wrong.
+    fn found_flags() -> [Option<OFlag>; 2] {
+        static FOUND: OnceLock<[Option<OFlag>; 2]> = OnceLock::new();
+        *FOUND.get_or_init(|| {
+            let flags = |fd: BorrowedFd<'_>| fcntl(fd, FcntlArg::F_GETFL).ok().map(OFlag::from_bits_retain);
+            [flags(std::io::stdin().as_fd()), flags(std::io::stdout().as_fd())]
+        })
     }
 
     impl Drop for Reactor {
