@@ -31,8 +31,10 @@ cat > "$work/session.jsonl" <<'JSON'
 {"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"echo","arguments":{"message":"hello"}}}
 JSON
 functions() {
-    valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.out" "$@" \
-        < "$work/session.jsonl" > /dev/null 2> "$work/valgrind.log"
+    # Through a pipe, as clients connect (a file on stdin takes the
+    # blocking-read path instead of the reactor's).
+    cat "$work/session.jsonl" | valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.out" "$@" \
+        > /dev/null 2> "$work/valgrind.log"
     grep -oE '^c?fn=\([0-9]+\) .*' "$work/cg.out" | sed -E 's/^c?fn=\([0-9]+\) //' | sort -u
 }
 nm "$bin" | awk '{print $NF}' | sort -u > "$work/defined"

@@ -28,13 +28,6 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use mcp_server::ServerOptions;
 
-/// mimalloc instead of the system allocator: a `resources/list` page
-/// allocates and frees a few hundred small strings at once, which glibc
-/// serves through its slow paths (about 40% of the page's instructions
-/// under callgrind); the README's Performance section has the figures.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// A Model Context Protocol server.
 #[derive(Debug, Parser)]
 #[command(name = "mcpd", version, about)]
