@@ -32,6 +32,11 @@ pub(crate) fn median(mut values: Vec<f64>) -> f64 {
     if values.len() % 2 == 1 { values[mid] } else { (values[mid - 1] + values[mid]) / 2.0 }
 }
 
+/// `a ÷ b` as `1.23×`, or `–` when `b` is zero.
+fn ratio(a: f64, b: f64) -> String {
+    if b > 0.0 { format!("{:.2}×", a / b) } else { "–".into() }
+}
+
 /// The table: one row per server, then mcpd's ratios to each other server.
 pub(crate) fn markdown(rows: &[Row], _contenders: &[Contender], connections: usize, window: usize) -> String {
     let mut out = String::new();
@@ -65,7 +70,6 @@ pub(crate) fn markdown(rows: &[Row], _contenders: &[Contender], connections: usi
         );
         let _ = writeln!(out, "|---|---|---|---|---|---|");
         for other in rows.iter().filter(|r| r.name != "mcpd") {
-            let ratio = |a: f64, b: f64| if b > 0.0 { format!("{:.2}×", a / b) } else { "–".into() };
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {} | {} |",
@@ -107,7 +111,6 @@ pub(crate) fn list_markdown(rows: &[crate::load::ListRow], page_size: usize) -> 
         let _ = writeln!(out, "\n| other ÷ mcpd (higher: mcpd is faster) | sweep time | server CPU |");
         let _ = writeln!(out, "|---|---|---|");
         for other in rows.iter().filter(|r| r.name != "mcpd") {
-            let ratio = |a: f64, b: f64| if b > 0.0 { format!("{:.2}×", a / b) } else { "–".into() };
             let _ = writeln!(
                 out,
                 "| {} | {} | {} |",
