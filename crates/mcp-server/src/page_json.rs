@@ -19,6 +19,8 @@
 use mcp_types::ProtocolVersion;
 use mcp_types::resources::Resource;
 
+use crate::shape::MetadataFields;
+
 /// Appends `s` as a JSON string.
 pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
     if needs_escape(s.as_bytes()) {
@@ -58,9 +60,9 @@ fn needs_escape(bytes: &[u8]) -> bool {
 /// few-hundred-byte copy, several per item).
 pub(crate) fn write_resource(out: &mut Vec<u8>, r: &Resource, version: ProtocolVersion) {
     let Resource { uri, name, title, description, mime_type, size, icons, annotations, meta } = r;
-    let before_2025_06_18 = version < ProtocolVersion::V2025_06_18;
-    let (title, meta) = if before_2025_06_18 { (&None, &None) } else { (title, meta) };
-    let icons = if version < ProtocolVersion::V2025_11_25 { &None } else { icons };
+    let fields = MetadataFields::of(version);
+    let (title, meta) = if fields.titles { (title, meta) } else { (&None, &None) };
+    let icons = if fields.icons { icons } else { &None };
     out.extend_from_slice(b"{\"uri\":");
     write_str(out, uri);
     out.extend_from_slice(b",\"name\":");
@@ -88,7 +90,7 @@ pub(crate) fn write_resource(out: &mut Vec<u8>, r: &Resource, version: ProtocolV
     }
     if let Some(annotations) = annotations {
         out.extend_from_slice(b",\"annotations\":");
-        if before_2025_06_18 && annotations.last_modified.is_some() {
+        if !fields.titles && annotations.last_modified.is_some() {
             let mut older = annotations.clone();
             older.last_modified = None;
             serde_json::to_writer(&mut *out, &older).expect("annotations serialize; qed");

@@ -55,18 +55,35 @@ pub(crate) fn tool_definition(tool: &Tool, version: ProtocolVersion) -> Value {
     serde_json::to_value(&t).expect("a Tool serializes; qed")
 }
 
-/// Strips, from a serialized definition object (resource, template,
-/// prompt), the metadata fields `version` lacks: `title`, `_meta` and
-/// `annotations.lastModified` before 2025-06-18, `icons` before 2025-11-25.
+/// Which metadata fields of a definition (resource, template, prompt) a
+/// revision has: the one statement of these rules, for the `Value` path
+/// ([`strip_metadata`]) and the hand-written pages (`page_json`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MetadataFields {
+    /// `title`, `_meta` and `annotations.lastModified` (2025-06-18 on).
+    pub titles: bool,
+    /// `icons` (2025-11-25 on).
+    pub icons: bool,
+}
+
+impl MetadataFields {
+    pub(crate) fn of(version: ProtocolVersion) -> Self {
+        Self { titles: version >= V::V2025_06_18, icons: version >= V::V2025_11_25 }
+    }
+}
+
+/// Strips, from a serialized definition object, the metadata fields
+/// `version` lacks ([`MetadataFields`]).
 fn strip_metadata(map: &mut serde_json::Map<String, Value>, version: ProtocolVersion) {
-    if version < V::V2025_06_18 {
+    let fields = MetadataFields::of(version);
+    if !fields.titles {
         map.remove("title");
         map.remove("_meta");
         if let Some(Value::Object(a)) = map.get_mut("annotations") {
             a.remove("lastModified");
         }
     }
-    if version < V::V2025_11_25 {
+    if !fields.icons {
         map.remove("icons");
     }
 }
@@ -79,14 +96,15 @@ pub(crate) fn resource(
     mut r: mcp_types::resources::Resource,
     version: ProtocolVersion,
 ) -> mcp_types::resources::Resource {
-    if version < V::V2025_06_18 {
+    let fields = MetadataFields::of(version);
+    if !fields.titles {
         r.title = None;
         r.meta = None;
         if let Some(a) = &mut r.annotations {
             a.last_modified = None;
         }
     }
-    if version < V::V2025_11_25 {
+    if !fields.icons {
         r.icons = None;
     }
     r
