@@ -52,11 +52,6 @@ impl StdinStream {
         }
         Self(Input::Blocking(tokio::io::stdin()))
     }
-
-    /// Whether reads happen on the runtime's thread (stdin is a pipe or socket).
-    pub fn is_on_runtime_thread(&self) -> bool {
-        !matches!(self.0, Input::Blocking(_))
-    }
 }
 
 impl StdoutStream {
@@ -67,11 +62,6 @@ impl StdoutStream {
             return Self(Output::Reactor(pipe));
         }
         Self(Output::Blocking(tokio::io::stdout()))
-    }
-
-    /// Whether writes happen on the runtime's thread (stdout is a pipe or socket).
-    pub fn is_on_runtime_thread(&self) -> bool {
-        !matches!(self.0, Output::Blocking(_))
     }
 }
 
