@@ -185,6 +185,26 @@ fn mcpd_proxy_puts_stdio_in_front_of_an_http_server() {
     drop(runtime);
 }
 
+/// Gives the upstream mcpd (serving `dir`) a `hello` command tool by
+/// writing its mcpd.toml, waits for the proxy's client to hear of it
+/// (`expectation` says through what) and calls it.
+async fn add_hello_tool_and_call_it(dir: &std::path::Path, client: &mut TestClient, expectation: &str) {
+    std::fs::write(
+        dir.join("mcpd.toml"),
+        "[[tools.command]]\nname = \"hello\"\ndescription = \"Says hello.\"\ncommand = [\"echo\", \"hello\"]\n",
+    )
+    .unwrap();
+    tokio::time::timeout(
+        Duration::from_secs(20),
+        client.next_notification("notifications/tools/list_changed"),
+    )
+    .await
+    .expect(expectation)
+    .unwrap();
+    let result = client.call_tool("hello", json!({})).await.unwrap();
+    assert_eq!(result["content"][0]["text"].as_str().unwrap().trim(), "hello");
+}
+
 #[tokio::test]
 async fn upstream_list_changes_are_followed() {
     // A project-mode upstream: editing its folder changes its lists live.
@@ -198,20 +218,12 @@ async fn upstream_list_changes_are_followed() {
     let mut client = TestClient::connect_legacy(&server, "2025-11-25").await;
     assert!(!names(&client.list_all_tools().await.unwrap()).contains(&"hello".to_owned()));
 
-    std::fs::write(
-        dir.path().join("mcpd.toml"),
-        "[[tools.command]]\nname = \"hello\"\ndescription = \"Says hello.\"\ncommand = [\"echo\", \"hello\"]\n",
+    add_hello_tool_and_call_it(
+        dir.path(),
+        &mut client,
+        "the upstream's list change reaches the proxy's clients",
     )
-    .unwrap();
-    tokio::time::timeout(
-        Duration::from_secs(20),
-        client.next_notification("notifications/tools/list_changed"),
-    )
-    .await
-    .expect("the upstream's list change reaches the proxy's clients")
-    .unwrap();
-    let result = client.call_tool("hello", json!({})).await.unwrap();
-    assert_eq!(result["content"][0]["text"].as_str().unwrap().trim(), "hello");
+    .await;
 
     // Writing mcpd.toml was itself a new file: announcements may come in
     // more than one burst, so wait for the one that brings NEW.md.
@@ -241,18 +253,10 @@ async fn an_http_upstreams_list_changes_are_followed_through_its_get_stream() {
     let server = proxy.register(Server::builder("front", "1")).await.unwrap().build().unwrap();
     proxy.follow(server.clone());
     let mut client = TestClient::connect_legacy(&server, "2025-11-25").await;
-    std::fs::write(
-        dir.path().join("mcpd.toml"),
-        "[[tools.command]]\nname = \"hello\"\ndescription = \"Says hello.\"\ncommand = [\"echo\", \"hello\"]\n",
+    add_hello_tool_and_call_it(
+        dir.path(),
+        &mut client,
+        "the HTTP upstream's list change reaches the proxy's clients",
     )
-    .unwrap();
-    tokio::time::timeout(
-        Duration::from_secs(20),
-        client.next_notification("notifications/tools/list_changed"),
-    )
-    .await
-    .expect("the HTTP upstream's list change reaches the proxy's clients")
-    .unwrap();
-    let result = client.call_tool("hello", json!({})).await.unwrap();
-    assert_eq!(result["content"][0]["text"].as_str().unwrap().trim(), "hello");
+    .await;
 }
