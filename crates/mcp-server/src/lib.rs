@@ -190,7 +190,7 @@ pub use mcp_uri_template as uri_template;
 pub use options::{ArgumentErrorMode, ServerOptions};
 pub use prompt::{IntoPromptResult, Prompt, PromptHandler};
 pub use resource::{IntoContents, ReadRequest, Resource, ResourceHandler, ResourceTemplate, base64_encode};
-pub use resource_source::{ResourceSource, SourceRead};
+pub use resource_source::{ResourcePage, ResourceSource, SourceRead};
 pub use server::{Server, ServerBuilder};
 pub use session::{Negotiated, Session, SessionSnapshot};
 pub use tool::{IntoToolResult, Json, NoArgs, Tool, ToolError, ToolHandler, schema_of};

@@ -1,5 +1,9 @@
-//! JSON for resources computed per page ([`ResourceSource`](crate::ResourceSource)),
-//! written by hand.
+//! JSON for list pages and for resources computed per page
+//! ([`ResourceSource`](crate::ResourceSource)), written by hand.
+//!
+//! A page is written once, front to back, into the buffer that becomes the
+//! response ([`PageWriter`]): registered items are copied from their cached
+//! JSON, computed ones are written as the source hands them over.
 //!
 //! A `resources/list` page of a source is a hundred fresh `Resource`s, each
 //! serialized once and thrown away. Through serde_json most of that page's
@@ -19,7 +23,55 @@
 use mcp_types::ProtocolVersion;
 use mcp_types::resources::Resource;
 
+use crate::dispatch::Output;
 use crate::shape::MetadataFields;
+
+/// `{"<key>":[item,…],"nextCursor":"…"}`, built item by item.
+pub(crate) struct PageWriter {
+    out: Vec<u8>,
+    items: usize,
+}
+
+impl PageWriter {
+    /// Starts the page of `key`, with room for about `capacity` bytes.
+    pub(crate) fn new(key: &str, capacity: usize) -> Self {
+        let mut out = Vec::with_capacity(capacity + key.len() + 64);
+        out.extend_from_slice(b"{\"");
+        out.extend_from_slice(key.as_bytes());
+        out.extend_from_slice(b"\":[");
+        Self { out, items: 0 }
+    }
+
+    /// Appends an item already rendered as JSON.
+    pub(crate) fn item(&mut self, json: &[u8]) {
+        self.item_buffer().extend_from_slice(json);
+    }
+
+    /// Appends `r`, shaped for `version`.
+    pub(crate) fn resource(&mut self, r: &Resource, version: ProtocolVersion) {
+        write_resource(self.item_buffer(), r, version);
+    }
+
+    /// The buffer to write the next item into, after its separator.
+    fn item_buffer(&mut self) -> &mut Vec<u8> {
+        if self.items > 0 {
+            self.out.push(b',');
+        }
+        self.items += 1;
+        &mut self.out
+    }
+
+    /// Closes the list, adds `nextCursor` when there is one.
+    pub(crate) fn finish(mut self, next: Option<String>) -> Output {
+        self.out.push(b']');
+        if let Some(next) = next {
+            self.out.extend_from_slice(b",\"nextCursor\":");
+            write_str(&mut self.out, &next);
+        }
+        self.out.push(b'}');
+        Output::Raw(self.out)
+    }
+}
 
 /// Appends `s` as a JSON string.
 pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
@@ -36,21 +88,35 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
 /// Whether any byte needs a JSON escape: a control character, `"` or `\`.
 /// Eight bytes at a time (the usual zero-byte bit trick: a byte of `x` is
 /// below `n` when it borrows in `x - n` without having had its top bit
-/// set), since these strings are mostly 8 to 40 bytes long.
+/// set), since these strings are mostly 8 to 40 bytes long. The tail is
+/// one more load that overlaps the words before it, not a byte loop.
 fn needs_escape(bytes: &[u8]) -> bool {
+    let n = bytes.len();
+    let word_at = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("eight bytes; qed"));
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            if special(word_at(i)) {
+                return true;
+            }
+            i += 8;
+        }
+        return special(word_at(n - 8));
+    }
+    if n >= 4 {
+        // Two four-byte loads that may overlap cover 4 to 7 bytes.
+        let half_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("four bytes; qed"));
+        return special(u64::from(half_at(0)) | u64::from(half_at(n - 4)) << 32);
+    }
+    bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+}
+
+/// Whether any of the eight bytes of `x` is below 0x20, `"` or `\`.
+fn special(x: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGH;
-    let mut words = bytes.chunks_exact(8);
-    for word in &mut words {
-        let x = u64::from_le_bytes(word.try_into().expect("chunks of eight; qed"));
-        if below(x, 0x20) | below(x ^ (ONES * u64::from(b'"')), 1) | below(x ^ (ONES * u64::from(b'\\')), 1)
-            != 0
-        {
-            return true;
-        }
-    }
-    words.remainder().iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+    below(x, 0x20) | below(x ^ (ONES * u64::from(b'"')), 1) | below(x ^ (ONES * u64::from(b'\\')), 1) != 0
 }
 
 /// Appends `r` as the JSON object serde would write for
@@ -58,7 +124,7 @@ fn needs_escape(bytes: &[u8]) -> bool {
 /// declaration order, `None`s skipped), shaping on the fly: the resource is
 /// read in place, never moved or cloned (moving a `Resource` is a
 /// few-hundred-byte copy, several per item).
-pub(crate) fn write_resource(out: &mut Vec<u8>, r: &Resource, version: ProtocolVersion) {
+fn write_resource(out: &mut Vec<u8>, r: &Resource, version: ProtocolVersion) {
     let Resource { uri, name, title, description, mime_type, size, icons, annotations, meta } = r;
     let fields = MetadataFields::of(version);
     let (title, meta) = if fields.titles { (title, meta) } else { (&None, &None) };

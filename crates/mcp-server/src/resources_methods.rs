@@ -22,8 +22,13 @@ use crate::context::{RequestContext, permits};
 use crate::dispatch::{Output, parse_params};
 use crate::error::{Error, Result};
 use crate::events::ListKind;
+use crate::page_json::PageWriter;
 use crate::resource::{ReadRequest, Resource, ResourceHandler, ResourceTemplate};
-use crate::resource_source::{SOURCE_PHASE, decode_position, encode_position};
+use crate::resource_source::{ResourcePage, SOURCE_PHASE, decode_position, encode_position};
+
+/// Room reserved per computed item of a page: enough for a URI, a name and
+/// a MIME type, so a typical page is written without growing its buffer.
+const COMPUTED_ITEM_BYTES: usize = 128;
 use crate::server::Server;
 use crate::session::Session;
 use crate::shape;
@@ -153,34 +158,27 @@ impl Server {
                 (page, next, position)
             }
         };
-        // Computed items are serialized straight into one buffer, joined
-        // by commas: no intermediate value or string per item.
-        let mut computed: Vec<u8> = Vec::new();
-        let mut room = page_size - registered.len();
+        // One buffer, written front to back: the registered items from
+        // their cached JSON, then each source's items as it pushes them.
+        let room = page_size - registered.len();
+        let registered_bytes: usize = registered.iter().map(|e| e.value.rendered(version).len() + 1).sum();
+        let mut page = PageWriter::new("resources", registered_bytes + room * COMPUTED_ITEM_BYTES);
+        for entry in &registered {
+            page.item(entry.value.rendered(version).as_bytes());
+        }
+        let mut room = room;
         while room > 0 {
             let Some((index, offset)) = position else { break };
             let source = &self.inner.sources[index];
             let end = (offset + room).min(source.len());
-            let defs = source.list(offset..end);
-            if computed.is_empty() {
-                computed.reserve(defs.len() * 128);
-            }
-            for def in &defs {
-                if !computed.is_empty() {
-                    computed.push(b',');
-                }
-                crate::page_json::write_resource(&mut computed, def, version);
-            }
+            source.list_into(offset..end, &mut ResourcePage::new(&mut page, version, end - offset));
             room -= end - offset;
             position = self.next_source_position(index, end);
         }
         if let Some((index, offset)) = position {
             next = Some(codec.encode(ListKind::Resources, encode_position(index, offset)));
         }
-        // The joined computed items are one more "item" of the page.
-        let computed = (!computed.is_empty()).then_some(computed.as_slice());
-        let items = registered.iter().map(|e| e.value.rendered(version).as_bytes()).chain(computed);
-        Ok(write_page("resources", items, next))
+        Ok(page.finish(next))
     }
 
     /// The first position at or after (`index`, `offset`) that names an item.
@@ -327,28 +325,11 @@ impl Server {
             kind,
             keep,
         )?;
-        Ok(write_page(key, page.iter().map(|e| render(&e.value).as_bytes()), next))
-    }
-}
-
-/// `{"<key>":[items…],"nextCursor":…}` from items already rendered as JSON.
-fn write_page<'a>(key: &str, items: impl Iterator<Item = &'a [u8]>, next: Option<String>) -> Output {
-    let rendered: Vec<&[u8]> = items.collect();
-    let mut out = Vec::with_capacity(rendered.iter().map(|r| r.len() + 1).sum::<usize>() + key.len() + 64);
-    out.extend_from_slice(b"{\"");
-    out.extend_from_slice(key.as_bytes());
-    out.extend_from_slice(b"\":[");
-    for (i, item) in rendered.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
+        let bytes = page.iter().map(|e| render(&e.value).len() + 1).sum();
+        let mut out = PageWriter::new(key, bytes);
+        for entry in &page {
+            out.item(render(&entry.value).as_bytes());
         }
-        out.extend_from_slice(item);
+        Ok(out.finish(next))
     }
-    out.push(b']');
-    if let Some(next) = next {
-        out.extend_from_slice(b",\"nextCursor\":");
-        serde_json::to_writer(&mut out, &next).expect("a string serializes; qed");
-    }
-    out.push(b'}');
-    Output::Raw(out)
 }

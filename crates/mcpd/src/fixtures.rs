@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use mcp_server::types::logging::LoggingLevel;
+use mcp_server::types::resources::Resource as ResourceDef;
 use mcp_server::types::{ContentBlock, GetPromptResult, PromptMessage, ResourceContents, Role};
 use mcp_server::{
     CallToolResult, NoArgs, Prompt, ReadRequest, RequestContext, Resource, ResourceTemplate, ServerBuilder,
@@ -360,6 +361,28 @@ impl BenchItems {
     fn text(i: usize) -> String {
         format!("content of item {i}")
     }
+
+    /// An item to [`fill`](Self::fill), with the fields of the peers'
+    /// fixture (no `size`), so every server sends the same page.
+    fn blank() -> ResourceDef {
+        let mut def = ResourceDef::new(String::with_capacity(16), String::with_capacity(16));
+        def.mime_type = Some("text/plain".into());
+        def
+    }
+
+    /// Makes `def` (from [`blank`](Self::blank)) item `i`, reusing its
+    /// strings: built by hand rather than with `format!`, since this runs
+    /// for every item of every page.
+    fn fill(def: &mut ResourceDef, i: usize) {
+        let mut buffer = itoa::Buffer::new();
+        let digits = buffer.format(i);
+        def.uri.clear();
+        def.uri.push_str("mem://item/");
+        def.uri.push_str(digits);
+        def.name.clear();
+        def.name.push_str("item-");
+        def.name.push_str(digits);
+    }
 }
 
 impl mcp_server::ResourceSource for BenchItems {
@@ -367,26 +390,23 @@ impl mcp_server::ResourceSource for BenchItems {
         BENCH_ITEMS
     }
 
-    fn list(&self, range: std::ops::Range<usize>) -> Vec<mcp_server::types::resources::Resource> {
+    fn list(&self, range: std::ops::Range<usize>) -> Vec<ResourceDef> {
         range
             .map(|i| {
-                // Built by hand rather than with format!: this runs for every
-                // item of every page.
-                let mut buffer = itoa::Buffer::new();
-                let digits = buffer.format(i);
-                let mut uri = String::with_capacity(11 + digits.len());
-                uri.push_str("mem://item/");
-                uri.push_str(digits);
-                let mut name = String::with_capacity(5 + digits.len());
-                name.push_str("item-");
-                name.push_str(digits);
-                let mut def = mcp_server::types::resources::Resource::new(uri, name);
-                // The fields of the peers' fixture (no `size`), so every
-                // server sends the same page.
-                def.mime_type = Some("text/plain".into());
+                let mut def = Self::blank();
+                Self::fill(&mut def, i);
                 def
             })
             .collect()
+    }
+
+    /// One `ResourceDef` for the whole page: no allocation per item.
+    fn list_into(&self, range: std::ops::Range<usize>, page: &mut mcp_server::ResourcePage<'_>) {
+        let mut def = Self::blank();
+        for i in range {
+            Self::fill(&mut def, i);
+            page.push(&def);
+        }
     }
 
     fn read(&self, uri: &str, _ctx: RequestContext) -> Option<mcp_server::SourceRead> {
@@ -396,5 +416,25 @@ impl mcp_server::ResourceSource for BenchItems {
         Some(Box::pin(async move {
             Ok(vec![ResourceContents::text(uri, Some("text/plain".into()), Self::text(i))])
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_server::ResourceSource;
+
+    use super::*;
+
+    #[test]
+    fn bench_items_list_as_the_peers_do() {
+        let items = BenchItems.list(9_998..10_000);
+        let json = serde_json::to_value(&items).unwrap();
+        assert_eq!(
+            json,
+            json!([
+                {"uri": "mem://item/9998", "name": "item-9998", "mimeType": "text/plain"},
+                {"uri": "mem://item/9999", "name": "item-9999", "mimeType": "text/plain"},
+            ])
+        );
     }
 }

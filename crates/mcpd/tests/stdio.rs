@@ -227,22 +227,30 @@ fn serves_the_benchmark_fixtures() {
     let echo =
         mcpd.request(2, "tools/call", json!({"name": "echo", "arguments": {"message": "hello world"}}));
     assert_eq!(echo["result"]["content"][0]["text"], "hello world");
-    let page = mcpd.request(3, "resources/list", json!({}));
-    assert_eq!(page["result"]["resources"].as_array().unwrap().len(), 100);
-    assert_eq!(page["result"]["resources"][0]["uri"], "mem://item/0");
-    let mut cursor = page["result"]["nextCursor"].as_str().unwrap().to_owned();
-    let mut total = 100;
-    let mut id = 4;
+    // Every item of every page, in order, with exactly the peers' fields
+    // (the source reuses one buffer per page, so a stale field would show).
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut id = 3;
     loop {
-        let page = mcpd.request(id, "resources/list", json!({"cursor": cursor}));
+        let params = cursor.as_ref().map_or(json!({}), |c| json!({"cursor": c}));
+        let page = mcpd.request(id, "resources/list", params);
         id += 1;
-        total += page["result"]["resources"].as_array().unwrap().len();
+        let resources = page["result"]["resources"].as_array().unwrap();
+        assert_eq!(resources.len(), 100);
+        items.extend(resources.iter().cloned());
         match page["result"]["nextCursor"].as_str() {
-            Some(next) => cursor = next.to_owned(),
+            Some(next) => cursor = Some(next.to_owned()),
             None => break,
         }
     }
-    assert_eq!(total, 10_000);
+    assert_eq!(items.len(), 10_000);
+    for (i, item) in items.iter().enumerate() {
+        assert_eq!(
+            *item,
+            json!({"uri": format!("mem://item/{i}"), "name": format!("item-{i}"), "mimeType": "text/plain"})
+        );
+    }
     let item = mcpd.request(id, "resources/read", json!({"uri": "mem://item/42"}));
     assert_eq!(item["result"]["contents"][0]["text"], "content of item 42");
     let greet = mcpd.request(id + 1, "prompts/get", json!({"name": "greet", "arguments": {"name": "Ada"}}));

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use mcp_server::types::ResourceContents;
 use mcp_server::types::resources::Resource as ResourceDef;
 use mcp_server::{
-    HandlerError, ReadRequest, RequestContext, Resource, ResourceSource, ResourceTemplate, Server,
-    ServerOptions, SourceRead,
+    HandlerError, ReadRequest, RequestContext, Resource, ResourcePage, ResourceSource, ResourceTemplate,
+    Server, ServerOptions, SourceRead,
 };
 use mcp_testkit::TestClient;
 use serde_json::{Value, json};
@@ -144,4 +144,78 @@ async fn forged_and_foreign_cursors_are_refused() {
     let mut other_client = TestClient::connect_legacy(&other, "2025-06-18").await;
     let err = other_client.request("resources/list", json!({"cursor": cursor})).await.unwrap_err();
     assert!(matches!(err, mcp_testkit::Error::Rpc(ref e) if e.code.0 == -32602), "{err}");
+}
+
+/// `prefix://{i}` written through `list_into` with one reused `Resource`;
+/// pushes `extra` items past every range it is asked for.
+struct Streamed {
+    len: usize,
+    extra: usize,
+}
+
+impl ResourceSource for Streamed {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn list(&self, _range: Range<usize>) -> Vec<ResourceDef> {
+        unreachable!("the server lists through list_into")
+    }
+
+    fn list_into(&self, range: Range<usize>, page: &mut ResourcePage<'_>) {
+        assert_eq!(page.remaining(), range.len());
+        let mut def = ResourceDef::new(String::new(), String::new());
+        def.title = Some("a title".into());
+        for i in range.start..range.end + self.extra {
+            def.uri.clear();
+            def.uri.push_str(&format!("s://{i}"));
+            def.name = format!("n{i}");
+            page.push(&def);
+        }
+        assert_eq!(page.remaining(), 0);
+    }
+
+    fn read(&self, _uri: &str, _ctx: RequestContext) -> Option<SourceRead> {
+        None
+    }
+}
+
+#[tokio::test]
+async fn list_into_fills_pages_with_one_reused_resource() {
+    let mut options = ServerOptions::default();
+    options.page_size = 3;
+    let server = Server::builder("s", "1")
+        .options(options)
+        .resource(Resource::new("fixed://a", "a").text("a"))
+        .resource_source(Arc::new(Streamed { len: 7, extra: 0 }))
+        .build()
+        .unwrap();
+    let mut client = TestClient::connect_legacy(&server, "2025-11-25").await;
+    let (uris, pages) = walk(&mut client).await;
+    let expected: Vec<String> =
+        std::iter::once("fixed://a".to_owned()).chain((0..7).map(|i| format!("s://{i}"))).collect();
+    assert_eq!(uris, expected);
+    assert_eq!(pages, 3);
+    // Each pushed item is shaped for the client's revision: a 2025-03-26
+    // client gets no `title` (added in 2025-06-18), a 2025-11-25 one does.
+    let page = client.request("resources/list", json!({})).await.unwrap();
+    assert_eq!(page["resources"][1], json!({"uri": "s://0", "name": "n0", "title": "a title"}));
+    let mut old = TestClient::connect_legacy(&server, "2025-03-26").await;
+    let page = old.request("resources/list", json!({})).await.unwrap();
+    assert_eq!(page["resources"][1], json!({"uri": "s://0", "name": "n0"}));
+}
+
+#[tokio::test]
+async fn items_pushed_past_the_range_are_dropped_and_the_walk_stays_whole() {
+    let mut options = ServerOptions::default();
+    options.page_size = 4;
+    let server = Server::builder("s", "1")
+        .options(options)
+        .resource_source(Arc::new(Streamed { len: 10, extra: 2 }))
+        .build()
+        .unwrap();
+    let mut client = TestClient::connect_modern(&server);
+    let (uris, pages) = walk(&mut client).await;
+    assert_eq!(uris, (0..10).map(|i| format!("s://{i}")).collect::<Vec<_>>());
+    assert_eq!(pages, 3);
 }
