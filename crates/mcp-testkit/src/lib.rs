@@ -330,6 +330,15 @@ impl TestClient {
         notes
     }
 
+    /// Takes the notifications with this method received so far (without
+    /// waiting); the others stay for later calls.
+    pub fn notifications_named(&mut self, method: &str) -> Vec<Value> {
+        let (notes, rest): (Vec<Value>, Vec<Value>) =
+            self.inbox.drain(..).partition(|m| m["method"] == method && m.get("id").is_none());
+        self.inbox = rest.into();
+        notes
+    }
+
     /// Waits for the next notification with this method.
     pub async fn next_notification(&mut self, method: &str) -> Result<Value, Error> {
         if let Some(pos) = self.inbox.iter().position(|m| m["method"] == method && m.get("id").is_none()) {

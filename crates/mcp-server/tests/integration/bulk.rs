@@ -34,7 +34,7 @@ async fn seen(client: &mut TestClient, server: &Server, method: &str) -> Vec<Val
         found.push(note);
     }
     found.retain(|n| n["method"] == method);
-    found.extend(client.notifications().into_iter().filter(|n| n["method"] == method));
+    found.extend(client.notifications_named(method));
     found
 }
 

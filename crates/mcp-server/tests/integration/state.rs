@@ -38,20 +38,12 @@ async fn updates_published_on_one_instance_reach_subscribers_of_another_in_order
     b.notify_resource_updated("test://a");
     client.next_notification("notifications/resources/updated").await.unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
-    let again: Vec<_> = client
-        .notifications()
-        .into_iter()
-        .filter(|n| n["method"] == "notifications/resources/updated")
-        .collect();
+    let again = client.notifications_named("notifications/resources/updated");
     assert!(again.is_empty(), "no echo of B's own event: {again:?}");
     // A new instance's own start-up registrations are not news to others.
     let _c = instance(&store);
     tokio::time::sleep(Duration::from_millis(50)).await;
-    let announced: Vec<_> = client
-        .notifications()
-        .into_iter()
-        .filter(|n| n["method"] == "notifications/resources/list_changed")
-        .collect();
+    let announced = client.notifications_named("notifications/resources/list_changed");
     assert!(announced.is_empty(), "{announced:?}");
 }
 
