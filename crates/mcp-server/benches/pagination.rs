@@ -1,13 +1,16 @@
 //! Paging cost against list length: a page of a 1,000,000-resource list
 //! should cost about what a page of a 100-resource list costs, at the start
-//! and at the end of the list.
+//! and at the end of the list, for registered resources and for resources
+//! computed by a `ResourceSource` (through `list`, owned items, and through
+//! `list_into`, one reused item).
 //!
 //! Run with: cargo bench -p mcp-server --bench pagination
 
 use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use mcp_server::{Resource, Server, Session};
+use mcp_server::types::resources::Resource as ResourceDef;
+use mcp_server::{RequestContext, Resource, ResourcePage, ResourceSource, Server, Session, SourceRead};
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
 
@@ -17,6 +20,63 @@ fn server_with(n: usize) -> Server {
         builder = builder.resource(Resource::new(format!("bench://r/{i}"), format!("r{i}")).text("x"));
     }
     builder.build().expect("bench server builds")
+}
+
+/// `bench://s/{i}` for i in 0..len, `text/plain`; `reuse` lists through
+/// `list_into` with one `Resource` per page, otherwise through `list`.
+struct Computed {
+    len: usize,
+    reuse: bool,
+}
+
+impl Computed {
+    fn fill(def: &mut ResourceDef, i: usize) {
+        use std::fmt::Write;
+        def.uri.clear();
+        write!(def.uri, "bench://s/{i}").expect("writing to a String");
+        def.name.clear();
+        write!(def.name, "s{i}").expect("writing to a String");
+    }
+
+    fn blank() -> ResourceDef {
+        let mut def = ResourceDef::new(String::new(), String::new());
+        def.mime_type = Some("text/plain".into());
+        def
+    }
+}
+
+impl ResourceSource for Computed {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn list(&self, range: std::ops::Range<usize>) -> Vec<ResourceDef> {
+        range
+            .map(|i| {
+                let mut def = Self::blank();
+                Self::fill(&mut def, i);
+                def
+            })
+            .collect()
+    }
+
+    fn list_into(&self, range: std::ops::Range<usize>, page: &mut ResourcePage<'_>) {
+        if !self.reuse {
+            for def in self.list(range) {
+                page.push(&def);
+            }
+            return;
+        }
+        let mut def = Self::blank();
+        for i in range {
+            Self::fill(&mut def, i);
+            page.push(&def);
+        }
+    }
+
+    fn read(&self, _uri: &str, _ctx: RequestContext) -> Option<SourceRead> {
+        None
+    }
 }
 
 fn modern_list(cursor: Option<&str>) -> Vec<u8> {
@@ -66,6 +126,23 @@ fn pagination(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("last", n), &n, |b, _| {
             b.iter(|| rt.block_on(server.handle_frame(&session, &last)))
         });
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("resources_list_computed_page_of_100");
+    for n in [100usize, 1_000_000] {
+        for (name, reuse) in [("list", false), ("list_into", true)] {
+            let server = Server::builder("bench", "1")
+                .resource_source(Arc::new(Computed { len: n, reuse }))
+                .build()
+                .expect("bench server builds");
+            let (tx, _rx) = tokio::sync::mpsc::channel(16);
+            let session = server.new_session(tx, None);
+            let first = modern_list(None);
+            group.bench_with_input(BenchmarkId::new(name, n), &n, |b, _| {
+                b.iter(|| rt.block_on(server.handle_frame(&session, &first)))
+            });
+        }
     }
     group.finish();
 
