@@ -323,7 +323,15 @@ fn wants_sse(mode: ResponseMode, messages: &[&Value]) -> bool {
     }
 }
 
-pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes, caller: Caller) -> Response {
+/// A POST in the `initialize` era. `head` is what [`peek`](crate::peek)
+/// read of a single-message body; the sessionless path needs nothing more.
+pub(crate) async fn post(
+    app: App,
+    headers: HeaderMap,
+    body: Bytes,
+    head: Option<crate::peek::Head>,
+    caller: Caller,
+) -> Response {
     if let Some(v) = headers.get("mcp-protocol-version") {
         let v = v.to_str().unwrap_or_default().trim();
         // Any supported legacy revision is accepted, even one other than
@@ -337,6 +345,11 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes, caller: Call
                     .with_data(json!({"supported": supported_versions(), "requested": v})),
             );
         }
+    }
+    if !app.options.legacy_sessions
+        && let Some(head) = head
+    {
+        return sessionless(&app, &headers, &body, head.initialize, head.request, &caller).await;
     }
     let value: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,

@@ -66,6 +66,7 @@ mod headers;
 mod jwt;
 mod legacy;
 mod modern;
+mod peek;
 mod security;
 mod shared_sessions;
 mod sse;
@@ -290,10 +291,12 @@ async fn handle(
             if let Err(response) = security::check_post_headers(&headers) {
                 return response;
             }
-            if modern_header || modern::body_is_modern(&body) {
+            let head = peek::Head::of(&body);
+            let modern = modern_header || head.map_or_else(|| peek::body_is_modern(&body), |h| h.modern);
+            if modern {
                 modern::post(app, headers, body, caller).await
             } else {
-                legacy::post(app, headers, body, caller).await
+                legacy::post(app, headers, body, head, caller).await
             }
         }
         Method::GET if !modern_header && app.options.legacy_sessions => {

@@ -14,7 +14,6 @@ use mcp_server::{Accepted, ProtocolVersion};
 use mcp_types::meta::{CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION};
 use mcp_types::{ErrorCode, ErrorObject, RequestId};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
@@ -22,30 +21,6 @@ use tokio::task::AbortHandle;
 use crate::caller::Caller;
 use crate::security::{error_response, json_response};
 use crate::{App, ResponseMode, headers, sse};
-
-/// True if the body carries the 2026-07-28 per-request protocol version.
-pub(crate) fn body_is_modern(body: &[u8]) -> bool {
-    #[derive(Deserialize)]
-    struct Envelope<'a> {
-        #[serde(borrow)]
-        params: Option<Params<'a>>,
-    }
-    #[derive(Deserialize)]
-    struct Params<'a> {
-        #[serde(rename = "_meta", borrow)]
-        meta: Option<Meta<'a>>,
-    }
-    #[derive(Deserialize)]
-    struct Meta<'a> {
-        #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow)]
-        version: Option<&'a RawValue>,
-    }
-    serde_json::from_slice::<Envelope<'_>>(body)
-        .ok()
-        .and_then(|e| e.params)
-        .and_then(|p| p.meta)
-        .is_some_and(|m| m.version.is_some())
-}
 
 struct AbortOnDrop(Vec<AbortHandle>);
 

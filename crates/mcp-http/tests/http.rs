@@ -632,6 +632,31 @@ async fn legacy_clients_can_be_served_without_sessions() {
     assert_eq!(body["result"]["content"][0]["text"], "hi");
     let r = s.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).send().await.unwrap();
     assert_eq!(r.status(), 202);
+    // A batch (2025-03-26) and a broken body take the full parse; both are
+    // answered as with sessions.
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 2, "method": "ping"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "b"}}}
+    ]);
+    let r = s.post(&batch).header("mcp-protocol-version", "2025-03-26").send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let replies: Value = r.json().await.unwrap();
+    assert_eq!(replies.as_array().map(Vec::len), Some(2), "{replies}");
+    assert_eq!(replies[1]["result"]["content"][0]["text"], "b");
+    let r = s
+        .client
+        .post(&s.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body("{\"jsonrpc\": \"2.0\", \"id\": 4,")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    assert_eq!(r.json::<Value>().await.unwrap()["error"]["code"], -32700);
+    // A response from the client is accepted with nothing to answer.
+    let r = s.post(&json!({"jsonrpc": "2.0", "id": 9, "result": {}})).send().await.unwrap();
+    assert_eq!(r.status(), 202);
     let r = s.client.get(&s.url).header("accept", "text/event-stream").send().await.unwrap();
     assert_eq!(r.status(), 405, "no GET stream without sessions");
 }
