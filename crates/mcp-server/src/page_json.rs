@@ -188,6 +188,26 @@ mod tests {
         serde_json::to_string(&crate::shape::resource(r.clone(), version)).unwrap()
     }
 
+    fn finished(page: PageWriter, next: Option<&str>) -> String {
+        match page.finish(next.map(str::to_owned)) {
+            Output::Raw(bytes) => String::from_utf8(bytes).unwrap(),
+            Output::Map(_) => unreachable!("pages are raw"),
+        }
+    }
+
+    #[test]
+    fn pages_join_items_and_end_with_the_cursor() {
+        assert_eq!(finished(PageWriter::new("tools", 0), None), r#"{"tools":[]}"#);
+        let mut page = PageWriter::new("resources", 0);
+        page.item(br#"{"cached":true}"#);
+        page.resource(&Resource::new("u", "n"), ProtocolVersion::LATEST);
+        page.item(b"{}");
+        let text = finished(page, Some("c\"1"));
+        assert_eq!(text, r#"{"resources":[{"cached":true},{"uri":"u","name":"n"},{}],"nextCursor":"c\"1"}"#);
+        let parsed: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(parsed["nextCursor"], "c\"1");
+    }
+
     #[test]
     fn escapes_are_found_at_every_position() {
         for len in 0..40 {

@@ -25,14 +25,14 @@ use crate::events::ListKind;
 use crate::page_json::PageWriter;
 use crate::resource::{ReadRequest, Resource, ResourceHandler, ResourceTemplate};
 use crate::resource_source::{ResourcePage, SOURCE_PHASE, decode_position, encode_position};
-
-/// Room reserved per computed item of a page: enough for a URI, a name and
-/// a MIME type, so a typical page is written without growing its buffer.
-const COMPUTED_ITEM_BYTES: usize = 128;
 use crate::server::Server;
 use crate::session::Session;
 use crate::shape;
 use crate::uri::validate_uri;
+
+/// Room reserved per computed item of a page: enough for a URI, a name and
+/// a MIME type, so a typical page is written without growing its buffer.
+const COMPUTED_ITEM_BYTES: usize = 128;
 
 /// A registered resource.
 pub(crate) struct ResourceEntry {
@@ -160,13 +160,12 @@ impl Server {
         };
         // One buffer, written front to back: the registered items from
         // their cached JSON, then each source's items as it pushes them.
-        let room = page_size - registered.len();
+        let mut room = page_size - registered.len();
         let registered_bytes: usize = registered.iter().map(|e| e.value.rendered(version).len() + 1).sum();
         let mut page = PageWriter::new("resources", registered_bytes + room * COMPUTED_ITEM_BYTES);
         for entry in &registered {
             page.item(entry.value.rendered(version).as_bytes());
         }
-        let mut room = room;
         while room > 0 {
             let Some((index, offset)) = position else { break };
             let source = &self.inner.sources[index];
