@@ -75,11 +75,17 @@ async fn start() -> Running {
 
 impl Running {
     fn post(&self, body: &Value) -> reqwest::RequestBuilder {
+        self.post_raw(body.to_string())
+    }
+
+    /// A POST with the headers a client sends and `body` as it is (which
+    /// need not be JSON).
+    fn post_raw(&self, body: impl Into<reqwest::Body>) -> reqwest::RequestBuilder {
         self.client
             .post(&self.url)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
-            .body(body.to_string())
+            .body(body)
     }
 
     async fn initialize(&self, version: &str) -> String {
@@ -643,15 +649,7 @@ async fn legacy_clients_can_be_served_without_sessions() {
     let replies: Value = r.json().await.unwrap();
     assert_eq!(replies.as_array().map(Vec::len), Some(2), "{replies}");
     assert_eq!(replies[1]["result"]["content"][0]["text"], "b");
-    let r = s
-        .client
-        .post(&s.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body("{\"jsonrpc\": \"2.0\", \"id\": 4,")
-        .send()
-        .await
-        .unwrap();
+    let r = s.post_raw("{\"jsonrpc\": \"2.0\", \"id\": 4,").send().await.unwrap();
     assert_eq!(r.status(), 400);
     assert_eq!(r.json::<Value>().await.unwrap()["error"]["code"], -32700);
     // A response from the client is accepted with nothing to answer.

@@ -22,30 +22,31 @@ fn server_with(n: usize) -> Server {
     builder.build().expect("bench server builds")
 }
 
-/// `bench://s/{i}` for i in 0..len, `text/plain`; `reuse` lists through
-/// `list_into` with one `Resource` per page, otherwise through `list`.
-struct Computed {
+/// `bench://s/{i}` for i in 0..len, `text/plain`, listed through `list`
+/// (owned items) and the trait's default `list_into`.
+struct Owned {
     len: usize,
-    reuse: bool,
 }
 
-impl Computed {
-    fn fill(def: &mut ResourceDef, i: usize) {
-        use std::fmt::Write;
-        def.uri.clear();
-        write!(def.uri, "bench://s/{i}").expect("writing to a String");
-        def.name.clear();
-        write!(def.name, "s{i}").expect("writing to a String");
-    }
+/// The same items, listed through a `list_into` that reuses one
+/// `Resource` for the whole page.
+struct Reused(Owned);
 
-    fn blank() -> ResourceDef {
-        let mut def = ResourceDef::new(String::new(), String::new());
-        def.mime_type = Some("text/plain".into());
-        def
-    }
+fn fill(def: &mut ResourceDef, i: usize) {
+    use std::fmt::Write;
+    def.uri.clear();
+    write!(def.uri, "bench://s/{i}").expect("writing to a String");
+    def.name.clear();
+    write!(def.name, "s{i}").expect("writing to a String");
 }
 
-impl ResourceSource for Computed {
+fn blank() -> ResourceDef {
+    let mut def = ResourceDef::new(String::new(), String::new());
+    def.mime_type = Some("text/plain".into());
+    def
+}
+
+impl ResourceSource for Owned {
     fn len(&self) -> usize {
         self.len
     }
@@ -53,29 +54,37 @@ impl ResourceSource for Computed {
     fn list(&self, range: std::ops::Range<usize>) -> Vec<ResourceDef> {
         range
             .map(|i| {
-                let mut def = Self::blank();
-                Self::fill(&mut def, i);
+                let mut def = blank();
+                fill(&mut def, i);
                 def
             })
             .collect()
     }
 
+    fn read(&self, _uri: &str, _ctx: RequestContext) -> Option<SourceRead> {
+        None
+    }
+}
+
+impl ResourceSource for Reused {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn list(&self, range: std::ops::Range<usize>) -> Vec<ResourceDef> {
+        self.0.list(range)
+    }
+
     fn list_into(&self, range: std::ops::Range<usize>, page: &mut ResourcePage<'_>) {
-        if !self.reuse {
-            for def in self.list(range) {
-                page.push(&def);
-            }
-            return;
-        }
-        let mut def = Self::blank();
+        let mut def = blank();
         for i in range {
-            Self::fill(&mut def, i);
+            fill(&mut def, i);
             page.push(&def);
         }
     }
 
-    fn read(&self, _uri: &str, _ctx: RequestContext) -> Option<SourceRead> {
-        None
+    fn read(&self, uri: &str, ctx: RequestContext) -> Option<SourceRead> {
+        self.0.read(uri, ctx)
     }
 }
 
@@ -131,11 +140,11 @@ fn pagination(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("resources_list_computed_page_of_100");
     for n in [100usize, 1_000_000] {
-        for (name, reuse) in [("list", false), ("list_into", true)] {
-            let server = Server::builder("bench", "1")
-                .resource_source(Arc::new(Computed { len: n, reuse }))
-                .build()
-                .expect("bench server builds");
+        let sources: [(&str, Arc<dyn ResourceSource>); 2] =
+            [("list", Arc::new(Owned { len: n })), ("list_into", Arc::new(Reused(Owned { len: n })))];
+        for (name, source) in sources {
+            let server =
+                Server::builder("bench", "1").resource_source(source).build().expect("bench server builds");
             let (tx, _rx) = tokio::sync::mpsc::channel(16);
             let session = server.new_session(tx, None);
             let first = modern_list(None);

@@ -8,7 +8,7 @@ use mcp_server::types::ResourceContents;
 use mcp_server::types::resources::Resource as ResourceDef;
 use mcp_server::{
     HandlerError, ReadRequest, RequestContext, Resource, ResourcePage, ResourceSource, ResourceTemplate,
-    Server, ServerOptions, SourceRead,
+    Server, ServerBuilder, ServerOptions, SourceRead,
 };
 use mcp_testkit::TestClient;
 use serde_json::{Value, json};
@@ -40,11 +40,15 @@ impl ResourceSource for Numbers {
     }
 }
 
-fn server(page_size: usize) -> Server {
+/// A builder whose lists page by `page_size`.
+fn builder(page_size: usize) -> ServerBuilder {
     let mut options = ServerOptions::default();
     options.page_size = page_size;
-    Server::builder("sources", "1")
-        .options(options)
+    Server::builder("sources", "1").options(options)
+}
+
+fn server(page_size: usize) -> Server {
+    builder(page_size)
         .resource(Resource::new("fixed://a", "a").text("a"))
         .resource(Resource::new("fixed://b", "b").text("b"))
         .resource_source(Arc::new(Numbers { prefix: "empty", len: 0 }))
@@ -182,10 +186,7 @@ impl ResourceSource for Streamed {
 
 #[tokio::test]
 async fn list_into_fills_pages_with_one_reused_resource() {
-    let mut options = ServerOptions::default();
-    options.page_size = 3;
-    let server = Server::builder("s", "1")
-        .options(options)
+    let server = builder(3)
         .resource(Resource::new("fixed://a", "a").text("a"))
         .resource_source(Arc::new(Streamed { len: 7, extra: 0 }))
         .build()
@@ -207,13 +208,7 @@ async fn list_into_fills_pages_with_one_reused_resource() {
 
 #[tokio::test]
 async fn items_pushed_past_the_range_are_dropped_and_the_walk_stays_whole() {
-    let mut options = ServerOptions::default();
-    options.page_size = 4;
-    let server = Server::builder("s", "1")
-        .options(options)
-        .resource_source(Arc::new(Streamed { len: 10, extra: 2 }))
-        .build()
-        .unwrap();
+    let server = builder(4).resource_source(Arc::new(Streamed { len: 10, extra: 2 })).build().unwrap();
     let mut client = TestClient::connect_modern(&server);
     let (uris, pages) = walk(&mut client).await;
     assert_eq!(uris, (0..10).map(|i| format!("s://{i}")).collect::<Vec<_>>());
