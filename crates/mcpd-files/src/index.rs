@@ -1,23 +1,22 @@
 //! Which files are served, and what changed between two looks.
 //!
-//! A scan walks every root with `ignore` (ripgrep's walker: `.gitignore`,
-//! `.ignore`, git's excludes, hidden files, extra globs) and records each
-//! file's size, modification time and MIME type under its *served path*
-//! (`mount/relative/path`, `/`-separated, not percent-encoded). Comparing
+//! A scan of the served tree ([`mcpd_tree::ServedTree::scan`], the same
+//! rules every other access uses) gives each served file's size and
+//! modification time under its *served path* (`mount/relative/path`,
+//! `/`-separated, not percent-encoded); the index adds its MIME type. Comparing
 //! two scans gives the changes to announce. Rescanning the whole tree after
 //! a burst of events is simpler and more robust than interpreting each
 //! inotify event (renames, editors' save-via-temp-file dances, `.gitignore`
 //! edits that hide or reveal hundreds of files), and costs milliseconds for
 //! a project-sized tree.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
 use std::time::SystemTime;
 
-use ignore::WalkBuilder;
-use ignore::overrides::{Override, OverrideBuilder};
+use mcpd_tree::Scan;
 
-use crate::{FilesError, FilesOptions, mime};
+use crate::mime;
 
 /// One served file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,140 +42,21 @@ pub enum Change {
     Modified(String),
 }
 
-/// One configured root, resolved.
-#[derive(Debug, Clone)]
-pub(crate) struct Root {
-    /// The canonical folder.
-    pub dir: PathBuf,
-    /// The served-path prefix (`""` or `a/b`).
-    pub mount: String,
-    overrides: Override,
-}
-
-impl Root {
-    /// The served path of a file under this root.
-    pub fn served(&self, path: &Path) -> Option<String> {
-        let relative = path.strip_prefix(&self.dir).ok()?;
-        let mut out = self.mount.clone();
-        for part in relative.components() {
-            let std::path::Component::Normal(part) = part else { return None };
-            if !out.is_empty() {
-                out.push('/');
-            }
-            out.push_str(part.to_str()?);
-        }
-        Some(out)
-    }
-}
-
-/// Walks the roots.
-#[derive(Debug, Clone)]
-pub(crate) struct Scanner {
-    /// The roots, shortest mount first (a longer mount shadows the same
-    /// served path of a shorter one).
-    pub roots: Vec<Root>,
-    hidden: bool,
-    gitignore: bool,
-}
-
-impl Scanner {
-    pub fn new(base: &Path, options: &FilesOptions) -> Result<Self, FilesError> {
-        let specs = if options.roots.is_empty() {
-            vec![crate::RootSpec { path: PathBuf::from("."), mount: String::new() }]
-        } else {
-            options.roots.clone()
-        };
-        let mut roots = Vec::with_capacity(specs.len());
-        let mut mounts = HashSet::new();
-        for spec in specs {
-            let mount = spec.mount.trim_matches('/').to_owned();
-            if mount.split('/').any(|s| s == ".." || s == ".") || mount.contains('\\') || mount.contains("//")
-            {
-                return Err(FilesError::Mount { mount, reason: "must be plain path segments" });
-            }
-            if !mounts.insert(mount.clone()) {
-                return Err(FilesError::Mount { mount, reason: "two roots share this mount" });
-            }
-            let joined = base.join(&spec.path);
-            let dir = joined
-                .canonicalize()
-                .and_then(|d| if d.is_dir() { Ok(d) } else { Err(std::io::Error::other("not a directory")) })
-                .map_err(|source| FilesError::Root { path: spec.path.clone(), source })?;
-            let mut overrides = OverrideBuilder::new(&dir);
-            for pattern in &options.exclude {
-                overrides
-                    .add(&format!("!{pattern}"))
-                    .map_err(|e| FilesError::Exclude { pattern: pattern.clone(), reason: e.to_string() })?;
-            }
-            let overrides = overrides.build().map_err(|e| FilesError::Exclude {
-                pattern: options.exclude.join(", "),
-                reason: e.to_string(),
-            })?;
-            roots.push(Root { dir, mount, overrides });
-        }
-        roots.sort_by_key(|r| r.mount.len());
-        Ok(Self { roots, hidden: options.hidden, gitignore: options.gitignore })
-    }
-
-    /// Every served file now, and every folder the walk entered (the ones
-    /// to watch: ignored folders such as `target/` or `node_modules/` are
-    /// neither entered nor watched). `previous` lends MIME types of files
-    /// whose size and time did not change, so they are not re-sniffed.
-    pub fn scan(&self, previous: &BTreeMap<String, Entry>) -> (BTreeMap<String, Entry>, BTreeSet<PathBuf>) {
-        let mut files = BTreeMap::new();
-        let mut dirs = BTreeSet::new();
-        for root in &self.roots {
-            let walker = WalkBuilder::new(&root.dir)
-                .hidden(!self.hidden)
-                .git_ignore(self.gitignore)
-                .git_global(self.gitignore)
-                .git_exclude(self.gitignore)
-                .ignore(self.gitignore)
-                .parents(self.gitignore)
-                // Read .gitignore files even when the folder is not (yet) a repository.
-                .require_git(false)
-                .follow_links(false)
-                .overrides(root.overrides.clone())
-                .filter_entry(|e| e.file_name() != ".git")
-                .build();
-            for item in walker {
-                let Ok(item) = item else { continue };
-                let Some(file_type) = item.file_type() else { continue };
-                let path = item.path();
-                if file_type.is_dir() {
-                    dirs.insert(path.to_path_buf());
-                    continue;
-                }
-                let metadata = if file_type.is_file() {
-                    item.metadata().ok()
-                } else if file_type.is_symlink() {
-                    // A link is served only if it ends at a file inside the root.
-                    match path.canonicalize() {
-                        Ok(target) if target.starts_with(&root.dir) => std::fs::metadata(&target).ok(),
-                        _ => None,
-                    }
-                } else {
-                    None
-                };
-                let Some(metadata) = metadata.filter(|m| m.is_file()) else { continue };
-                let Some(served) = root.served(path) else { continue };
-                let size = metadata.len();
-                let modified = metadata.modified().ok();
-                let mime = match previous.get(&served) {
-                    Some(old) if old.size == size && old.modified == modified => old.mime.clone(),
-                    _ => mime::guess(path),
-                };
-                files.insert(served, Entry { path: path.to_path_buf(), size, modified, mime });
-            }
-        }
-        (files, dirs)
-    }
-
-    /// The served path of an absolute path under some root (the longest
-    /// mount that contains it).
-    pub fn served(&self, path: &Path) -> Option<String> {
-        self.roots.iter().rev().find_map(|r| r.served(path))
-    }
+/// The index of a scan: each served file with its MIME type; `previous`
+/// lends the types of files whose size and time did not change, so they
+/// are not sniffed again.
+pub(crate) fn index(scan: &Scan, previous: &BTreeMap<String, Entry>) -> BTreeMap<String, Entry> {
+    scan.files
+        .iter()
+        .map(|(served, file)| {
+            let mime = match previous.get(served) {
+                Some(old) if old.size == file.size && old.modified == file.modified => old.mime.clone(),
+                _ => mime::guess(&file.path),
+            };
+            let entry = Entry { path: file.path.clone(), size: file.size, modified: file.modified, mime };
+            (served.clone(), entry)
+        })
+        .collect()
 }
 
 /// The changes from `old` to `new`; served paths in `touched` count as

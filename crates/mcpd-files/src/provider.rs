@@ -12,7 +12,9 @@ use mcp_server::{
     base64_encode, completer_fn,
 };
 
-use crate::index::{Change, Entry, Scanner, diff};
+use mcpd_tree::{ServedTree, TreeError};
+
+use crate::index::{Change, Entry, diff, index};
 use crate::watch::WatchBatch;
 use crate::{FilesError, FilesOptions, mime};
 
@@ -26,8 +28,7 @@ pub struct FileResources {
 }
 
 struct Inner {
-    scanner: Scanner,
-    max_file_size: u64,
+    tree: ServedTree,
     index: Mutex<BTreeMap<String, Entry>>,
     /// The folders the last scan entered.
     dirs: Mutex<BTreeSet<PathBuf>>,
@@ -40,18 +41,30 @@ impl std::fmt::Debug for FileResources {
 }
 
 impl FileResources {
-    /// Scans the roots of `options` (relative paths resolve against `base`).
+    /// Builds the tree of `options` (relative paths resolve against
+    /// `base`) and scans it before returning.
     pub fn new(base: &Path, options: &FilesOptions) -> Result<Self, FilesError> {
-        let scanner = Scanner::new(base, options)?;
-        let (index, dirs) = scanner.scan(&BTreeMap::new());
-        Ok(Self {
+        let files = Self::unscanned(ServedTree::new(base, options)?);
+        files.rescan(&WatchBatch::default());
+        Ok(files)
+    }
+
+    /// The files of `tree`, listed empty until [`FileResources::rescan`] or
+    /// [`FileResources::sync`] (a server can answer `initialize` while a
+    /// big tree is scanned, then announce the files).
+    pub fn unscanned(tree: ServedTree) -> Self {
+        Self {
             inner: Arc::new(Inner {
-                scanner,
-                max_file_size: options.max_file_size,
-                index: Mutex::new(index),
-                dirs: Mutex::new(dirs),
+                tree,
+                index: Mutex::new(BTreeMap::new()),
+                dirs: Mutex::new(BTreeSet::new()),
             }),
-        })
+        }
+    }
+
+    /// The access policy the files follow.
+    pub fn tree(&self) -> &ServedTree {
+        &self.inner.tree
     }
 
     /// How many files are served.
@@ -66,7 +79,7 @@ impl FileResources {
 
     /// The canonical root folders.
     pub fn dirs(&self) -> Vec<PathBuf> {
-        self.inner.scanner.roots.iter().map(|r| r.dir.clone()).collect()
+        self.inner.tree.dirs()
     }
 
     /// The folders to watch, each on its own (not recursively): every
@@ -97,7 +110,7 @@ impl FileResources {
 
     /// The served path of an absolute path inside a root, if it is served.
     pub fn served_path(&self, path: &Path) -> Option<String> {
-        let served = self.inner.scanner.served(path)?;
+        let served = self.inner.tree.served_path_of(path)?;
         self.index().contains_key(&served).then_some(served)
     }
 
@@ -157,10 +170,11 @@ impl FileResources {
     /// Rescans the roots (blocking) and returns what changed since the last scan.
     pub fn rescan(&self, batch: &WatchBatch) -> Vec<Change> {
         let old = self.index().clone();
-        let (new, dirs) = self.inner.scanner.scan(&old);
-        *self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner()) = dirs;
+        let scan = self.inner.tree.scan();
+        let new = index(&scan, &old);
+        *self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner()) = scan.dirs;
         let touched: HashSet<String> =
-            batch.paths.iter().filter_map(|p| self.inner.scanner.served(p)).collect();
+            batch.paths.iter().filter_map(|p| self.inner.tree.served_path_of(p)).collect();
         let changes = diff(&old, &new, &touched);
         *self.index() = new;
         changes
@@ -210,49 +224,39 @@ impl FileResources {
         })
     }
 
-    /// Reads a served file, answering for `uri`.
+    /// Reads a served file, answering for `uri`: it must be listed, and
+    /// the policy must still serve it now.
     async fn read(&self, served: &str, uri: String) -> Result<Vec<ResourceContents>, HandlerError> {
         let Some(entry) = self.index().get(served).cloned() else {
             return Err(HandlerError::NotFound);
         };
-        let roots = self.dirs();
-        let max = self.inner.max_file_size;
-        tokio::task::spawn_blocking(move || read_file(&entry, &roots, max, uri))
+        let tree = self.inner.tree.clone();
+        let served = served.to_owned();
+        tokio::task::spawn_blocking(move || read_file(&tree, &served, &entry.mime, uri))
             .await
             .map_err(|e| HandlerError::internal(format!("reading the file failed: {e}")))?
     }
 }
 
 fn read_file(
-    entry: &Entry,
-    roots: &[PathBuf],
-    max: u64,
+    tree: &ServedTree,
+    served: &str,
+    mime: &str,
     uri: String,
 ) -> Result<Vec<ResourceContents>, HandlerError> {
-    let canonical = match entry.path.canonicalize() {
-        Ok(p) => p,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(HandlerError::NotFound),
-        Err(e) => return Err(HandlerError::internal(format!("{uri}: {e}"))),
+    let located = match tree.readable(served) {
+        Ok(located) => located,
+        Err(TreeError::NotServed) => return Err(HandlerError::NotFound),
+        Err(e) => return Err(HandlerError::invalid_params(format!("{uri}: {e}"))),
     };
-    // The file may have become a symlink since it was listed.
-    if !roots.iter().any(|r| canonical.starts_with(r)) {
-        return Err(HandlerError::invalid_params(format!("{uri} now leads outside the served folders")));
-    }
-    let size = std::fs::metadata(&canonical)
-        .map(|m| m.len())
-        .map_err(|e| HandlerError::internal(format!("{uri}: {e}")))?;
-    if size > max {
-        return Err(HandlerError::invalid_params(format!(
-            "{uri} is {size} bytes, above the {max}-byte limit for reads (files.max_file_size)"
-        )));
-    }
-    let bytes = std::fs::read(&canonical).map_err(|e| HandlerError::internal(format!("{uri}: {e}")))?;
+    let max = tree.max_file_size();
+    let bytes = std::fs::read(&located.path).map_err(|e| HandlerError::internal(format!("{uri}: {e}")))?;
     if bytes.len() as u64 > max {
         return Err(HandlerError::invalid_params(format!(
             "{uri} grew above the {max}-byte limit for reads (files.max_file_size)"
         )));
     }
-    let mime_type = Some(entry.mime.clone());
+    let mime_type = Some(mime.to_owned());
     if mime::is_text(&bytes)
         && let Ok(text) = String::from_utf8(bytes.clone())
     {

@@ -151,6 +151,29 @@ async fn ignored_hidden_outside_and_missing_files_are_not_served() {
 }
 
 #[tokio::test]
+async fn a_listed_file_is_checked_again_when_read() {
+    let dir = project();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "secret outside").unwrap();
+    let files = FileResources::new(dir.path(), &FilesOptions::default()).unwrap();
+    let server = serve(&files);
+    let mut client = TestClient::connect_legacy(&server, "2025-06-18").await;
+    assert!(uris(&mut client).await.contains(&"file:///README.md".to_owned()));
+    // No rescan in between: the list is stale, the read is not.
+    std::fs::write(dir.path().join(".gitignore"), "target/\n*.log\n.env\nREADME.md\n").unwrap();
+    let (code, _) = rpc_code(client.read_resource("file:///README.md").await.unwrap_err());
+    assert_eq!(code, -32002, "a file that became ignored is not read");
+    #[cfg(unix)]
+    {
+        std::fs::remove_file(dir.path().join("LICENSE")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.txt"), dir.path().join("LICENSE")).unwrap();
+        let (code, message) = rpc_code(client.read_resource("file:///LICENSE").await.unwrap_err());
+        assert_eq!(code, -32002, "a file that became a symlink out is not read: {message}");
+    }
+    assert!(client.read_resource("file:///src/main.rs").await.is_ok());
+}
+
+#[tokio::test]
 async fn large_files_are_listed_but_refused_with_the_limit_named() {
     let dir = project();
     std::fs::write(dir.path().join("big.txt"), "x".repeat(2048)).unwrap();

@@ -30,6 +30,9 @@ use serde::Deserialize;
 
 pub use resources::GitResources;
 
+/// Which paths of the history may be shown ([`GitResources::restrict_paths`]).
+pub type PathFilter = std::sync::Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
 /// The `[git]` section of `mcpd.toml`.
 ///
 /// ```toml

@@ -8,21 +8,32 @@ use git2::{DiffFormat, DiffOptions, ErrorCode, ObjectType, Oid, Repository, Sort
 use mcp_server::types::ResourceContents;
 use mcp_server::{HandlerError, base64_encode};
 
-use crate::GitOptions;
+use crate::{GitOptions, PathFilter};
 
 /// Commits examined at most when filtering the log by path.
 const MAX_WALK: usize = 20_000;
 /// Completion candidates computed at most.
 const MAX_CANDIDATES: usize = 1_000;
 
-/// An open repository.
-pub(crate) struct Repo(Repository);
+/// An open repository, and which of its paths may be shown.
+pub(crate) struct Repo {
+    repo: Repository,
+    permits: PathFilter,
+}
 
 impl Repo {
-    pub fn open(git_dir: &Path) -> Result<Self, HandlerError> {
+    pub fn open(git_dir: &Path, permits: PathFilter) -> Result<Self, HandlerError> {
         Repository::open(git_dir)
-            .map(Repo)
+            .map(|repo| Repo { repo, permits })
             .map_err(|e| HandlerError::internal(format!("cannot open the repository: {}", e.message())))
+    }
+
+    /// Whether a delta's files may be shown (both sides of a rename).
+    fn permits_delta(&self, delta: &git2::DiffDelta<'_>) -> bool {
+        [delta.old_file().path(), delta.new_file().path()]
+            .into_iter()
+            .flatten()
+            .all(|p| p.to_str().is_some_and(|p| (self.permits)(p)))
     }
 }
 
@@ -91,8 +102,11 @@ pub(crate) fn log(
     path: Option<&str>,
     options: &GitOptions,
 ) -> Result<Vec<ResourceContents>, HandlerError> {
-    let repo = &repo.0;
     let path = path.map(checked_path).transpose()?;
+    if path.is_some_and(|p| !(repo.permits)(p)) {
+        return Err(HandlerError::NotFound);
+    }
+    let repo = &repo.repo;
     let mut walk = repo.revwalk().map_err(internal)?;
     walk.set_sorting(Sort::TIME).map_err(internal)?;
     match walk.push_head() {
@@ -141,8 +155,7 @@ pub(crate) fn commit_info(
     uri: String,
     rev: &str,
 ) -> Result<Vec<ResourceContents>, HandlerError> {
-    let repo = &repo.0;
-    let c = resolve(repo, rev)?;
+    let c = resolve(&repo.repo, rev)?;
     let mut out = String::new();
     let _ = writeln!(out, "commit {}", c.id());
     for parent in c.parent_ids() {
@@ -159,9 +172,14 @@ pub(crate) fn commit_info(
         date(m.when())
     );
     let _ = writeln!(out, "\n{}", c.message().unwrap_or("").trim_end());
-    let diff = diff_of(repo, &c)?;
+    let diff = diff_of(&repo.repo, &c)?;
     let _ = writeln!(out, "\nchanged files:");
+    let mut hidden = 0;
     for delta in diff.deltas() {
+        if !repo.permits_delta(&delta) {
+            hidden += 1;
+            continue;
+        }
         let status = match delta.status() {
             git2::Delta::Added => 'A',
             git2::Delta::Deleted => 'D',
@@ -172,6 +190,9 @@ pub(crate) fn commit_info(
         };
         let path = delta.new_file().path().or(delta.old_file().path()).map(|p| p.display().to_string());
         let _ = writeln!(out, "{status} {}", path.unwrap_or_default());
+    }
+    if hidden > 0 {
+        let _ = writeln!(out, "({hidden} more not served: hidden, .git or excluded paths)");
     }
     Ok(text(uri, "text/plain", out))
 }
@@ -197,13 +218,16 @@ pub(crate) fn diff(
     rev: &str,
     options: &GitOptions,
 ) -> Result<Vec<ResourceContents>, HandlerError> {
-    let repo = &repo.0;
-    let c = resolve(repo, rev)?;
-    let diff = diff_of(repo, &c)?;
+    let c = resolve(&repo.repo, rev)?;
+    let diff = diff_of(&repo.repo, &c)?;
     let limit = options.max_blob_bytes as usize;
     let mut out = Vec::new();
     let mut truncated = false;
-    diff.print(DiffFormat::Patch, |_delta, _hunk, line| {
+    let hidden = diff.deltas().filter(|d| !repo.permits_delta(d)).count();
+    diff.print(DiffFormat::Patch, |delta, _hunk, line| {
+        if !repo.permits_delta(&delta) {
+            return true;
+        }
         if out.len() >= limit {
             truncated = true;
             return false;
@@ -219,6 +243,9 @@ pub(crate) fn diff(
     if truncated {
         let _ = write!(patch, "\n[diff cut at {limit} bytes (git.max_blob_bytes)]\n");
     }
+    if hidden > 0 {
+        let _ = write!(patch, "\n[{hidden} changed files not shown: hidden, .git or excluded paths]\n");
+    }
     Ok(text(uri, "text/x-diff", patch))
 }
 
@@ -230,8 +257,11 @@ pub(crate) fn file(
     path: &str,
     options: &GitOptions,
 ) -> Result<Vec<ResourceContents>, HandlerError> {
-    let repo = &repo.0;
     let path = checked_path(path)?;
+    if !(repo.permits)(path) {
+        return Err(HandlerError::NotFound);
+    }
+    let repo = &repo.repo;
     let c = resolve(repo, rev)?;
     let tree = c.tree().map_err(internal)?;
     let entry = tree.get_path(Path::new(path)).map_err(|_| HandlerError::NotFound)?;
@@ -262,7 +292,7 @@ pub(crate) fn file(
 
 /// Branches, tags and recent commits starting with `prefix`.
 pub(crate) fn complete_rev(repo: &Repo, prefix: &str) -> Result<Vec<String>, HandlerError> {
-    let repo = &repo.0;
+    let repo = &repo.repo;
     let mut out = Vec::new();
     if "HEAD".starts_with(prefix) {
         out.push("HEAD".to_owned());
@@ -295,7 +325,8 @@ pub(crate) fn complete_rev(repo: &Repo, prefix: &str) -> Result<Vec<String>, Han
 
 /// Paths in the tree at `rev` starting with `prefix`.
 pub(crate) fn complete_path(repo: &Repo, rev: &str, prefix: &str) -> Result<Vec<String>, HandlerError> {
-    let repo = &repo.0;
+    let permits = &repo.permits;
+    let repo = &repo.repo;
     let Ok(c) = resolve(repo, rev) else { return Ok(Vec::new()) };
     let tree = c.tree().map_err(internal)?;
     let mut out = Vec::new();
@@ -306,6 +337,9 @@ pub(crate) fn complete_path(repo: &Repo, rev: &str, prefix: &str) -> Result<Vec<
         }
         let Ok(name) = entry.name() else { return git2::TreeWalkResult::Skip };
         let full = format!("{dir}{name}");
+        if !permits(&full) {
+            return git2::TreeWalkResult::Skip;
+        }
         let is_tree = entry.kind() == Some(ObjectType::Tree);
         // Only walk into folders on the way to the prefix.
         if is_tree && !(full.starts_with(prefix) || prefix.starts_with(&format!("{full}/"))) {

@@ -9,7 +9,7 @@ use mcp_server::{
 };
 
 use crate::read::{self, Repo};
-use crate::{GitError, GitOptions};
+use crate::{GitError, GitOptions, PathFilter};
 
 /// A repository whose history is served. Cheap to clone.
 #[derive(Debug, Clone)]
@@ -17,11 +17,21 @@ pub struct GitResources {
     inner: Arc<Inner>,
 }
 
-#[derive(Debug)]
 struct Inner {
     git_dir: PathBuf,
     workdir: PathBuf,
     options: GitOptions,
+    permits: PathFilter,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inner")
+            .field("git_dir", &self.git_dir)
+            .field("workdir", &self.workdir)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
 }
 
 impl GitResources {
@@ -35,7 +45,21 @@ impl GitResources {
         };
         let workdir = repo.workdir().ok_or_else(|| GitError::Bare(repo.path().to_path_buf()))?.to_path_buf();
         let git_dir = repo.path().to_path_buf();
-        Ok(Some(Self { inner: Arc::new(Inner { git_dir, workdir, options }) }))
+        let permits: PathFilter = Arc::new(|_: &str| true);
+        Ok(Some(Self { inner: Arc::new(Inner { git_dir, workdir, options, permits }) }))
+    }
+
+    /// Shows only the paths `permits` allows (a served tree's name rules):
+    /// files at a revision, logs of a path, diffs and changed-file lists,
+    /// path completion. Without it every path of the history is shown.
+    pub fn restrict_paths(self, permits: impl Fn(&str) -> bool + Send + Sync + 'static) -> Self {
+        let inner = Inner {
+            git_dir: self.inner.git_dir.clone(),
+            workdir: self.inner.workdir.clone(),
+            options: self.inner.options.clone(),
+            permits: Arc::new(permits),
+        };
+        Self { inner: Arc::new(inner) }
     }
 
     /// The repository's work tree.
@@ -162,9 +186,9 @@ impl GitResources {
         completer_fn(move |request: CompletionRequest, _ctx: RequestContext| {
             let this = this.clone();
             async move {
-                let git_dir = this.inner.git_dir.clone();
+                let (git_dir, permits) = (this.inner.git_dir.clone(), Arc::clone(&this.inner.permits));
                 tokio::task::spawn_blocking(move || {
-                    read::complete_rev(&Repo::open(&git_dir)?, &request.value)
+                    read::complete_rev(&Repo::open(&git_dir, permits)?, &request.value)
                 })
                 .await
                 .map_err(|e| HandlerError::internal(e.to_string()))?
@@ -177,10 +201,10 @@ impl GitResources {
         completer_fn(move |request: CompletionRequest, _ctx: RequestContext| {
             let this = this.clone();
             async move {
-                let git_dir = this.inner.git_dir.clone();
+                let (git_dir, permits) = (this.inner.git_dir.clone(), Arc::clone(&this.inner.permits));
                 let rev = request.context.get("rev").cloned().unwrap_or_else(|| "HEAD".to_owned());
                 tokio::task::spawn_blocking(move || {
-                    read::complete_path(&Repo::open(&git_dir)?, &rev, &request.value)
+                    read::complete_path(&Repo::open(&git_dir, permits)?, &rev, &request.value)
                 })
                 .await
                 .map_err(|e| HandlerError::internal(e.to_string()))?
@@ -195,7 +219,9 @@ impl GitResources {
         F: FnOnce(&Repo, String, &GitOptions) -> Result<Vec<ResourceContents>, HandlerError> + Send + 'static,
     {
         let inner = Arc::clone(&self.inner);
-        tokio::task::spawn_blocking(move || read(&Repo::open(&inner.git_dir)?, uri, &inner.options))
+        tokio::task::spawn_blocking(move || {
+            read(&Repo::open(&inner.git_dir, Arc::clone(&inner.permits))?, uri, &inner.options)
+        })
             .await
             .map_err(|e| HandlerError::internal(format!("reading the repository failed: {e}")))?
     }

@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use mcpd_tools::{CommandToolSpec, FileToolsOptions, command_tool, file_tools};
-//! use mcp_server::FileRoot;
+//! use mcpd_tree::{FilesOptions, ServedTree};
 //!
 //! let root = std::env::temp_dir();
 //! let spec: CommandToolSpec = serde_json::from_value(serde_json::json!({
@@ -22,9 +22,10 @@
 //!     "input_schema": {"type": "object", "properties": {"name": {"type": "string"}}},
 //! }))
 //! .unwrap();
-//! let tool = command_tool(&spec, &root).unwrap();
+//! let tree = ServedTree::new(&root, &FilesOptions::default()).unwrap();
+//! let tool = command_tool(&spec, &tree).unwrap();
 //! assert_eq!(tool.name(), "greet");
-//! let files = file_tools(&FileRoot::new(&root).unwrap(), &FileToolsOptions::default());
+//! let files = file_tools(&tree, &FileToolsOptions::default());
 //! assert_eq!(files.len(), 2); // search and read_file; writing is off by default
 //! ```
 //!
@@ -42,7 +43,10 @@
 //! - `{{` and `}}` are literal braces.
 //!
 //! Every placeholder must name a property of `input_schema` (checked at
-//! load). Nothing goes through a shell. A substituted value that would
+//! load). Arguments that name files (`"format": "path"`, or a name such as
+//! `file` or `src_dir`) are resolved through the served tree and passed as
+//! absolute paths; one that names an ignored, hidden, `.git` or outside
+//! path is refused (see `paths.rs` for the exact rule). Nothing goes through a shell. A substituted value that would
 //! start an element with `-` is refused, so option injection such as
 //! `--upload-pack=…` fails, unless the spec sets `allow_leading_dash = true`
 //! or a literal `--` comes earlier in the template. NUL bytes are refused.
@@ -71,18 +75,22 @@
 //!
 //! # File tools
 //!
-//! `search` (ripgrep's crates; `.gitignore`, `.ignore` and hidden files are
-//! skipped, symlinks are not followed), `read_file` (whole file up to
+//! `search` (ripgrep's matching crates), `read_file` (whole file up to
 //! `max_read_bytes`, or a 1-based inclusive line range; an `end_line` past
 //! the end reads to the end, a `start_line` past it is an error), and with
-//! `write = true`, `write_file` and `edit_file`. Paths are relative to the
-//! root; `..`, absolute paths and symlinks leading out are refused.
+//! `write = true`, `write_file` and `edit_file`. What they may read and
+//! write is decided by the served tree ([`mcpd_tree::ServedTree`]), the
+//! same policy the `file://` resources follow: ignored, hidden and `.git`
+//! files are neither read nor searched, a search glob only narrows, and
+//! writes never touch dotfiles, ignore files, `.git`, the configuration
+//! in use or the prompt folders.
 
 mod argv;
 mod command;
 mod error;
 mod files;
 mod http;
+mod paths;
 mod spec;
 
 pub use command::command_tool;

@@ -133,6 +133,12 @@ impl ServedTree {
         Ok(target)
     }
 
+    /// Whether `dir` holds (or is) a protected path: a tool that may change
+    /// what it is given is not handed such a folder.
+    pub fn contains_protected(&self, dir: &Path) -> bool {
+        self.inner.protected.iter().any(|p| p.starts_with(dir) || dir.starts_with(p))
+    }
+
     /// Whether a path that need not exist (a file at a git revision) passes
     /// the name rules: no `.git`, no hidden name unless `hidden`, no
     /// `exclude` match. The ignore files are not consulted.

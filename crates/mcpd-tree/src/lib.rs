@@ -190,6 +190,9 @@ pub struct ServedTree {
 }
 
 struct Inner {
+    /// The served folder (canonical): relative roots and settings resolve
+    /// against it.
+    base: PathBuf,
     /// The roots, shortest mount first.
     roots: Vec<Arc<rules::Root>>,
     hidden: bool,
@@ -226,8 +229,10 @@ impl ServedTree {
     ) -> Result<Self, TreeError> {
         let roots = rules::Root::resolve_all(base, options)?;
         let protected = protected.into_iter().map(|p| canonical_lexically(&base.join(p))).collect();
+        let base = base.canonicalize().map_err(|source| TreeError::Root { path: base.to_path_buf(), source })?;
         Ok(Self {
             inner: Arc::new(Inner {
+                base,
                 roots,
                 hidden: options.hidden,
                 gitignore: options.gitignore,
@@ -235,6 +240,12 @@ impl ServedTree {
                 protected,
             }),
         })
+    }
+
+    /// The served folder (canonical), which relative settings such as a
+    /// command's `cwd` resolve against.
+    pub fn base(&self) -> &Path {
+        &self.inner.base
     }
 
     /// The canonical root folders.

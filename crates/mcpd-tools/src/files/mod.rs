@@ -1,49 +1,42 @@
-//! Built-in file tools over the served root: `search` and `read_file`,
+//! Built-in file tools over the served tree: `search` and `read_file`,
 //! and, when writing is enabled, `write_file` and `edit_file`. Every path
-//! is relative to the root and resolved with [`FileRoot`]'s checks, so no
-//! `..`, absolute path or symlink leads outside it.
+//! is a served path and every decision is the tree's ([`ServedTree`]): the
+//! tools see exactly what the `file://` resources serve, and write only
+//! where the policy allows.
 
 mod read;
 mod search;
 mod write;
 
-use mcp_server::{FileAccessError, FileRoot, Tool, ToolError};
+use mcp_server::{Tool, ToolError};
+use mcpd_tree::{ServedTree, TreeError};
 
 use crate::spec::FileToolsOptions;
 
-/// The file tools `options` enable, over `root`.
-pub fn file_tools(root: &FileRoot, options: &FileToolsOptions) -> Vec<Tool> {
+/// The file tools `options` enable, over `tree`.
+pub fn file_tools(tree: &ServedTree, options: &FileToolsOptions) -> Vec<Tool> {
     let mut tools = Vec::new();
     if options.search {
-        tools.push(search::tool(root.clone()));
+        tools.push(search::tool(tree.clone()));
     }
     if options.read {
-        tools.push(read::tool(root.clone(), options.max_read_bytes));
+        tools.push(read::tool(tree.clone(), options.max_read_bytes));
     }
     if options.write {
-        tools.push(write::write_tool(root.clone()));
-        tools.push(write::edit_tool(root.clone(), options.max_read_bytes));
+        tools.push(write::write_tool(tree.clone()));
+        tools.push(write::edit_tool(tree.clone(), options.max_read_bytes));
     }
     tools
 }
 
-/// A tool error for a path that cannot be used, saying why.
-pub(crate) fn path_error(tool: &str, path: &str, e: &FileAccessError) -> ToolError {
+/// A tool error for a path the policy refused, saying why and what to do.
+pub(crate) fn path_error(tool: &str, path: &str, e: &TreeError) -> ToolError {
     let hint = match e {
-        FileAccessError::Forbidden(_) => {
-            " (paths are relative to the served root and must stay inside it)".to_owned()
-        }
-        FileAccessError::NotFound => " (use `search` to find files)".to_owned(),
-        _ => String::new(),
+        TreeError::Malformed(_) => " (paths are relative to the served folder and stay inside it)",
+        TreeError::NotServed => " (use `search` to find served files)",
+        _ => "",
     };
     ToolError::new(format!("{tool}: {path:?}: {e}{hint}"))
-}
-
-/// The path of `p` relative to the root, with `/` separators.
-pub(crate) fn display_path(root: &FileRoot, p: &std::path::Path) -> String {
-    let rel = p.strip_prefix(root.path()).unwrap_or(p);
-    let parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
-    if parts.is_empty() { ".".to_owned() } else { parts.join("/") }
 }
 
 /// Runs blocking file work off the async threads.

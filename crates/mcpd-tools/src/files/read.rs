@@ -1,9 +1,10 @@
-//! The `read_file` tool: a text file of the root, whole or a range of lines,
-//! within a size cap.
+//! The `read_file` tool: a served text file, whole or a range of lines,
+//! within a size cap (and never above the tree's `max_file_size`).
 
 use std::io::{BufRead, BufReader};
 
-use mcp_server::{CallToolResult, FileRoot, RequestContext, Tool, ToolError};
+use mcp_server::{CallToolResult, RequestContext, Tool, ToolError};
+use mcpd_tree::ServedTree;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -18,17 +19,17 @@ struct Args {
     end_line: Option<u64>,
 }
 
-pub(super) fn tool(root: FileRoot, max_bytes: u64) -> Tool {
+pub(super) fn tool(tree: ServedTree, max_bytes: u64) -> Tool {
     Tool::new("read_file")
         .title("Read a file")
         .description(format!(
-            "Reads a text file under the served root. Give start_line and/or end_line (1-based, inclusive) \
+            "Reads a served text file of the project (what the file:// resources serve). Give start_line and/or end_line (1-based, inclusive) \
              to read part of it; files over {max_bytes} bytes must be read in ranges."
         ))
         .input_schema(json!({
             "type": "object",
             "properties": {
-                "path": {"type": "string", "description": "File path relative to the root"},
+                "path": {"type": "string", "description": "File path relative to the served folder, e.g. src/main.rs"},
                 "start_line": {"type": "integer", "minimum": 1, "description": "First line to return (1-based)"},
                 "end_line": {"type": "integer", "minimum": 1, "description": "Last line to return (inclusive)"}
             },
@@ -37,22 +38,18 @@ pub(super) fn tool(root: FileRoot, max_bytes: u64) -> Tool {
         }))
         .read_only()
         .raw_handler(move |args: Value, _ctx: RequestContext| {
-            let root = root.clone();
+            let tree = tree.clone();
             async move {
                 let args: Args = serde_json::from_value(args)
                     .map_err(|e| ToolError::new(format!("read_file: invalid arguments: {e}")))?;
-                blocking("read_file", move || read(&root, &args, max_bytes)).await.map(CallToolResult::text)
+                blocking("read_file", move || read(&tree, &args, max_bytes)).await.map(CallToolResult::text)
             }
         })
 }
 
-fn read(root: &FileRoot, args: &Args, max_bytes: u64) -> Result<String, ToolError> {
-    let path = root.resolve_relative(&args.path).map_err(|e| path_error("read_file", &args.path, &e))?;
+fn read(tree: &ServedTree, args: &Args, max_bytes: u64) -> Result<String, ToolError> {
+    let file = tree.readable(&args.path).map_err(|e| path_error("read_file", &args.path, &e))?;
     let io = |e: std::io::Error| ToolError::new(format!("read_file: {:?}: {e}", args.path));
-    let meta = std::fs::metadata(&path).map_err(io)?;
-    if !meta.is_file() {
-        return Err(ToolError::new(format!("read_file: {:?} is a directory, not a file", args.path)));
-    }
     let start = args.start_line.unwrap_or(1);
     if let Some(end) = args.end_line
         && end < start
@@ -62,15 +59,14 @@ fn read(root: &FileRoot, args: &Args, max_bytes: u64) -> Result<String, ToolErro
         )));
     }
     let ranged = args.start_line.is_some() || args.end_line.is_some();
-    if !ranged && meta.len() > max_bytes {
+    if !ranged && file.size > max_bytes {
         return Err(ToolError::new(format!(
             "read_file: {:?} is {} bytes, over the {max_bytes}-byte limit; read it in parts with \
              start_line and end_line",
-            args.path,
-            meta.len()
+            args.path, file.size
         )));
     }
-    let mut reader = BufReader::new(std::fs::File::open(&path).map_err(io)?);
+    let mut reader = BufReader::new(std::fs::File::open(&file.path).map_err(io)?);
     let mut out: Vec<u8> = Vec::new();
     let mut line = Vec::new();
     let mut number = 0u64;

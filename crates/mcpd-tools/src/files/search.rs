@@ -1,17 +1,17 @@
-//! The `search` tool: ripgrep's own crates (`ignore` for the walk, honouring
-//! `.gitignore`; `grep-regex` and `grep-searcher` for matching) over the
-//! files of the root.
+//! The `search` tool: ripgrep's matching crates (`grep-regex`,
+//! `grep-searcher`) over the files the served tree serves. The walk is the
+//! tree's ([`ServedTree::walk_files`]): a `glob` only narrows it, so no
+//! pattern reaches an ignored, hidden or `.git` file.
 
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::sinks::UTF8;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
-use ignore::WalkBuilder;
-use ignore::overrides::OverrideBuilder;
-use mcp_server::{CallToolResult, ContentBlock, FileRoot, RequestContext, Tool, ToolError};
+use mcp_server::{CallToolResult, ContentBlock, RequestContext, Tool, ToolError};
+use mcpd_tree::{ServedTree, TreeError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{blocking, display_path, path_error};
+use super::{blocking, path_error};
 
 /// Longest line text returned, in characters.
 const MAX_LINE_CHARS: usize = 500;
@@ -35,20 +35,20 @@ fn default_max_results() -> usize {
     100
 }
 
-pub(super) fn tool(root: FileRoot) -> Tool {
+pub(super) fn tool(tree: ServedTree) -> Tool {
     Tool::new("search")
         .title("Search files")
         .description(
-            "Searches the text files under the served root for a regular expression (Rust regex syntax) \
-             or, with fixed_strings, a literal string. Files ignored by .gitignore are skipped. \
-             Returns `path:line: text` lines.",
+            "Searches the served text files of the project (what the file:// resources serve: .gitignore'd, \
+             hidden and .git files never) for a regular expression (Rust regex syntax) or, with \
+             fixed_strings, a literal string. Returns `path:line: text` lines.",
         )
         .input_schema(json!({
             "type": "object",
             "properties": {
                 "pattern": {"type": "string", "minLength": 1, "description": "Regular expression (or literal text with fixed_strings)"},
-                "path": {"type": "string", "description": "Sub-directory or file to search, relative to the root (default: everything)"},
-                "glob": {"type": "string", "description": "Only files whose path matches this glob, e.g. `*.rs` or `src/**/*.toml`"},
+                "path": {"type": "string", "description": "Sub-folder or file to search, relative to the served folder (default: everything)"},
+                "glob": {"type": "string", "description": "Only served files whose path matches this glob, e.g. `*.rs` or `src/**/*.toml` (narrows the search, never widens it)"},
                 "case_insensitive": {"type": "boolean", "default": false},
                 "fixed_strings": {"type": "boolean", "default": false, "description": "Treat pattern as literal text"},
                 "max_results": {"type": "integer", "minimum": 1, "maximum": 10000, "default": 100}
@@ -74,47 +74,30 @@ pub(super) fn tool(root: FileRoot) -> Tool {
         }))
         .read_only()
         .raw_handler(move |args: Value, _ctx: RequestContext| {
-            let root = root.clone();
+            let tree = tree.clone();
             async move {
                 let args: Args = serde_json::from_value(args)
                     .map_err(|e| ToolError::new(format!("search: invalid arguments: {e}")))?;
-                blocking("search", move || search(&root, &args)).await
+                blocking("search", move || search(&tree, &args)).await
             }
         })
 }
 
-fn search(root: &FileRoot, args: &Args) -> Result<CallToolResult, ToolError> {
-    let sub = args.path.as_deref().unwrap_or(".");
-    let start = root.resolve_relative(sub).map_err(|e| path_error("search", sub, &e))?;
+fn search(tree: &ServedTree, args: &Args) -> Result<CallToolResult, ToolError> {
+    let start = args.path.as_deref().unwrap_or("");
     let matcher = RegexMatcherBuilder::new()
         .case_insensitive(args.case_insensitive)
         .fixed_strings(args.fixed_strings)
         .build(&args.pattern)
         .map_err(|e| ToolError::new(format!("search: invalid pattern {:?}: {e}", args.pattern)))?;
-    let mut walk = WalkBuilder::new(&start);
-    // .gitignore applies even when the root is not a git repository.
-    walk.require_git(false).follow_links(false);
-    if let Some(glob) = &args.glob {
-        let mut overrides = OverrideBuilder::new(root.path());
-        overrides.add(glob).map_err(|e| ToolError::new(format!("search: invalid glob {glob:?}: {e}")))?;
-        let overrides =
-            overrides.build().map_err(|e| ToolError::new(format!("search: invalid glob {glob:?}: {e}")))?;
-        walk.overrides(overrides);
-    }
     let mut searcher =
         SearcherBuilder::new().binary_detection(BinaryDetection::quit(0)).line_number(true).build();
     let mut matches: Vec<(String, u64, String)> = Vec::new();
     let mut truncated = false;
-    for entry in walk.build() {
-        let Ok(entry) = entry else { continue };
-        // Symlinks are skipped: a link could lead outside the root.
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let shown = display_path(root, entry.path());
+    let walked = tree.walk_files(start, args.glob.as_deref(), |file| {
         let result = searcher.search_path(
             &matcher,
-            entry.path(),
+            &file.path,
             UTF8(|line, text| {
                 if matches.len() >= args.max_results {
                     truncated = true;
@@ -122,16 +105,21 @@ fn search(root: &FileRoot, args: &Args) -> Result<CallToolResult, ToolError> {
                 }
                 let text = text.trim_end_matches(['\n', '\r']);
                 let text: String = text.chars().take(MAX_LINE_CHARS).collect();
-                matches.push((shown.clone(), line, text));
+                matches.push((file.served.clone(), line, text));
                 Ok(true)
             }),
         );
         if let Err(e) = result {
-            tracing::debug!(path = %shown, error = %e, "search skipped a file");
+            tracing::debug!(path = %file.served, error = %e, "search skipped a file");
         }
-        if truncated {
-            break;
+        !truncated
+    });
+    match walked {
+        Ok(()) => {}
+        Err(TreeError::Glob { pattern, reason }) => {
+            return Err(ToolError::new(format!("search: invalid glob {pattern:?}: {reason}")));
         }
+        Err(e) => return Err(path_error("search", start, &e)),
     }
     let mut text: String =
         matches.iter().map(|(p, l, t)| format!("{p}:{l}: {t}\n")).collect::<Vec<_>>().concat();

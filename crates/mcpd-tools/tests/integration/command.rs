@@ -5,16 +5,22 @@
 use std::path::Path;
 
 use mcpd_tools::{CommandToolSpec, ToolsError, command_tool};
+use mcpd_tree::{FilesOptions, ServedTree};
 use serde_json::json;
 
 use crate::common::{client, is_error, spec, text};
 
+/// The served tree of `root` with the default rules.
+fn tree(root: &Path) -> ServedTree {
+    ServedTree::new(root, &FilesOptions::default()).expect("a served folder")
+}
+
 fn tool(toml_text: &str, root: &Path) -> mcp_server::Tool {
-    command_tool(&spec::<CommandToolSpec>(toml_text), root).expect("the command tool builds")
+    command_tool(&spec::<CommandToolSpec>(toml_text), &tree(root)).expect("the command tool builds")
 }
 
 fn load_error(toml_text: &str, root: &Path) -> ToolsError {
-    command_tool(&spec::<CommandToolSpec>(toml_text), root).expect_err("the spec is refused")
+    command_tool(&spec::<CommandToolSpec>(toml_text), &tree(root)).expect_err("the spec is refused")
 }
 
 #[tokio::test]
@@ -86,12 +92,12 @@ async fn argument_injection_is_refused() {
     let t = tool(
         r#"
         name = "fetch"
-        command = ["/bin/echo", "{remote}", "x{suffix}", "--", "{path}"]
+        command = ["/bin/echo", "{remote}", "x{suffix}", "--", "{word}"]
         [input_schema]
         type = "object"
         properties.remote = { type = ["string", "array"] }
         properties.suffix = { type = "string" }
-        properties.path = { type = "string" }
+        properties.word = { type = "string" }
         "#,
         dir.path(),
     );
@@ -108,7 +114,7 @@ async fn argument_injection_is_refused() {
         assert!(text(&r).contains("fetch"), "names the tool: {r}");
     }
     // Inside other text, or after a literal `--`, a leading dash is data.
-    let r = c.call_tool("fetch", json!({"suffix": "-y", "path": "-weird-name"})).await.unwrap();
+    let r = c.call_tool("fetch", json!({"suffix": "-y", "word": "-weird-name"})).await.unwrap();
     assert!(!is_error(&r), "{r}");
     assert_eq!(r["structuredContent"]["stdout"], "x-y -- -weird-name\n");
 
