@@ -3,7 +3,10 @@
 //!
 //! - **stdio**: the upstream is a child process speaking newline-delimited
 //!   JSON-RPC on its stdin/stdout (its stderr is passed through). One task
-//!   writes, one reads; the child is killed when the client is dropped.
+//!   writes, one reads. The child runs in a process group of its own,
+//!   registered with `mcpd-process`: the group (the child and whatever it
+//!   started) is killed when the client is dropped, and by
+//!   `mcpd_process::kill_all` when the program stops.
 //! - **HTTP**: each request is a POST to the Streamable HTTP endpoint; the
 //!   answer is JSON or an SSE stream whose messages (progress, then the
 //!   response) are read to its end. The `Mcp-Session-Id` the upstream mints
@@ -33,8 +36,17 @@ pub(crate) const UPSTREAM_VERSION: &str = "2025-11-25";
 type Pending = Arc<Mutex<HashMap<i64, oneshot::Sender<Result<Value, ErrorObject>>>>>;
 
 enum Link {
-    Stdio { outgoing: mpsc::UnboundedSender<Vec<u8>>, _child: Arc<Mutex<tokio::process::Child>> },
-    Http { client: reqwest::Client, url: String, session: Arc<Mutex<Option<String>>> },
+    Stdio {
+        outgoing: mpsc::UnboundedSender<Vec<u8>>,
+        _child: Arc<Mutex<tokio::process::Child>>,
+        /// Kills the child's process group when the link is dropped.
+        _group: mcpd_process::Group,
+    },
+    Http {
+        client: reqwest::Client,
+        url: String,
+        session: Arc<Mutex<Option<String>>>,
+    },
 }
 
 /// A connection to the upstream server. Cheap to clone.
@@ -56,14 +68,15 @@ impl std::fmt::Debug for Upstream {
 impl Upstream {
     /// Starts `program` with `args` and speaks MCP over its stdin/stdout.
     pub fn spawn(program: &str, args: &[String]) -> Result<Self, Error> {
-        let mut child = tokio::process::Command::new(program)
+        let mut command = tokio::process::Command::new(program);
+        command
             .args(args)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| Error::Spawn(program.to_owned(), e))?;
+            .kill_on_drop(true);
+        let (mut child, group) =
+            mcpd_process::spawn(&mut command).map_err(|e| Error::Spawn(program.to_owned(), e))?;
         let mut stdin = child.stdin.take().ok_or_else(|| Error::Upstream("no stdin".into()))?;
         let stdout = child.stdout.take().ok_or_else(|| Error::Upstream("no stdout".into()))?;
         let (outgoing, mut queue) = mpsc::unbounded_channel::<Vec<u8>>();
@@ -74,7 +87,8 @@ impl Upstream {
                 }
             }
         });
-        let upstream = Self::with_link(Link::Stdio { outgoing, _child: Arc::new(Mutex::new(child)) });
+        let upstream =
+            Self::with_link(Link::Stdio { outgoing, _child: Arc::new(Mutex::new(child)), _group: group });
         let reader = upstream.clone();
         tokio::spawn(async move {
             let mut lines = BufReader::new(stdout).lines();

@@ -222,7 +222,7 @@ impl GitResources {
         tokio::task::spawn_blocking(move || {
             read(&Repo::open(&inner.git_dir, Arc::clone(&inner.permits))?, uri, &inner.options)
         })
-            .await
-            .map_err(|e| HandlerError::internal(format!("reading the repository failed: {e}")))?
+        .await
+        .map_err(|e| HandlerError::internal(format!("reading the repository failed: {e}")))?
     }
 }

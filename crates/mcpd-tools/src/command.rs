@@ -8,13 +8,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_server::{CallToolResult, ContentBlock, RequestContext, Tool, ToolError};
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt};
 
+use mcpd_tree::ServedTree;
+
 use crate::argv::{ArgvTemplate, TemplateError};
 use crate::error::ToolsError;
+use crate::paths::PathArguments;
 use crate::spec::{self, CommandToolSpec};
 
 /// How long to wait for the pipes to close after the group was killed.
@@ -31,10 +32,11 @@ struct Runner {
     max_output: usize,
 }
 
-/// Builds the tool for `spec`, with `cwd` resolved against `root` (the
-/// served root). Fails when the schema, the command template or the
+/// Builds the tool for `spec` over `tree`: `cwd` resolves against the
+/// served folder, and path arguments must pass the tree's policy (see
+/// the `paths` module). Fails when the schema, the command template or the
 /// working directory is unusable.
-pub fn command_tool(spec: &CommandToolSpec, root: &Path) -> Result<Tool, ToolsError> {
+pub fn command_tool(spec: &CommandToolSpec, tree: &ServedTree) -> Result<Tool, ToolsError> {
     let tool = spec.name.clone();
     let (schema, properties) = spec::input_schema(&tool, spec.input_schema.as_ref())?;
     let argv =
@@ -44,7 +46,8 @@ pub fn command_tool(spec: &CommandToolSpec, root: &Path) -> Result<Tool, ToolsEr
                 ToolsError::UnknownPlaceholder { tool: tool.clone(), placeholder, place: "command" }
             }
         })?;
-    let cwd = resolve_cwd(&tool, &spec.cwd, root)?;
+    let cwd = resolve_cwd(&tool, &spec.cwd, tree.base())?;
+    let paths = PathArguments::new(&schema, tree.clone(), spec.read_only == Some(true));
     spec::check_limits(&tool, spec.timeout, ("max_output", spec.max_output))?;
     check_env(&tool, spec)?;
     let mut env: Vec<(String, String)> = Vec::new();
@@ -63,9 +66,13 @@ pub fn command_tool(spec: &CommandToolSpec, root: &Path) -> Result<Tool, ToolsEr
         max_output: spec.max_output,
     });
     let t = spec.metadata().apply(Tool::new(&tool).input_schema(schema).output_schema(output_schema()));
-    Ok(t.raw_handler(move |args: Value, ctx: RequestContext| {
+    Ok(t.raw_handler(move |mut args: Value, ctx: RequestContext| {
         let runner = Arc::clone(&runner);
-        async move { runner.run(args, ctx).await }
+        let paths = paths.clone();
+        async move {
+            paths.resolve(&runner.name, &mut args)?;
+            runner.run(args, ctx).await
+        }
     }))
 }
 
@@ -146,31 +153,6 @@ fn take(c: &Mutex<Capped>) -> Capped {
     std::mem::take(&mut *c.lock().unwrap_or_else(|p| p.into_inner()))
 }
 
-/// Kills the program's process group when dropped while armed. The server
-/// drops the future of a cancelled call, so this is also how cancellation
-/// reaches the program and its children.
-#[derive(Debug)]
-struct GroupGuard(Option<Pid>);
-
-impl GroupGuard {
-    fn kill(&mut self) {
-        if let Some(pgid) = self.0.take() {
-            // The group may already be gone; nothing else to do then.
-            let _ = killpg(pgid, Signal::SIGKILL);
-        }
-    }
-
-    fn disarm(&mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
 enum Ending {
     Exited(std::process::ExitStatus),
     TimedOut,
@@ -194,9 +176,12 @@ impl Runner {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
             .kill_on_drop(true);
-        let mut child = command.spawn().map_err(|e| {
+        // In a process group of its own, registered: `group` kills it and
+        // everything it started when dropped (so a cancelled call, whose
+        // future the server drops, kills them too), and so does
+        // `mcpd_process::kill_all` when mcpd stops.
+        let (mut child, mut group) = mcpd_process::spawn(&mut command).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 ToolError::new(format!(
                     "{}: program {program:?} was not found (is it installed and on PATH?)",
@@ -206,7 +191,6 @@ impl Runner {
                 ToolError::new(format!("{}: cannot start program {program:?}: {e}", self.name))
             }
         })?;
-        let mut group = GroupGuard(child.id().and_then(|id| i32::try_from(id).ok()).map(Pid::from_raw));
         let out = Arc::new(Mutex::new(Capped::default()));
         let err = Arc::new(Mutex::new(Capped::default()));
         let mut readers = Vec::new();
@@ -230,7 +214,7 @@ impl Runner {
         };
         if matches!(ending, Ending::Exited(_)) {
             // The leader was reaped; its group id may be reused from now on.
-            group.disarm();
+            group.release();
         } else {
             group.kill();
             let _ = child.kill().await;

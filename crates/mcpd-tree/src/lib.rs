@@ -229,7 +229,8 @@ impl ServedTree {
     ) -> Result<Self, TreeError> {
         let roots = rules::Root::resolve_all(base, options)?;
         let protected = protected.into_iter().map(|p| canonical_lexically(&base.join(p))).collect();
-        let base = base.canonicalize().map_err(|source| TreeError::Root { path: base.to_path_buf(), source })?;
+        let base =
+            base.canonicalize().map_err(|source| TreeError::Root { path: base.to_path_buf(), source })?;
         Ok(Self {
             inner: Arc::new(Inner {
                 base,

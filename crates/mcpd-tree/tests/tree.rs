@@ -42,7 +42,8 @@ fn project() -> (tempfile::TempDir, std::path::PathBuf) {
 }
 
 fn tree(dir: &Path) -> ServedTree {
-    let options = FilesOptions { max_file_size: 1000, exclude: vec!["docs/secret*".into()], ..Default::default() };
+    let options =
+        FilesOptions { max_file_size: 1000, exclude: vec!["docs/secret*".into()], ..Default::default() };
     ServedTree::with_protected(dir, &options, [dir.join("mcpd.toml"), dir.join("prompts")]).unwrap()
 }
 
@@ -92,7 +93,10 @@ fn only_what_the_rules_allow_is_served() {
     // Too large: refused with the size.
     assert!(matches!(tree.readable("big.txt"), Err(TreeError::TooLarge { size: 2000, max: 1000 })));
     // A refusal of something that exists reads like one of something that does not.
-    assert_eq!(tree.readable(".env").unwrap_err().to_string(), tree.readable("nope").unwrap_err().to_string());
+    assert_eq!(
+        tree.readable(".env").unwrap_err().to_string(),
+        tree.readable("nope").unwrap_err().to_string()
+    );
 }
 
 #[test]

@@ -28,7 +28,9 @@ pub(crate) fn with_spinner<T>(message: &str, work: impl FnOnce() -> T) -> T {
 /// Loads the project, printing every problem to stderr.
 fn load(source: &Source) -> anyhow::Result<Project> {
     let loaded = with_spinner("loading the configuration and scanning files", || {
-        Project::load(&source.dir, source.config.as_deref())
+        let project = Project::load(&source.dir, source.config.as_deref())?;
+        project.scan_files();
+        Ok(project)
     });
     loaded.map_err(crate::report)
 }
@@ -124,7 +126,7 @@ fn first_line(text: Option<&str>) -> &str {
 
 /// `mcpd call TOOL --args JSON`: runs one tool in process and prints its
 /// result. Fails (exit status 1) when the call is refused or the result is
-/// an error.
+/// an error; a signal during the call kills the tool's processes.
 pub(crate) fn call(source: &Source, tool: &str, args: &str) -> anyhow::Result<()> {
     let arguments: Value = serde_json::from_str(args).context("--args is not valid JSON")?;
     anyhow::ensure!(
@@ -138,7 +140,11 @@ pub(crate) fn call(source: &Source, tool: &str, args: &str) -> anyhow::Result<()
         anyhow::bail!("no tool named {tool:?}; the tools are: {}", names.join(", "));
     }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let response = runtime.block_on(call_in_process(&server, tool, arguments))?;
+    // A signal during the call kills the tool's processes and ends mcpd
+    // (exit status 128 + the signal's number).
+    let response = runtime.block_on(async {
+        crate::shutdown::Stop::listen().run(call_in_process(&server, tool, arguments)).await
+    })?;
     runtime.shutdown_background();
     if let Some(error) = response.get("error") {
         anyhow::bail!("the call was refused: {}", error["message"].as_str().unwrap_or("unknown error"));

@@ -28,9 +28,18 @@ impl Source {
     }
 }
 
-/// Watches what `project` was built from and keeps `server` current, until
-/// the watcher stops.
-pub(crate) async fn run(server: Server, mut project: Project, source: Source) {
+/// Scans the served files and announces them (then `scanned` fires), and
+/// watches what `project` was built from and keeps `server` current, until
+/// the watcher stops. The first scan runs here, not before serving, so a
+/// client's `initialize` is answered while a big folder is still walked.
+pub(crate) async fn run(
+    server: Server,
+    mut project: Project,
+    source: Source,
+    scanned: tokio::sync::oneshot::Sender<()>,
+) {
+    sync_files(&server, &project, &WatchBatch::default()).await;
+    let _ = scanned.send(());
     let debounce = Duration::from_millis(project.config.files.debounce_ms.max(10));
     let mut watcher = match DebouncedWatcher::new(debounce) {
         Ok(w) => w,
@@ -143,7 +152,12 @@ impl Watched {
 /// Loads the project again and swaps it in; on problems keeps `current`.
 async fn reload(server: &Server, current: Project, source: &Source) -> Project {
     let src = source.clone();
-    let loaded = tokio::task::spawn_blocking(move || Project::load(&src.dir, src.config.as_deref())).await;
+    let loaded = tokio::task::spawn_blocking(move || {
+        let next = Project::load(&src.dir, src.config.as_deref())?;
+        next.scan_files();
+        Ok::<_, Vec<mcpd_config::Problem>>(next)
+    })
+    .await;
     let next = match loaded {
         Ok(Ok(next)) => next,
         Ok(Err(problems)) => {

@@ -18,6 +18,7 @@ mod network;
 mod project;
 mod proxy;
 mod serve;
+mod shutdown;
 mod telemetry;
 
 use std::net::SocketAddr;
@@ -64,14 +65,21 @@ struct ProjectArgs {
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// The folder to serve (default: the configuration file's folder with
-    /// --config, else the current folder). Relative paths in the
-    /// configuration resolve against it.
+    /// --config, else the current folder, unless that is / or the home
+    /// folder). Relative paths in the configuration resolve against it.
     #[arg(value_name = "DIR")]
     dir: Option<PathBuf>,
 }
 
 impl ProjectArgs {
-    fn source(&self) -> anyhow::Result<live::Source> {
+    /// The folder and configuration file `mcpd COMMAND` works on
+    /// (`command` is named in the refusal's example).
+    ///
+    /// With neither a folder nor `--config`, the current folder is used,
+    /// except `/` or the home folder: MCP hosts often start servers there,
+    /// and serving (scanning, watching, running tools in) all of it is never
+    /// what was meant. A folder named explicitly is used as given.
+    fn source(&self, command: &str) -> anyhow::Result<live::Source> {
         let dir = match (&self.dir, &self.config) {
             (Some(dir), _) => dir.clone(),
             (None, Some(config)) => {
@@ -80,6 +88,9 @@ impl ProjectArgs {
             (None, None) => PathBuf::from("."),
         };
         let dir = dir.canonicalize().with_context(|| format!("the folder to serve, {}", dir.display()))?;
+        if self.dir.is_none() && self.config.is_none() {
+            refuse_implicit_folder(&dir, command)?;
+        }
         let config = match &self.config {
             Some(c) => {
                 Some(c.canonicalize().with_context(|| format!("the configuration file {}", c.display()))?)
@@ -88,6 +99,25 @@ impl ProjectArgs {
         };
         Ok(live::Source { dir, config })
     }
+}
+
+/// Fails when `dir`, the current folder used because no folder was named,
+/// is the file system's root or the home folder (`$HOME`).
+fn refuse_implicit_folder(dir: &Path, command: &str) -> anyhow::Result<()> {
+    let home =
+        std::env::var_os("HOME").filter(|h| !h.is_empty()).and_then(|h| PathBuf::from(h).canonicalize().ok());
+    let what = if dir.parent().is_none() {
+        "the root folder"
+    } else if home.as_deref() == Some(dir) {
+        "the home folder"
+    } else {
+        return Ok(());
+    };
+    anyhow::bail!(
+        "no folder to serve was named and the current folder, {}, is {what}; \
+         name the project folder, e.g. `mcpd {command} /path/to/project`",
+        dir.display()
+    )
 }
 
 #[derive(Debug, Subcommand)]
@@ -191,9 +221,17 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // Logs go to stderr only: stdout carries nothing but MCP messages.
     let _telemetry = telemetry::init();
-    match run(cli) {
+    let result = run(cli);
+    // However the command ended (a signal, stdin closed, an error), no
+    // child process outlives mcpd: kill every group still registered.
+    mcpd_process::kill_all();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            // Stopped by a signal: exit with 128 + its number (143 for SIGTERM).
+            if let Some(stopped) = e.downcast_ref::<shutdown::Terminated>() {
+                return ExitCode::from(stopped.exit_code());
+            }
             // A closed stdout just means the client went away.
             if e.chain().any(|c| {
                 c.downcast_ref::<std::io::Error>()
@@ -232,7 +270,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             state,
             project,
         }),
-        Command::Check { project } => commands::check(&project.source()?),
+        Command::Check { project } => commands::check(&project.source("check")?),
         Command::List { json, fixtures: Some(fixtures), .. } => commands::print_listing(
             &serve::fixture_builder(
                 ServerOptions::default(),
@@ -243,8 +281,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             .context("building the server")?,
             json,
         ),
-        Command::List { json, fixtures: None, project } => commands::list(&project.source()?, json),
-        Command::Call { tool, args, project } => commands::call(&project.source()?, &tool, &args),
+        Command::List { json, fixtures: None, project } => commands::list(&project.source("list")?, json),
+        Command::Call { tool, args, project } => commands::call(&project.source("call TOOL")?, &tool, &args),
         Command::Proxy { url, prefix, http, allow_hosts, metrics, command } => {
             proxy::run(proxy::ProxyArgs { url, command, prefix, http, allow_hosts, metrics })
         }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use mcp_server::{Prompt, Resource, ResourceTemplate, Server, ServerBuilder, ServerOptions, Tool};
 use mcpd_config::{Config, Problem};
-use mcpd_files::FileResources;
+use mcpd_files::{FileResources, ServedTree};
 use mcpd_git::GitResources;
 
 /// Everything a configuration serves.
@@ -32,25 +32,33 @@ pub(crate) struct Project {
 
 impl Project {
     /// Loads the configuration for `dir` (or `explicit`) and builds it.
+    /// The file index is left empty: [`Project::scan_files`] fills it.
     pub fn load(dir: &Path, explicit: Option<&Path>) -> Result<Self, Vec<Problem>> {
         let config = Config::load(dir, explicit)?;
         Self::build(config)
     }
 
+    /// Scans the served files (blocking; milliseconds for a project, long
+    /// for a whole disk: `serve` runs it in the background).
+    pub fn scan_files(&self) {
+        if let Some(files) = &self.files {
+            files.rescan(&mcpd_files::WatchBatch::default());
+        }
+    }
+
     /// Builds everything `config` names; every problem is reported.
     pub fn build(config: Config) -> Result<Self, Vec<Problem>> {
         let mut problems = Vec::new();
-        let files = if config.files.enabled {
-            match FileResources::new(config.dir(), &config.files) {
-                Ok(files) => Some(files),
-                Err(e) => {
-                    problems.push(config.problem(format!("[files]: {e}")));
-                    None
-                }
+        // The folder's one access policy: the file resources, the file
+        // tools, command-tool path arguments and git paths all consult it.
+        let tree = match ServedTree::with_protected(config.dir(), &config.files, protected_paths(&config)) {
+            Ok(tree) => Some(tree),
+            Err(e) => {
+                problems.push(config.problem(format!("[files]: {e}")));
+                None
             }
-        } else {
-            None
         };
+        let files = tree.clone().filter(|_| config.files.enabled).map(FileResources::unscanned);
         // The `file:///{+path}` template is added by `serve`/`apply` from the
         // file index in force (the one the watcher keeps current).
         let mut templates = Vec::new();
@@ -66,11 +74,16 @@ impl Project {
         } else {
             None
         };
+        // History shows only what the name rules allow (no .env, no .git).
+        let git = git.zip(tree.clone()).map(|(git, tree)| git.restrict_paths(move |p| tree.permits_name(p)));
         if let Some(git) = &git {
             resources.extend(git.resources());
             templates.extend(git.templates());
         }
-        let tools = build_tools(&config, &mut problems);
+        let tools = match &tree {
+            Some(tree) => build_tools(&config, tree, &mut problems),
+            None => Vec::new(),
+        };
         let auth = crate::network::auth_options(&config, &mut problems);
         let prompts_dir = config.prompts_dir();
         let mut prompts = Vec::new();
@@ -193,17 +206,22 @@ impl Project {
     }
 }
 
+/// What the model may never write, whatever the tools: the configuration
+/// file in use, `mcpd.toml` where mcpd looks for one, and the prompt
+/// folders (the configured one and the two zero-config looks for, which
+/// need not exist yet). Dotfiles and dot-folders (`.mcpd/`, `.git/`) are
+/// refused by the tree itself.
+fn protected_paths(config: &Config) -> Vec<PathBuf> {
+    let mut paths = vec![config.dir().join(mcpd_config::FILE_NAME), config.resolve(Path::new("prompts"))];
+    paths.extend(config.path().map(Path::to_path_buf));
+    paths.extend(config.prompts_dir());
+    paths
+}
+
 /// The built-in file tools and the declared command and HTTP tools; each
 /// problem is placed on the table that caused it.
-fn build_tools(config: &Config, problems: &mut Vec<Problem>) -> Vec<Tool> {
-    let mut tools = Vec::new();
-    let builtin = &config.tools.builtin;
-    if builtin.search || builtin.read || builtin.write {
-        match mcp_server::FileRoot::new(config.dir()) {
-            Ok(root) => tools.extend(mcpd_tools::file_tools(&root, builtin)),
-            Err(e) => problems.push(config.problem(format!("[tools.builtin]: the served folder: {e}"))),
-        }
-    }
+fn build_tools(config: &Config, tree: &ServedTree, problems: &mut Vec<Problem>) -> Vec<Tool> {
+    let mut tools = mcpd_tools::file_tools(tree, &config.tools.builtin);
     let mut names: std::collections::HashMap<String, std::ops::Range<usize>> =
         tools.iter().map(|t| (t.name().to_owned(), 0..0)).collect();
     let mut add = |tool: Result<Tool, mcpd_tools::ToolsError>,
@@ -228,7 +246,7 @@ fn build_tools(config: &Config, problems: &mut Vec<Problem>) -> Vec<Tool> {
         }
     };
     for spec in &config.tools.command {
-        add(mcpd_tools::command_tool(spec.get_ref(), config.dir()), spec.span(), problems);
+        add(mcpd_tools::command_tool(spec.get_ref(), tree), spec.span(), problems);
     }
     for spec in &config.tools.http {
         add(mcpd_tools::http_tool(spec.get_ref()), spec.span(), problems);

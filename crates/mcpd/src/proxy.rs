@@ -3,12 +3,17 @@
 //! everything mcpd adds: every protocol revision (an old client can use a
 //! new upstream and the reverse), the HTTP transport for a stdio-only
 //! server, rate limits, authorization from `--config`, metrics.
+//!
+//! A stdio upstream runs in a process group of its own, killed (with
+//! whatever it started) on SIGTERM, SIGINT or SIGHUP and when mcpd ends.
 
 use std::net::SocketAddr;
 
 use anyhow::Context as _;
 use mcp_proxy::{Proxy, Upstream};
 use mcp_server::{Server, ServerOptions};
+
+use crate::shutdown::Stop;
 
 /// What `mcpd proxy` was asked to do.
 #[derive(Debug)]
@@ -27,12 +32,40 @@ pub(crate) fn run(args: ProxyArgs) -> anyhow::Result<()> {
         Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
     }
     .context("starting the async runtime")?;
-    let result = runtime.block_on(serve(args));
+    let result = runtime.block_on(async {
+        // Before the upstream starts: a signal kills it and stops the proxy.
+        let stop = Stop::listen();
+        serve(args, stop).await
+    });
     runtime.shutdown_background();
     result
 }
 
-async fn serve(args: ProxyArgs) -> anyhow::Result<()> {
+async fn serve(args: ProxyArgs, stop: Stop) -> anyhow::Result<()> {
+    // Until it serves, a signal simply ends the proxy (the upstream may
+    // never answer the handshake); then each transport stops in its way.
+    let (server, metrics) = stop.clone().run(connect(&args)).await?;
+    match args.http {
+        None => stop.run(async { server.serve_stdio().await.context("serving stdio") }).await,
+        Some(addr) => {
+            let mut options = mcp_http::HttpOptions::default();
+            options.metrics = metrics.map(crate::serve::metrics_text);
+            crate::serve::serve_http(
+                server,
+                addr,
+                options,
+                args.allow_hosts,
+                crate::SseMode::Auto,
+                false,
+                stop,
+            )
+            .await
+        }
+    }
+}
+
+/// Starts or reaches the upstream and builds the server that fronts it.
+async fn connect(args: &ProxyArgs) -> anyhow::Result<(Server, Option<std::sync::Arc<mcp_metrics::Metrics>>)> {
     let upstream = match (&args.url, args.command.split_first()) {
         (Some(url), None) => Upstream::http(url)?,
         (None, Some((program, rest))) => Upstream::spawn(program, rest)?,
@@ -59,13 +92,5 @@ async fn serve(args: ProxyArgs) -> anyhow::Result<()> {
     builder = crate::serve::with_metrics(builder, metrics.as_ref());
     let server = proxy.register(builder).await.context("listing what the upstream server offers")?.build()?;
     proxy.follow(server.clone());
-    match args.http {
-        None => server.serve_stdio().await.context("serving stdio"),
-        Some(addr) => {
-            let mut options = mcp_http::HttpOptions::default();
-            options.metrics = metrics.map(crate::serve::metrics_text);
-            crate::serve::serve_http(server, addr, options, args.allow_hosts, crate::SseMode::Auto, false)
-                .await
-        }
-    }
+    Ok((server, metrics))
 }

@@ -1,6 +1,7 @@
 //! `mcpd serve`: builds the server (project folder or fixtures), its
 //! shared state, metrics and transport, and runs it until its input ends
-//! or a signal arrives.
+//! or a signal arrives (SIGTERM, SIGINT, SIGHUP: see [`crate::shutdown`];
+//! the child processes of command tools are killed then).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -10,7 +11,11 @@ use mcp_server::state::{MemoryStore, StateStore};
 use mcp_server::{Server, ServerOptions};
 
 use crate::project::Project;
+use crate::shutdown::{Stop, Terminated};
 use crate::{Fixtures, ProjectArgs, SseMode, default_resources, default_tools, fixtures, live, report};
+
+/// How long serving waits for the first scan of the served files.
+const FIRST_SCAN_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// What `mcpd serve` was asked to do.
 #[derive(Debug)]
@@ -98,7 +103,7 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
             (decorate(builder, metrics.as_ref()).build().context("building the server")?, None)
         }
         None => {
-            let source = args.project.source()?;
+            let source = args.project.source("serve")?;
             let mut loaded = Project::load(&source.dir, source.config.as_deref()).map_err(report)?;
             if let Some(max) = args.max_message_size {
                 loaded.config.limits.max_message_size = max;
@@ -115,12 +120,21 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
     http_options.metrics = metrics.map(metrics_text);
     http_options.max_body = server.options().max_message_size;
     if let Some((loaded, source)) = live {
-        runtime.spawn(live::run(server.clone(), loaded, source));
+        let (scanned, first_scan) = tokio::sync::oneshot::channel();
+        runtime.spawn(live::run(server.clone(), loaded, source, scanned));
+        // A project folder is scanned in milliseconds: wait for it, so the
+        // first resources/list is complete. A huge folder (a whole disk)
+        // must not hold up `initialize`: past the grace, serve at once and
+        // announce the files (list_changed) when the scan ends.
+        let _ = runtime.block_on(tokio::time::timeout(FIRST_SCAN_GRACE, first_scan));
     }
+    // From here a signal kills the tools' processes and stops the server
+    // (without handlers, it would kill mcpd at once and leave them running).
+    let stop = Stop::listen();
     let result = match args.http {
         None => {
             tracing::info!(version = env!("CARGO_PKG_VERSION"), "mcpd serving MCP on stdio");
-            runtime.block_on(server.serve_stdio()).context("serving stdio")
+            runtime.block_on(stop.run(async { server.serve_stdio().await.context("serving stdio") }))
         }
         Some(addr) => runtime.block_on(serve_http(
             server,
@@ -129,6 +143,7 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
             args.allow_hosts,
             args.sse,
             args.stateless,
+            stop,
         )),
     };
     // Handlers may still hold blocking work; do not wait for it.
@@ -144,6 +159,7 @@ pub(crate) async fn serve_http(
     allow_hosts: Vec<String>,
     sse: SseMode,
     stateless: bool,
+    stop: Stop,
 ) -> anyhow::Result<()> {
     if !addr.ip().is_loopback() && allow_hosts.is_empty() && http_options.allowed_hosts.len() <= 3 {
         anyhow::bail!(
@@ -171,26 +187,18 @@ pub(crate) async fn serve_http(
     // The one line on stdout in HTTP mode: where to connect.
     println!("mcpd listening on http://{local}/mcp");
     tracing::info!(%local, "mcpd serving MCP over Streamable HTTP");
-    mcp_http::serve_listener(server, listener, http_options, shutdown_signal()).await.context("serving HTTP")
-}
-
-/// Completes on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    // On SIGTERM, SIGINT or SIGHUP the child processes are killed first
+    // (so requests waiting on them end), then the server stops gracefully.
+    let signalled = stop.clone().signalled();
+    mcp_http::serve_listener(server, listener, http_options, async move {
+        signalled.await;
+    })
+    .await
+    .context("serving HTTP")?;
+    match stop.received() {
+        Some(signal) => Err(Terminated(signal).into()),
+        None => Ok(()),
+    }
 }
 
 /// `builder` with the metrics layer, when metrics are on.

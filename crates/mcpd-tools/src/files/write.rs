@@ -5,8 +5,8 @@
 //! configuration or its prompt folders.
 
 use mcp_server::{CallToolResult, RequestContext, Tool, ToolError};
-use mcpd_tree::ServedTree;
 use mcp_types::tools::ToolAnnotations;
+use mcpd_tree::ServedTree;
 use serde::Deserialize;
 use serde_json::{Value, json};
 

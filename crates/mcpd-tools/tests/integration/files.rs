@@ -1,8 +1,8 @@
 //! The built-in file tools over a temporary root with a `.gitignore`, a
 //! secret outside the root and symlinks leading out.
 
-use mcpd_tree::{FilesOptions, ServedTree};
 use mcpd_tools::{FileToolsOptions, file_tools};
+use mcpd_tree::{FilesOptions, ServedTree};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -245,7 +245,10 @@ async fn edit_file_replaces_exactly_one_occurrence() {
         (json!({"path": "link.txt", "old_text": "TODO", "new_text": "x"}), "no served file or folder there"),
         (json!({"path": "../secret.txt", "old_text": "TODO", "new_text": "x"}), "'..' segment"),
         (json!({"path": "missing.txt", "old_text": "a", "new_text": "b"}), "no served file or folder there"),
-        (json!({"path": "ignored.txt", "old_text": "TODO", "new_text": "b"}), "no served file or folder there"),
+        (
+            json!({"path": "ignored.txt", "old_text": "TODO", "new_text": "b"}),
+            "no served file or folder there",
+        ),
     ] {
         let r = c.call_tool("edit_file", args.clone()).await.unwrap();
         assert!(is_error(&r), "{args}: {r}");

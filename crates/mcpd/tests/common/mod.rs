@@ -29,10 +29,16 @@ pub struct Mcpd {
 impl Mcpd {
     /// Starts `mcpd` with `args` in `cwd`, initialized as a 2025-11-25 client.
     pub fn start(args: &[&str], cwd: &Path) -> Self {
+        Self::start_with_env(args, cwd, &[])
+    }
+
+    /// [`Mcpd::start`] with `env` added to mcpd's environment.
+    pub fn start_with_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcpd"))
             .args(args)
             .current_dir(cwd)
             .env("MCPD_LOG", "info")
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -150,6 +156,17 @@ impl Mcpd {
         }
     }
 
+    /// Every message received so far and not yet taken, without waiting.
+    pub fn received(&mut self) -> Vec<Value> {
+        let mut out: Vec<Value> = self.stash.drain(..).collect();
+        while let Ok(line) = self.lines.try_recv() {
+            out.push(
+                serde_json::from_str(&line).unwrap_or_else(|_| panic!("stdout line is not JSON: {line:?}")),
+            );
+        }
+        out
+    }
+
     /// Forgets notifications received so far.
     pub fn drain(&mut self) {
         while let Ok(line) = self.lines.try_recv() {
@@ -176,6 +193,32 @@ impl Mcpd {
         }
     }
 
+    /// The process id of mcpd.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Closes mcpd's stdin (the client went away).
+    pub fn close_stdin(&mut self) {
+        drop(self.stdin.take());
+    }
+
+    /// Waits up to `timeout` for mcpd to exit; panics if it does not.
+    pub fn wait_exit(&mut self, timeout: Duration) -> std::process::ExitStatus {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("mcpd can be waited for") {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "mcpd still running after {timeout:?}; stderr:\n{}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Closes stdin and waits for a clean exit.
     pub fn finish(mut self) {
         drop(self.stdin.take());
@@ -193,8 +236,17 @@ impl Drop for Mcpd {
 
 /// Runs `mcpd` with `args` in `cwd` to completion: (success, stdout, stderr).
 pub fn run(args: &[&str], cwd: &Path) -> (bool, String, String) {
-    let out =
-        Command::new(env!("CARGO_BIN_EXE_mcpd")).args(args).current_dir(cwd).output().expect("mcpd runs");
+    run_with_env(args, cwd, &[])
+}
+
+/// [`run`] with `env` added to mcpd's environment (stdin is empty).
+pub fn run_with_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpd"))
+        .args(args)
+        .current_dir(cwd)
+        .envs(env.iter().copied())
+        .output()
+        .expect("mcpd runs");
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
