@@ -364,6 +364,18 @@ impl StateStore for Flaky {
             self.inner.set_if_absent(key, value, ttl).await
         })
     }
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: Option<&'a [u8]>,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StateError>> {
+        Box::pin(async move {
+            self.check()?;
+            self.inner.compare_and_set(key, expected, value, ttl).await
+        })
+    }
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StateError>> {
         Box::pin(async move {
             self.check()?;

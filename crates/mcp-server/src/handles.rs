@@ -148,6 +148,21 @@ impl<T: Send + 'static> HandleStore<T> {
         Ok(Arc::clone(&entry.value))
     }
 
+    /// Applies `change` to the value behind a handle the caller owns, under
+    /// its lock: concurrent updates of one handle never lose each other.
+    /// The same call as [`SharedHandleStore::update`](crate::SharedHandleStore::update),
+    /// so a tool moves between one process and several without change.
+    pub async fn update<R>(
+        &self,
+        ctx: &RequestContext,
+        handle: &str,
+        change: impl FnOnce(&mut T) -> R,
+    ) -> Result<R, ToolError> {
+        let value = self.get(ctx, handle)?;
+        let mut value = value.lock().await;
+        Ok(change(&mut value))
+    }
+
     /// Removes a handle the caller owns; true if it was live.
     pub fn remove(&self, ctx: &RequestContext, handle: &str) -> bool {
         let mut entries = self.entries.lock().expect("handle store lock poisoned");

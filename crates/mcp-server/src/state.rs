@@ -54,6 +54,18 @@ pub trait StateStore: Send + Sync + fmt::Debug + 'static {
         value: Vec<u8>,
         ttl: Duration,
     ) -> BoxFuture<'a, Result<bool, StateError>>;
+    /// Replaces the value at `key` by `value` (for `ttl`) only if it is
+    /// exactly `expected` now (`None`: absent or expired), in one atomic
+    /// step; true if it was replaced. The primitive of every
+    /// read-modify-write of shared state: read, change, compare-and-set,
+    /// and read again when someone else wrote in between.
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: Option<&'a [u8]>,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StateError>>;
     /// Removes `key`; true if it existed.
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StateError>>;
     /// Renews `key`'s time to live; false if it is absent.
@@ -151,6 +163,23 @@ impl StateStore for MemoryStore {
     ) -> BoxFuture<'a, Result<bool, StateError>> {
         ready(Ok(self.with(|m, now| {
             if m.values.get(key).is_some_and(|(_, expires)| *expires > now) {
+                return false;
+            }
+            m.values.insert(key.to_owned(), (value, now + ttl));
+            true
+        })))
+    }
+
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: Option<&'a [u8]>,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StateError>> {
+        ready(Ok(self.with(|m, now| {
+            let current = m.values.get(key).filter(|(_, expires)| *expires > now).map(|(v, _)| v.as_slice());
+            if current != expected {
                 return false;
             }
             m.values.insert(key.to_owned(), (value, now + ttl));

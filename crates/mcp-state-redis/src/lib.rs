@@ -29,7 +29,9 @@
 //! transport) on every instance, with the same URL and namespace.
 //!
 //! * Commands go through one [`ConnectionManager`], which reconnects by
-//!   itself. Every command is bounded in time: while Redis is unreachable
+//!   itself; a command that may safely run twice (every one but `append`
+//!   and `publish`) is sent once more when the first attempt failed on the
+//!   connection, so the first request after Redis returns succeeds. Every command is bounded in time: while Redis is unreachable
 //!   each operation fails within a few seconds with a [`StateError`] naming
 //!   the operation, and succeeds again once Redis is back.
 //! * Every Redis key starts with `{namespace}:`, so deployments sharing a
@@ -38,7 +40,8 @@
 //!   `seq:value` entries) with their counter at `{namespace}:seq:{key}`, so
 //!   a value and a log may share a key as in the memory store.
 //! * Values use `SET … PX`; [`set_if_absent`](StateStore::set_if_absent) is
-//!   `SET NX PX`, [`touch`](StateStore::touch) `PEXPIRE`, [`delete`](StateStore::delete)
+//!   `SET NX PX`, [`compare_and_set`](StateStore::compare_and_set) a Lua
+//!   script (compare with `GET`, then `SET … PX`, atomic in Redis), [`touch`](StateStore::touch) `PEXPIRE`, [`delete`](StateStore::delete)
 //!   `DEL`. Appending to a log (counter, push, trim, expiry) and the
 //!   operations that span a value and a log run as Lua scripts, so each is
 //!   atomic.
@@ -110,6 +113,19 @@ end
 return 0
 ";
 
+/// Compare-and-set. KEYS: value. ARGV: "1" and the expected value, or "0"
+/// and "" for "absent"; the new value; ttl in ms. Returns 1 if replaced.
+const COMPARE_AND_SET: &str = r"
+local current = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if current ~= ARGV[2] then return 0 end
+elseif current then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+return 1
+";
+
 /// The [`StateStore`] on Redis. See the [crate docs](crate).
 pub struct RedisStore {
     client: Client,
@@ -118,6 +134,7 @@ pub struct RedisStore {
     append: Script,
     delete: Script,
     touch: Script,
+    compare_and_set: Script,
     /// Dropped with the store, which ends every subscription task.
     _alive: watch::Sender<()>,
     alive: watch::Receiver<()>,
@@ -162,6 +179,7 @@ impl RedisStore {
             append: Script::new(APPEND),
             delete: Script::new(DELETE),
             touch: Script::new(TOUCH),
+            compare_and_set: Script::new(COMPARE_AND_SET),
             _alive: alive_tx,
             alive,
         }))
@@ -182,6 +200,22 @@ impl RedisStore {
             .await
             .map_err(|e| StateError(format!("redis subscribe {full}: {e}")))?;
         Ok(self.spawn_subscription(full, Some(pubsub)))
+    }
+
+    /// Runs `cmd` on a clone of the managed connection.
+    fn query<T: redis::FromRedisValue>(&self, cmd: &redis::Cmd) -> impl Future<Output = redis::RedisResult<T>> {
+        let mut conn = self.conn.clone();
+        let cmd = cmd.clone();
+        async move { cmd.query_async(&mut conn).await }
+    }
+
+    /// Runs a script invocation on a clone of the managed connection.
+    fn invoke<'s, T: redis::FromRedisValue>(
+        &self,
+        invocation: &'s redis::ScriptInvocation<'_>,
+    ) -> impl Future<Output = redis::RedisResult<T>> + 's {
+        let mut conn = self.conn.clone();
+        async move { invocation.invoke_async(&mut conn).await }
     }
 
     fn value_key(&self, key: &str) -> String {
@@ -239,6 +273,27 @@ async fn bounded<T>(
 ) -> Result<T, StateError> {
     match tokio::time::timeout(OPERATION_TIMEOUT, op).await {
         Ok(Ok(value)) => Ok(value),
+        Ok(Err(e)) => Err(StateError(format!("redis {}: {e}", what()))),
+        Err(_) => Err(StateError(format!("redis {}: timed out after {OPERATION_TIMEOUT:?}", what()))),
+    }
+}
+
+/// Runs an idempotent command bounded like [`bounded`], and once more when
+/// the first attempt failed on the connection: after Redis comes back the
+/// connection manager reports the stale failure once before it reconnects,
+/// and a client must not see that blip. Only for commands that may safely
+/// run twice (reads, renewals, plain writes of one value, compare-and-set,
+/// whose callers recognise their own earlier write).
+async fn idempotent<T, Fut>(what: impl Fn() -> String, mut op: impl FnMut() -> Fut) -> Result<T, StateError>
+where
+    Fut: Future<Output = redis::RedisResult<T>>,
+{
+    match tokio::time::timeout(OPERATION_TIMEOUT, op()).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(e)) if e.is_io_error() || e.is_connection_dropped() || e.is_connection_refusal() => {
+            tracing::debug!(error = %e, "redis {}: retrying once on a fresh connection", what());
+            bounded(what, op()).await
+        }
         Ok(Err(e)) => Err(StateError(format!("redis {}: {e}", what()))),
         Err(_) => Err(StateError(format!("redis {}: timed out after {OPERATION_TIMEOUT:?}", what()))),
     }
@@ -326,9 +381,8 @@ async fn forward(
 impl StateStore for RedisStore {
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StateError>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
             let cmd = redis::cmd("GET").arg(self.value_key(key)).clone();
-            bounded(|| format!("get {key}"), cmd.query_async(&mut conn)).await
+            idempotent(|| format!("get {key}"), || self.query(&cmd)).await
         })
     }
 
@@ -339,10 +393,9 @@ impl StateStore for RedisStore {
         ttl: Duration,
     ) -> BoxFuture<'a, Result<(), StateError>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
             let cmd =
                 redis::cmd("SET").arg(self.value_key(key)).arg(value).arg("PX").arg(ttl_ms(ttl)).clone();
-            bounded(|| format!("set {key}"), cmd.query_async::<Value>(&mut conn)).await?;
+            idempotent(|| format!("set {key}"), || self.query::<Value>(&cmd)).await?;
             Ok(())
         })
     }
@@ -354,7 +407,6 @@ impl StateStore for RedisStore {
         ttl: Duration,
     ) -> BoxFuture<'a, Result<bool, StateError>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
             let cmd = redis::cmd("SET")
                 .arg(self.value_key(key))
                 .arg(value)
@@ -362,31 +414,47 @@ impl StateStore for RedisStore {
                 .arg("PX")
                 .arg(ttl_ms(ttl))
                 .clone();
-            let reply =
-                bounded(|| format!("set_if_absent {key}"), cmd.query_async::<Value>(&mut conn)).await?;
+            let reply = idempotent(|| format!("set_if_absent {key}"), || self.query::<Value>(&cmd)).await?;
             Ok(!matches!(reply, Value::Nil))
+        })
+    }
+
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: Option<&'a [u8]>,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StateError>> {
+        Box::pin(async move {
+            let mut invocation = self.compare_and_set.key(self.value_key(key));
+            match expected {
+                Some(expected) => invocation.arg("1").arg(expected),
+                None => invocation.arg("0").arg(""),
+            };
+            invocation.arg(value).arg(ttl_ms(ttl));
+            let replaced: i64 =
+                idempotent(|| format!("compare_and_set {key}"), || self.invoke(&invocation)).await?;
+            Ok(replaced == 1)
         })
     }
 
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StateError>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
             let (log, seq) = self.log_keys(key);
             let mut invocation = self.delete.key(self.value_key(key));
             invocation.key(log).key(seq);
-            let removed: i64 =
-                bounded(|| format!("delete {key}"), invocation.invoke_async(&mut conn)).await?;
+            let removed: i64 = idempotent(|| format!("delete {key}"), || self.invoke(&invocation)).await?;
             Ok(removed == 1)
         })
     }
 
     fn touch<'a>(&'a self, key: &'a str, ttl: Duration) -> BoxFuture<'a, Result<bool, StateError>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
             let (log, seq) = self.log_keys(key);
             let mut invocation = self.touch.key(self.value_key(key));
             invocation.key(log).key(seq).arg(ttl_ms(ttl));
-            let renewed: i64 = bounded(|| format!("touch {key}"), invocation.invoke_async(&mut conn)).await?;
+            let renewed: i64 = idempotent(|| format!("touch {key}"), || self.invoke(&invocation)).await?;
             Ok(renewed == 1)
         })
     }
@@ -410,11 +478,9 @@ impl StateStore for RedisStore {
 
     fn read_after<'a>(&'a self, key: &'a str, after: u64) -> BoxFuture<'a, Result<LogEntries, StateError>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
             let (log, _) = self.log_keys(key);
             let cmd = redis::cmd("LRANGE").arg(log).arg(0).arg(-1).clone();
-            let raw: Vec<Vec<u8>> =
-                bounded(|| format!("read_after {key}"), cmd.query_async(&mut conn)).await?;
+            let raw: Vec<Vec<u8>> = idempotent(|| format!("read_after {key}"), || self.query(&cmd)).await?;
             let mut entries = Vec::with_capacity(raw.len());
             for item in raw {
                 let (seq, value) = parse_entry(&item)

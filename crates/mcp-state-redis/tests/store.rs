@@ -69,6 +69,19 @@ async fn check_semantics(store: &dyn StateStore) {
     store.set("empty", Vec::new(), MINUTE).await.unwrap();
     assert_eq!(store.get("empty").await.unwrap(), Some(Vec::new()));
 
+    // Compare-and-set: absent, a match, a mismatch; empty is not absent.
+    assert!(store.compare_and_set("cas", None, b"a".to_vec(), MINUTE).await.unwrap());
+    assert!(!store.compare_and_set("cas", None, b"b".to_vec(), MINUTE).await.unwrap());
+    assert!(!store.compare_and_set("cas", Some(b"x"), b"b".to_vec(), MINUTE).await.unwrap());
+    assert_eq!(store.get("cas").await.unwrap(), Some(b"a".to_vec()));
+    assert!(store.compare_and_set("cas", Some(b"a"), b"b".to_vec(), MINUTE).await.unwrap());
+    assert_eq!(store.get("cas").await.unwrap(), Some(b"b".to_vec()));
+    assert!(store.compare_and_set("cas-bin", None, binary.clone(), MINUTE).await.unwrap());
+    assert!(store.compare_and_set("cas-bin", Some(&binary), Vec::new(), MINUTE).await.unwrap());
+    assert!(!store.compare_and_set("cas-bin", None, b"z".to_vec(), MINUTE).await.unwrap());
+    assert!(store.compare_and_set("cas-bin", Some(b""), b"z".to_vec(), MINUTE).await.unwrap());
+    assert_eq!(store.get("cas-bin").await.unwrap(), Some(b"z".to_vec()));
+
     assert!(store.touch("v", MINUTE).await.unwrap());
     assert!(!store.touch("missing", MINUTE).await.unwrap());
     assert!(store.delete("v").await.unwrap());
@@ -327,6 +340,7 @@ async fn survives_a_redis_outage_and_restart() {
     fails!(store.set_if_absent("k", b"x".to_vec(), MINUTE), "set_if_absent");
     fails!(store.delete("k"), "delete");
     fails!(store.touch("k", MINUTE), "touch");
+    fails!(store.compare_and_set("k", None, b"x".to_vec(), MINUTE), "compare_and_set");
     fails!(store.append("log", b"x".to_vec(), 10, MINUTE), "append");
     fails!(store.read_after("log", 0), "read_after");
     fails!(store.publish("chan", b"lost".to_vec()), "publish");
@@ -356,6 +370,63 @@ async fn survives_a_redis_outage_and_restart() {
             }
         }
     }
+}
+
+/// Counts to `n` from `n` concurrent tasks, each a read and a
+/// compare-and-set retried until it lands: no increment is lost.
+async fn check_concurrent_increments(store: Arc<dyn StateStore>, n: usize) {
+    let tasks: Vec<_> = (0..n)
+        .map(|_| {
+            let store = Arc::clone(&store);
+            tokio::spawn(async move {
+                for _ in 0..10_000 {
+                    let before = store.get("counter").await.unwrap();
+                    let count: u64 =
+                        before.as_deref().map_or(0, |b| std::str::from_utf8(b).unwrap().parse().unwrap());
+                    let next = (count + 1).to_string().into_bytes();
+                    if store.compare_and_set("counter", before.as_deref(), next, MINUTE).await.unwrap() {
+                        return;
+                    }
+                    tokio::task::yield_now().await;
+                }
+                panic!("an increment never landed");
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.unwrap();
+    }
+    assert_eq!(store.get("counter").await.unwrap(), Some(n.to_string().into_bytes()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compare_and_set_loses_no_concurrent_update_in_memory_or_on_redis() {
+    check_concurrent_increments(MemoryStore::new(), 50).await;
+    let server = RedisServer::start();
+    let redis: Arc<dyn StateStore> = redis_store(&server, "cas-race").await;
+    check_concurrent_increments(redis, 50).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_command_after_redis_returns_succeeds() {
+    let mut server = RedisServer::start();
+    let store = redis_store(&server, "blip").await;
+    store.set("kept", b"v".to_vec(), MINUTE).await.unwrap();
+    // Nothing is asked during the outage, as on an idle instance: the
+    // store still holds the connection Redis closed.
+    tokio::task::block_in_place(|| {
+        server.stop();
+        server.restart();
+    });
+    // Redis answers again (a fresh client proves it), and the very first
+    // command of the old store succeeds: no stale failure reaches a caller.
+    eventually("a fresh connection", || async {
+        RedisStore::connect(&server.url(), "probe").await.map(|_| ())
+    })
+    .await;
+    assert_eq!(store.get("kept").await.unwrap(), Some(b"v".to_vec()));
+    assert!(store.touch("kept", MINUTE).await.unwrap());
+    assert!(store.compare_and_set("kept", Some(b"v"), b"w".to_vec(), MINUTE).await.unwrap());
 }
 
 fn signal(server: &RedisServer, name: &str) {

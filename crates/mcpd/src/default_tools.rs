@@ -65,6 +65,11 @@ struct AddItemArgs {
     /// How many, 1 to 1000.
     #[schemars(range(min = 1, max = 1000))]
     quantity: u32,
+    /// Any unique string naming this addition: a retry with the same
+    /// request_id adds the item only once, so retrying after an error whose
+    /// outcome is unknown is safe.
+    #[schemars(length(min = 1, max = 100))]
+    request_id: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -77,6 +82,37 @@ struct BasketArgs {
 struct Line {
     item: String,
     quantity: u32,
+}
+
+/// What a basket handle holds: its lines and the request ids of the
+/// latest additions (so a retried addition applies once).
+#[derive(Debug, Default, Clone, Serialize, serde::Deserialize)]
+struct StoredBasket {
+    lines: Vec<Line>,
+    #[serde(default)]
+    requests: std::collections::VecDeque<String>,
+}
+
+/// Request ids a basket remembers.
+const REMEMBERED_REQUESTS: usize = 256;
+
+impl StoredBasket {
+    /// Adds `quantity` of `item` unless `request` was applied already.
+    fn add(&mut self, item: &str, quantity: u32, request: Option<&str>) {
+        if let Some(request) = request {
+            if self.requests.iter().any(|r| r == request) {
+                return;
+            }
+            if self.requests.len() == REMEMBERED_REQUESTS {
+                self.requests.pop_front();
+            }
+            self.requests.push_back(request.to_owned());
+        }
+        match self.lines.iter_mut().find(|l| l.item == item) {
+            Some(line) => line.quantity = line.quantity.saturating_add(quantity),
+            None => self.lines.push(Line { item: item.to_owned(), quantity }),
+        }
+    }
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -99,7 +135,7 @@ const BASKET_TTL: Duration = Duration::from_secs(30 * 60);
 /// Every default tool, in listing order. Baskets live in `state` (memory,
 /// or Redis shared by several instances).
 pub(crate) fn all(state: Arc<dyn StateStore>) -> Vec<Tool> {
-    let baskets: Arc<SharedHandleStore<Vec<Line>>> = Arc::new(
+    let baskets: Arc<SharedHandleStore<StoredBasket>> = Arc::new(
         SharedHandleStore::new("basket", BASKET_TTL, state)
             .sliding()
             .recovery_hint("call create_basket to start a new basket"),
@@ -162,26 +198,26 @@ pub(crate) fn all(state: Arc<dyn StateStore>) -> Vec<Tool> {
                 move |_: NoArgs, ctx: RequestContext| {
                     let baskets = Arc::clone(&baskets);
                     async move {
-                        let basket_id = baskets.create(&ctx, Vec::new()).await?;
+                        let basket_id = baskets.create(&ctx, StoredBasket::default()).await?;
                         Ok(Json(NewBasket { basket_id, expires_in_seconds: baskets.ttl().as_secs() }))
                     }
                 }
             }),
         Tool::new("add_item")
             .title("Add item")
-            .description("Adds a quantity of an item to a basket created by create_basket.")
+            .description(
+                "Adds a quantity of an item to a basket created by create_basket. Concurrent additions \
+                 are never lost; give a request_id to make a retry safe.",
+            )
             .handler({
                 let baskets = Arc::clone(&baskets);
                 move |args: AddItemArgs, ctx: RequestContext| {
                     let baskets = Arc::clone(&baskets);
                     async move {
                         let lines = baskets
-                            .update(&ctx, &args.basket_id, |lines| {
-                                match lines.iter_mut().find(|l| l.item == args.item) {
-                                    Some(line) => line.quantity = line.quantity.saturating_add(args.quantity),
-                                    None => lines.push(Line { item: args.item, quantity: args.quantity }),
-                                }
-                                lines.clone()
+                            .update(&ctx, &args.basket_id, |basket| {
+                                basket.add(&args.item, args.quantity, args.request_id.as_deref());
+                                basket.lines.clone()
                             })
                             .await?;
                         Ok(Json(summary(args.basket_id, &lines)))
@@ -197,8 +233,8 @@ pub(crate) fn all(state: Arc<dyn StateStore>) -> Vec<Tool> {
                 move |args: BasketArgs, ctx: RequestContext| {
                     let baskets = Arc::clone(&baskets);
                     async move {
-                        let lines = baskets.get(&ctx, &args.basket_id).await?;
-                        Ok(Json(summary(args.basket_id, &lines)))
+                        let basket = baskets.get(&ctx, &args.basket_id).await?;
+                        Ok(Json(summary(args.basket_id, &basket.lines)))
                     }
                 }
             }),

@@ -179,3 +179,111 @@ async fn a_redis_restart_is_survived_without_losing_acknowledged_sessions() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+/// A 2026-07-28 `tools/call` (no session) to `url`: (HTTP status, reply).
+async fn stateless_call(
+    http: &reqwest::Client,
+    url: &str,
+    id: u64,
+    tool: &str,
+    arguments: Value,
+) -> (u16, Value) {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": tool, "arguments": arguments,
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let response = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", tool)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    let json =
+        text.lines().filter_map(|l| l.strip_prefix("data:")).rfind(|d| !d.trim().is_empty()).map_or_else(
+            || serde_json::from_str(&text).unwrap_or(Value::Null),
+            |d| serde_json::from_str(d.trim()).unwrap(),
+        );
+    (status, json)
+}
+
+#[tokio::test]
+async fn concurrent_updates_of_one_handle_over_two_instances_lose_nothing() {
+    let redis = RedisServer::start();
+    let instances = [
+        start(&redis.url(), &["--fixtures", "demo"]).await,
+        start(&redis.url(), &["--fixtures", "demo"]).await,
+    ];
+    let http = reqwest::Client::new();
+    let (_, created) = stateless_call(&http, &instances[0].url, 1, "create_basket", json!({})).await;
+    let basket = created["result"]["structuredContent"]["basket_id"].as_str().unwrap().to_owned();
+    // 50 additions at once, alternating between the instances.
+    let additions = (0..50u64).map(|i| {
+        let (http, url, basket) = (http.clone(), instances[(i % 2) as usize].url.clone(), basket.clone());
+        async move {
+            stateless_call(
+                &http,
+                &url,
+                100 + i,
+                "add_item",
+                json!({"basket_id": basket, "item": format!("item-{i}"), "quantity": 1}),
+            )
+            .await
+        }
+    });
+    for (status, answer) in futures::future::join_all(additions).await {
+        assert_eq!(status, 200, "{answer}");
+        assert!(
+            answer["result"]["structuredContent"].is_object(),
+            "every addition is acknowledged: {answer}"
+        );
+    }
+    let (_, viewed) =
+        stateless_call(&http, &instances[1].url, 2, "view_basket", json!({"basket_id": basket})).await;
+    let content = &viewed["result"]["structuredContent"];
+    assert_eq!(
+        content["items"].as_array().unwrap().len(),
+        50,
+        "every acknowledged addition is there: {viewed}"
+    );
+    assert_eq!(content["total_quantity"], 50);
+
+    // A retried addition with the same request_id applies once.
+    for _ in 0..2 {
+        let args = json!({"basket_id": basket, "item": "retried", "quantity": 3, "request_id": "r-1"});
+        let (status, _) = stateless_call(&http, &instances[0].url, 3, "add_item", args).await;
+        assert_eq!(status, 200);
+    }
+    let (_, viewed) =
+        stateless_call(&http, &instances[0].url, 4, "view_basket", json!({"basket_id": basket})).await;
+    assert_eq!(viewed["result"]["structuredContent"]["total_quantity"], 53, "{viewed}");
+}
+
+#[tokio::test]
+async fn the_first_request_after_redis_returns_succeeds_on_every_instance() {
+    let mut redis = RedisServer::start();
+    let instances = vec![
+        start(&redis.url(), &["--fixtures", "demo"]).await,
+        start(&redis.url(), &["--fixtures", "demo"]).await,
+    ];
+    let mut client =
+        RoundRobin { instances: &instances, next: 0, session: None, http: reqwest::Client::new(), id: 0 };
+    client.initialize().await;
+    // Idle instances: nothing is asked while Redis restarts.
+    redis.stop();
+    redis.restart();
+    let ready = mcp_state_redis::RedisStore::connect(&redis.url(), "probe").await;
+    assert!(ready.is_ok(), "redis answers again");
+    for _ in 0..instances.len() {
+        client.id += 1;
+        let (status, answer) =
+            client.post(json!({"jsonrpc": "2.0", "id": client.id, "method": "tools/list"})).await;
+        assert_eq!(status, 200, "the first request after the restart: {answer}");
+    }
+}

@@ -81,10 +81,15 @@ impl Shop {
         if price(&item).is_none() {
             return Err(ToolError::new(format!("no such item {item:?}; the shop sells {}", item_names())));
         }
-        let basket = self.baskets.get(&ctx, &handle)?;
-        let mut basket = basket.lock().await;
-        *basket.entry(item).or_default() += qty;
-        Ok(Json(contents(&basket)))
+        // One atomic update: concurrent additions to one basket are never lost.
+        let updated = self
+            .baskets
+            .update(&ctx, &handle, |basket| {
+                *basket.entry(item).or_default() += qty;
+                contents(basket)
+            })
+            .await?;
+        Ok(Json(updated))
     }
 
     /// Shows what is in a basket.

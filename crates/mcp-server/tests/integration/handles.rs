@@ -144,3 +144,30 @@ async fn baskets_work_across_calls_and_connections() {
     assert_eq!(bad["isError"], true, "a tool error the model can recover from, not a JSON-RPC error");
     assert!(bad["content"][0]["text"].as_str().unwrap().contains("create_basket"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_updates_of_one_handle_lose_nothing_in_memory() {
+    let store = Arc::new(HandleStore::<Vec<u32>>::new("tally", Duration::from_secs(60)));
+    let handle = store.create(&ctx(None), Vec::new());
+    let updates = (0..50u32).map(|i| {
+        let (store, handle) = (Arc::clone(&store), handle.clone());
+        tokio::spawn(async move {
+            store
+                .update(&ctx(None), &handle, |values| {
+                    values.push(i);
+                    values.len()
+                })
+                .await
+                .unwrap()
+        })
+    });
+    let mut lengths = Vec::new();
+    for update in updates {
+        lengths.push(update.await.unwrap());
+    }
+    lengths.sort_unstable();
+    assert_eq!(lengths, (1..=50).collect::<Vec<usize>>(), "each update saw every earlier one");
+    let values = store.update(&ctx(None), &handle, |values| values.clone()).await.unwrap();
+    assert_eq!(values.len(), 50);
+    assert!(store.update(&ctx(Some("mallory")), &handle, |_| ()).await.is_err(), "still bound to its owner");
+}

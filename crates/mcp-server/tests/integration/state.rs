@@ -96,7 +96,7 @@ fn basket_tools(store: Arc<dyn StateStore>) -> Vec<Tool> {
             async move {
                 let count = baskets
                     .update(&ctx, &args.basket, |items| {
-                        items.push(args.item);
+                        items.push(args.item.clone());
                         items.len()
                     })
                     .await?;
@@ -175,4 +175,35 @@ async fn instances_share_one_cursor_secret() {
     let cursor = page["nextCursor"].as_str().unwrap();
     let next = on_b.request("resources/list", json!({"cursor": cursor})).await.unwrap();
     assert_eq!(next["resources"][0]["uri"], "test://2");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_updates_of_one_shared_handle_lose_nothing() {
+    // Two instances on one store, 50 updates at once split between them.
+    let store = MemoryStore::new();
+    let build = || {
+        let mut builder = Server::builder("shop", "1");
+        for tool in basket_tools(Arc::clone(&store) as Arc<dyn StateStore>) {
+            builder = builder.tool(tool);
+        }
+        builder.build().unwrap()
+    };
+    let (a, b) = (build(), build());
+    let mut first = TestClient::connect_modern(&a);
+    let created = first.call_tool("create_basket", json!({})).await.unwrap();
+    let handle = created["content"][0]["text"].as_str().unwrap().to_owned();
+    let calls = (0..50).map(|i| {
+        let server = if i % 2 == 0 { a.clone() } else { b.clone() };
+        let handle = handle.clone();
+        tokio::spawn(async move {
+            let mut client = TestClient::connect_modern(&server);
+            client.call_tool("put", json!({"basket": handle, "item": format!("item-{i}")})).await.unwrap()
+        })
+    });
+    for call in calls {
+        let answer = call.await.unwrap();
+        assert_ne!(answer["isError"], true, "{answer}");
+    }
+    let last = first.call_tool("put", json!({"basket": handle, "item": "last"})).await.unwrap();
+    assert_eq!(last["content"][0]["text"], "51 items", "every acknowledged update is there");
 }
