@@ -28,7 +28,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 use crate::caller::Caller;
-use crate::security::{error_response, json_response};
+use crate::security::{error_response, json_response, reply_response};
 use crate::shared_sessions::{
     CHANNEL, SessionChange, changes_of, forget_local, record_key, restore, save, share, spawn_listener,
     unavailable,
@@ -428,7 +428,7 @@ pub(crate) async fn post(
         if let Err(e) = share(&app, &legacy, &changes).await {
             return unavailable(&e);
         }
-        return with_session_header(json_response(StatusCode::OK, reply), &legacy.id);
+        return with_session_header(reply_response(StatusCode::OK, reply), &legacy.id);
     }
 
     // SSE: request-scoped messages and the response go on this POST's stream.

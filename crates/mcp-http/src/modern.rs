@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 use crate::caller::Caller;
-use crate::security::{error_response, json_response};
+use crate::security::{error_response, reply_response};
 use crate::{App, ResponseMode, headers, sse};
 
 struct AbortOnDrop(Vec<AbortHandle>);
@@ -158,7 +158,7 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes, caller: Call
     let fut = match accepted {
         Accepted::Done(reply) => {
             let reply = reply.unwrap_or_default();
-            return json_response(status_for(&reply), reply);
+            return reply_response(status_for(&reply), reply);
         }
         Accepted::Pending(fut) => fut,
     };
@@ -166,7 +166,7 @@ pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes, caller: Call
         // Dropping this handler (the client went away) drops the request's
         // future: the request is cancelled.
         let reply = fut.await.unwrap_or_default();
-        return json_response(status_for(&reply), reply);
+        return reply_response(status_for(&reply), reply);
     }
     let (final_tx, final_rx) = oneshot::channel::<Option<Vec<u8>>>();
     let task = tokio::spawn(async move {

@@ -24,6 +24,39 @@ pub(crate) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
     response
 }
 
+/// A JSON-RPC reply with `status`, unless it is the state-store outage
+/// answer ([`mcp_server::state::store_unavailable`]): that is `503` with
+/// `Retry-After` on every path, legacy or 2026-07-28. Replies that cannot
+/// be that error (no `"stateStore"` in them) are not parsed.
+pub(crate) fn reply_response(status: StatusCode, reply: Vec<u8>) -> Response {
+    if memchr::memmem::find(&reply, b"\"stateStore\"").is_some() && is_outage(&reply) {
+        return outage_response(reply);
+    }
+    json_response(status, reply)
+}
+
+/// Whether a reply is the store-outage error.
+fn is_outage(reply: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Reply {
+        error: Option<ErrorObject>,
+    }
+    serde_json::from_slice::<Reply>(reply)
+        .ok()
+        .and_then(|r| r.error)
+        .is_some_and(|e| mcp_server::state::is_store_unavailable(&e))
+}
+
+/// `503` with `Retry-After` and the JSON-RPC error body.
+pub(crate) fn outage_response(body: Vec<u8>) -> Response {
+    let mut response = json_response(StatusCode::SERVICE_UNAVAILABLE, body);
+    let seconds = mcp_server::state::STORE_RETRY_AFTER.as_secs().max(1).to_string();
+    if let Ok(value) = HeaderValue::from_str(&seconds) {
+        response.headers_mut().insert(header::RETRY_AFTER, value);
+    }
+    response
+}
+
 /// `413` for a body above `max` bytes.
 pub(crate) fn too_large(max: usize) -> Response {
     error_response(

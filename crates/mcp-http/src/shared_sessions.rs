@@ -10,14 +10,12 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use axum::http::StatusCode;
 use axum::response::Response;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use futures::StreamExt;
 use mcp_server::SessionSnapshot;
 use mcp_server::state::{StateError, StateStore};
-use mcp_types::ErrorObject;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -26,7 +24,6 @@ use crate::caller::Caller;
 use crate::legacy::{
     LegacySession, Sessions, another_principal, build, start_background, too_many_sessions, unknown_session,
 };
-use crate::security::error_response;
 
 /// The shared record of a session: `session:{id}` in the state store.
 #[derive(Debug, Serialize, Deserialize)]
@@ -85,11 +82,8 @@ pub(crate) fn record_key(id: &str) -> String {
 
 /// `503` with a JSON-RPC error saying the state store is unavailable.
 pub(crate) fn unavailable(e: &StateError) -> Response {
-    error_response(
-        StatusCode::SERVICE_UNAVAILABLE,
-        None,
-        ErrorObject::new(mcp_types::ErrorCode::INTERNAL_ERROR, e.to_string()),
-    )
+    let error = mcp_server::state::store_unavailable(e, false);
+    crate::security::outage_response(mcp_types::jsonrpc::encode_error(None, &error))
 }
 
 /// A random tag for this instance's stream ids (no `.`: ids are `stream.seq`).

@@ -429,7 +429,9 @@ async fn a_store_outage_is_a_clear_503_and_recovery_needs_nothing() {
         // Known on A, unknown on B: both need the store.
         let r = c.ping(i, &sid).await;
         assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE, "instance {i}");
+        assert_eq!(r.headers()["retry-after"], "1", "instance {i}");
         let body: Value = r.json().await.unwrap();
+        assert_eq!(body["error"]["data"]["stateStore"], "unavailable", "{body}");
         assert_eq!(body["jsonrpc"], "2.0");
         let message = body["error"]["message"].as_str().unwrap();
         assert!(message.contains("state store unavailable"), "{message}");

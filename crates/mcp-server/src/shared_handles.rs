@@ -197,20 +197,17 @@ impl<T: Serialize + DeserializeOwned + Send + 'static> SharedHandleStore<T> {
     }
 }
 
-/// A store outage as the JSON-RPC error the client gets (`-32603`):
-/// nothing was applied, so trying again is safe.
+/// A store outage as the JSON-RPC error the client gets: nothing was
+/// applied, so trying again is safe.
 fn unavailable(e: StateError) -> ToolError {
-    ToolError::protocol(mcp_types::ErrorObject::internal(format!("{e}; nothing was changed; try again shortly")))
+    ToolError::protocol(crate::state::store_unavailable(&e, false))
 }
 
 /// A write whose outcome cannot be known: it may or may not have been
 /// applied. Said as such, so a client does not blindly repeat a change
 /// that is not safe to repeat.
 fn outcome_unknown(e: StateError) -> ToolError {
-    ToolError::protocol(mcp_types::ErrorObject::internal(format!(
-        "{e}; the change may or may not have been applied (outcome unknown): read the value before \
-         repeating a change that is not safe to repeat"
-    )))
+    ToolError::protocol(crate::state::store_unavailable(&e, true))
 }
 
 /// `base` scaled by a random factor in [0.5, 1.5), so writers that

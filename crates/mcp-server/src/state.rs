@@ -32,6 +32,43 @@ use tokio::time::Instant;
 #[error("state store unavailable: {0}")]
 pub struct StateError(pub String);
 
+/// How long a client should wait before retrying a request refused for a
+/// store outage (`Retry-After` over HTTP, `data.retryAfterMs` in the error).
+pub const STORE_RETRY_AFTER: Duration = Duration::from_secs(1);
+
+/// The one answer to a request that cannot proceed because the state store
+/// is unavailable: `-32603` with `data.stateStore = "unavailable"` and
+/// `data.retryAfterMs`. Every path builds it here, and a transport
+/// recognises it with [`is_store_unavailable`] (HTTP answers `503` with
+/// `Retry-After`). With `outcome_unknown`, the store stopped answering
+/// after a write was sent: it may have been applied (`data.outcome =
+/// "unknown"`), which the message says too.
+pub fn store_unavailable(error: &StateError, outcome_unknown: bool) -> mcp_types::ErrorObject {
+    let (message, outcome) = if outcome_unknown {
+        (
+            format!(
+                "{error}; the change may or may not have been applied (outcome unknown): read the value \
+                 before repeating a change that is not safe to repeat"
+            ),
+            "unknown",
+        )
+    } else {
+        (format!("{error}; nothing was changed; try again shortly"), "not-applied")
+    };
+    let retry_ms = u64::try_from(STORE_RETRY_AFTER.as_millis()).unwrap_or(u64::MAX);
+    mcp_types::ErrorObject::internal(message).with_data(serde_json::json!({
+        "stateStore": "unavailable",
+        "outcome": outcome,
+        "retryAfterMs": retry_ms,
+    }))
+}
+
+/// Whether `error` is the [`store_unavailable`] answer.
+pub fn is_store_unavailable(error: &mcp_types::ErrorObject) -> bool {
+    error.code == mcp_types::ErrorCode::INTERNAL_ERROR
+        && error.data.as_ref().and_then(|d| d.get("stateStore")).and_then(|v| v.as_str()) == Some("unavailable")
+}
+
 /// Log entries: sequence number and value, oldest first.
 pub type LogEntries = Vec<(u64, Vec<u8>)>;
 

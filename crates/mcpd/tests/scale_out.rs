@@ -188,6 +188,18 @@ async fn stateless_call(
     tool: &str,
     arguments: Value,
 ) -> (u16, Value) {
+    let (status, _, reply) = stateless_call_with_headers(http, url, id, tool, arguments).await;
+    (status, reply)
+}
+
+/// [`stateless_call`] with the response headers.
+async fn stateless_call_with_headers(
+    http: &reqwest::Client,
+    url: &str,
+    id: u64,
+    tool: &str,
+    arguments: Value,
+) -> (u16, reqwest::header::HeaderMap, Value) {
     let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
         "name": tool, "arguments": arguments,
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -204,13 +216,14 @@ async fn stateless_call(
         .await
         .unwrap();
     let status = response.status().as_u16();
+    let headers = response.headers().clone();
     let text = response.text().await.unwrap();
     let json =
         text.lines().filter_map(|l| l.strip_prefix("data:")).rfind(|d| !d.trim().is_empty()).map_or_else(
             || serde_json::from_str(&text).unwrap_or(Value::Null),
             |d| serde_json::from_str(d.trim()).unwrap(),
         );
-    (status, json)
+    (status, headers, json)
 }
 
 #[tokio::test]
@@ -285,5 +298,47 @@ async fn the_first_request_after_redis_returns_succeeds_on_every_instance() {
         let (status, answer) =
             client.post(json!({"jsonrpc": "2.0", "id": client.id, "method": "tools/list"})).await;
         assert_eq!(status, 200, "the first request after the restart: {answer}");
+    }
+}
+
+#[tokio::test]
+async fn every_path_answers_a_store_outage_with_503_and_retry_after() {
+    let mut redis = RedisServer::start();
+    let instances = vec![start(&redis.url(), &["--fixtures", "demo"]).await];
+    let http = reqwest::Client::new();
+    let (_, created) = stateless_call(&http, &instances[0].url, 1, "create_basket", json!({})).await;
+    let basket = created["result"]["structuredContent"]["basket_id"].as_str().unwrap().to_owned();
+    let mut client = RoundRobin { instances: &instances, next: 0, session: None, http: http.clone(), id: 0 };
+    client.initialize().await;
+    redis.stop();
+
+    // 2026-07-28: a request whose tool needs the store.
+    let args = json!({"basket_id": basket, "item": "fig", "quantity": 1});
+    let (status, headers, reply) =
+        stateless_call_with_headers(&http, &instances[0].url, 2, "add_item", args).await;
+    assert_eq!(status, 503, "{reply}");
+    assert_eq!(headers["retry-after"], "1");
+    assert_eq!(reply["error"]["data"]["stateStore"], "unavailable", "{reply}");
+    assert!(reply["error"]["message"].as_str().unwrap().contains("state store unavailable"), "{reply}");
+
+    // Legacy: a session request, and a new session.
+    for body in [
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+    ] {
+        let mut request = http
+            .post(&instances[0].url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25");
+        if body["method"] != "initialize" {
+            request = request.header("mcp-session-id", client.session.clone().unwrap());
+        }
+        let response = request.body(body.to_string()).send().await.unwrap();
+        assert_eq!(response.status(), 503, "{body}");
+        assert_eq!(response.headers()["retry-after"], "1", "{body}");
+        let reply: Value = response.json().await.unwrap();
+        assert_eq!(reply["error"]["data"]["stateStore"], "unavailable", "{reply}");
     }
 }

@@ -136,3 +136,18 @@ async fn responses_over_the_size_limit_become_an_error() {
     assert!(e.message.contains("larger than this server sends (1024 bytes)"), "{}", e.message);
     assert_eq!(client.call_tool("small", json!({})).await.unwrap()["content"][0]["text"], "ok");
 }
+
+#[test]
+fn framework_defaults_are_the_documented_ones() {
+    // SECURITY.md, "Defaults, in one place": the framework column.
+    let defaults = ServerOptions::default();
+    let built = server(ServerOptions::default());
+    for o in [&defaults, built.options()] {
+        assert_eq!(o.max_message_size, 4 * 1024 * 1024);
+        assert_eq!(o.max_response_size, 16 * 1024 * 1024);
+        assert_eq!(o.tool_rate_per_caller, None, "no tools/call limit per caller");
+        assert_eq!(o.tool_rate_global, None, "no tools/call limit overall");
+        assert_eq!(o.max_in_flight, 256);
+        assert_eq!(o.handler_timeout, None);
+    }
+}

@@ -207,3 +207,134 @@ async fn concurrent_updates_of_one_shared_handle_lose_nothing() {
     let last = first.call_tool("put", json!({"basket": handle, "item": "last"})).await.unwrap();
     assert_eq!(last["content"][0]["text"], "51 items", "every acknowledged update is there");
 }
+
+/// A memory store whose compare-and-set can fail the ways a network does:
+/// the write applied but its reply lost, or not applied at all, and reads
+/// that fail afterwards.
+#[derive(Debug, Default)]
+struct Faults {
+    inner: Arc<MemoryStore>,
+    /// The next compare-and-set applies, then reports an error.
+    lose_reply: std::sync::atomic::AtomicBool,
+    /// The next compare-and-set fails without applying.
+    refuse: std::sync::atomic::AtomicBool,
+    /// Reads fail after a failed compare-and-set.
+    reads_fail: std::sync::atomic::AtomicBool,
+    failed: std::sync::atomic::AtomicBool,
+}
+
+impl Faults {
+    fn take(flag: &std::sync::atomic::AtomicBool) -> bool {
+        flag.swap(false, std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+type Fut<'a, T> = futures::future::BoxFuture<'a, Result<T, mcp_server::state::StateError>>;
+
+impl StateStore for Faults {
+    fn get<'a>(&'a self, key: &'a str) -> Fut<'a, Option<Vec<u8>>> {
+        Box::pin(async move {
+            let failed = self.failed.load(std::sync::atomic::Ordering::SeqCst);
+            if failed && self.reads_fail.load(std::sync::atomic::Ordering::SeqCst) {
+                return Err(mcp_server::state::StateError("read timed out".into()));
+            }
+            self.inner.get(key).await
+        })
+    }
+    fn set<'a>(&'a self, key: &'a str, value: Vec<u8>, ttl: Duration) -> Fut<'a, ()> {
+        self.inner.set(key, value, ttl)
+    }
+    fn set_if_absent<'a>(&'a self, key: &'a str, value: Vec<u8>, ttl: Duration) -> Fut<'a, bool> {
+        self.inner.set_if_absent(key, value, ttl)
+    }
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: Option<&'a [u8]>,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> Fut<'a, bool> {
+        Box::pin(async move {
+            let error = || mcp_server::state::StateError("connection reset".into());
+            if Self::take(&self.refuse) {
+                self.failed.store(true, std::sync::atomic::Ordering::SeqCst);
+                return Err(error());
+            }
+            let applied = self.inner.compare_and_set(key, expected, value, ttl).await?;
+            if Self::take(&self.lose_reply) {
+                self.failed.store(true, std::sync::atomic::Ordering::SeqCst);
+                return Err(error());
+            }
+            Ok(applied)
+        })
+    }
+    fn delete<'a>(&'a self, key: &'a str) -> Fut<'a, bool> {
+        self.inner.delete(key)
+    }
+    fn touch<'a>(&'a self, key: &'a str, ttl: Duration) -> Fut<'a, bool> {
+        self.inner.touch(key, ttl)
+    }
+    fn append<'a>(&'a self, key: &'a str, value: Vec<u8>, max_len: usize, ttl: Duration) -> Fut<'a, u64> {
+        self.inner.append(key, value, max_len, ttl)
+    }
+    fn read_after<'a>(&'a self, key: &'a str, after: u64) -> Fut<'a, mcp_server::state::LogEntries> {
+        self.inner.read_after(key, after)
+    }
+    fn publish<'a>(&'a self, channel: &'a str, message: Vec<u8>) -> Fut<'a, ()> {
+        self.inner.publish(channel, message)
+    }
+    fn subscribe(&self, channel: &str) -> futures::stream::BoxStream<'static, Vec<u8>> {
+        self.inner.subscribe(channel)
+    }
+}
+
+#[tokio::test]
+async fn an_update_tells_applied_from_not_applied_from_unknown() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let faults = Arc::new(Faults { inner: MemoryStore::new(), ..Faults::default() });
+    let store = SharedHandleStore::<u32>::new("counter", Duration::from_secs(60), faults.clone());
+    let ctx = RequestContext::detached(mcp_server::RequestId::Number(1));
+    let handle = store.create(&ctx, 0).await.unwrap();
+
+    // Applied, reply lost: recognised as this write, counted once.
+    faults.lose_reply.store(true, SeqCst);
+    assert_eq!(
+        store
+            .update(&ctx, &handle, |n| {
+                *n += 1;
+                *n
+            })
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(store.get(&ctx, &handle).await.unwrap(), 1, "applied exactly once");
+
+    // Not applied, store answering again: tried again, applied once.
+    faults.refuse.store(true, SeqCst);
+    assert_eq!(
+        store
+            .update(&ctx, &handle, |n| {
+                *n += 1;
+                *n
+            })
+            .await
+            .unwrap(),
+        2
+    );
+
+    // Not applied and the store stops answering: the outcome is unknown,
+    // and the error says so in its data, as a store outage.
+    faults.failed.store(false, SeqCst);
+    faults.refuse.store(true, SeqCst);
+    faults.reads_fail.store(true, SeqCst);
+    let error = match store.update(&ctx, &handle, |n| *n += 1).await.unwrap_err() {
+        mcp_server::ToolError::Protocol(e) => e,
+        other => panic!("expected the store-outage error, got {other:?}"),
+    };
+    assert!(mcp_server::state::is_store_unavailable(&error), "{error:?}");
+    assert_eq!(error.data.as_ref().unwrap()["outcome"], "unknown", "{error:?}");
+    assert!(error.message.contains("outcome unknown"), "{}", error.message);
+    faults.reads_fail.store(false, SeqCst);
+    assert_eq!(store.get(&ctx, &handle).await.unwrap(), 2, "it was in fact not applied");
+}
