@@ -3,11 +3,13 @@
 //! scope challenges, scope-filtered lists, session binding.
 
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
 use mcp_http::{AuthOptions, HttpOptions, JwtValidator, StaticTokens, TokenValidator};
-use mcp_server::{CallToolResult, Principal, RequestContext, Server, Tool};
+use mcp_server::{CallToolResult, Principal, RateLimit, RequestContext, Server, ServerOptions, Tool};
 use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
 
@@ -16,15 +18,26 @@ const ES256_KEY: &[u8] = include_bytes!("keys/es256-private.pk8.pem");
 const OTHER_ES256_KEY: &[u8] = include_bytes!("keys/other-es256-private.pk8.pem");
 const RS256_KEY: &[u8] = include_bytes!("keys/rs256-private.pem");
 const AUTH_SERVER: &str = "https://auth.example.com";
+/// Bounds every request of these tests.
+const WAIT: Duration = Duration::from_secs(30);
 
 fn server() -> Server {
+    server_with(ServerOptions::default())
+}
+
+fn server_with(options: ServerOptions) -> Server {
     let who = |_: Value, ctx: RequestContext| async move {
         let subject = ctx.principal().map(|p| p.subject.clone()).unwrap_or_default();
         let custom = ctx.header("x-custom").unwrap_or("-").to_owned();
-        let leaked = ctx.header("authorization").is_some();
-        Ok(CallToolResult::text(format!("{subject} {custom} leaked={leaked}")))
+        let leaked =
+            ["authorization", "cookie", "proxy-authorization"].iter().any(|h| ctx.header(h).is_some());
+        // Every header the handler is handed, so a test can tell what reached it.
+        let seen: Vec<String> =
+            ctx.headers().unwrap_or_default().iter().map(|(name, value)| format!("{name}={value}")).collect();
+        Ok(CallToolResult::text(format!("{subject} {custom} leaked={leaked} seen=[{}]", seen.join("; "))))
     };
     Server::builder("auth-test", "1")
+        .options(options)
         .tool(Tool::new("whoami").description("who").raw_handler(who))
         .tool(
             Tool::new("delete_all")
@@ -50,6 +63,15 @@ async fn start(validator: Arc<dyn TokenValidator>, required: &[&str]) -> Running
 /// Starts the server with the validator `make` builds for the server's own
 /// URL (the audience tokens must carry, known once the port is bound).
 async fn start_with(make: impl FnOnce(&str) -> Arc<dyn TokenValidator>, required: &[&str]) -> Running {
+    start_serving(server(), make, required).await
+}
+
+/// [`start_with`] for `server`.
+async fn start_serving(
+    server: Server,
+    make: impl FnOnce(&str) -> Arc<dyn TokenValidator>,
+    required: &[&str],
+) -> Running {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let resource = format!("http://{addr}/mcp");
@@ -61,7 +83,7 @@ async fn start_with(make: impl FnOnce(&str) -> Arc<dyn TokenValidator>, required
             .scopes_supported(["notes:read", "notes:admin"]),
     );
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(mcp_http::serve_listener(server(), listener, options, async move {
+    tokio::spawn(mcp_http::serve_listener(server, listener, options, async move {
         let _ = rx.await;
     }));
     Running {
@@ -88,6 +110,7 @@ impl Running {
         let mut r = self
             .client
             .post(&self.url)
+            .timeout(WAIT)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .header("x-custom", "hello");
@@ -212,6 +235,92 @@ async fn lists_follow_scopes_and_missing_scopes_get_a_403_challenge() {
 }
 
 #[tokio::test]
+async fn cookies_and_proxy_credentials_never_reach_handlers() {
+    let s = start(statics(), &[]).await;
+    let secrets = [("cookie", "sid=cookie-secret-1"), ("proxy-authorization", "Basic proxy-secret-2")];
+    let with_secrets = |mut r: reqwest::RequestBuilder| {
+        for (name, value) in secrets {
+            r = r.header(name, value);
+        }
+        r
+    };
+    let assert_withheld = |body: &str| {
+        // The handler ran and was handed the other headers...
+        assert!(body.contains("reader hello leaked=false"), "{body}");
+        assert!(body.contains("x-custom=hello"), "{body}");
+        // ...but none of the credentials, under any name.
+        for secret in ["reader-token", "cookie-secret-1", "proxy-secret-2", "cookie=", "authorization="] {
+            assert!(!body.contains(secret), "{secret} reached the handler: {body}");
+        }
+    };
+
+    // 2026-07-28: one stateless request.
+    let call = modern("tools/call", json!({"name": "whoami", "arguments": {}}));
+    let r = with_secrets(s.post(Some("reader-token"), &call)).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_withheld(&r.text().await.unwrap());
+
+    // A legacy session: the headers of the request inside the session.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let r = with_secrets(s.post(Some("reader-token"), &init)).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let sid = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}});
+    let r = with_secrets(s.post(Some("reader-token"), &call))
+        .header("mcp-session-id", &sid)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert_withheld(&r.text().await.unwrap());
+}
+
+#[tokio::test]
+async fn tool_call_budgets_follow_the_principal_and_the_global_refusal_says_when_to_retry() {
+    // One call a minute once the burst is spent: nothing refills while the test runs.
+    let mut options = ServerOptions::default();
+    options.tool_rate_per_caller = Some(RateLimit { per_minute: 1, burst: 2 });
+    options.tool_rate_global = Some(RateLimit { per_minute: 1, burst: 5 });
+    let s = start_serving(server_with(options), |_| statics(), &[]).await;
+    let call = |token: &'static str| {
+        let s = &s;
+        async move {
+            let (status, _, body) = s.call(token, "whoami").await;
+            assert_eq!(status, 200, "{body}");
+            serde_json::from_str::<Value>(&body).unwrap()
+        }
+    };
+    let refusal = |reply: &Value| {
+        assert_eq!(reply["error"]["code"], -32029, "{reply}");
+        let wait = reply["error"]["data"]["retryAfterMs"].as_u64().unwrap_or(0);
+        assert!(wait > 0 && wait <= 60_000, "{reply}");
+        reply["error"]["message"].as_str().unwrap().to_owned()
+    };
+
+    // Each 2026-07-28 request is a connection of its own: the budget is the principal's.
+    for _ in 0..2 {
+        let reply = call("reader-token").await;
+        assert!(reply["result"]["content"][0]["text"].as_str().unwrap().starts_with("reader "), "{reply}");
+    }
+    let message = refusal(&call("reader-token").await);
+    assert!(message.contains("at most 1 tool calls per minute per caller"), "{message}");
+
+    // Another principal is not limited by the first one's spent budget.
+    for _ in 0..2 {
+        let reply = call("admin-token").await;
+        assert!(reply["result"]["content"][0]["text"].as_str().unwrap().starts_with("admin "), "{reply}");
+    }
+    // The reader is still refused.
+    refusal(&call("reader-token").await);
+
+    // Four of the five global calls are taken; a third principal gets the last one.
+    assert!(call("noscope-token").await.get("result").is_some());
+    let message = refusal(&call("noscope-token").await);
+    assert!(message.contains("this server takes at most 1 tool calls per minute"), "{message}");
+}
+
+#[tokio::test]
 async fn a_session_belongs_to_the_principal_that_opened_it() {
     let s = start(statics(), &[]).await;
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -291,6 +400,49 @@ async fn jwts_are_checked_for_signature_audience_expiry_and_algorithm() {
         assert_eq!(status, 401, "{why}: {body}");
         assert!(challenge.contains("error=\"invalid_token\""), "{why}: {challenge}");
         assert!(body.contains(why), "{why}: {body}");
+    }
+}
+
+#[tokio::test]
+async fn jwts_without_a_real_algorithm_or_an_expiry_or_with_another_algorithm_are_refused() {
+    let s = start_with(|resource| Arc::new(JwtValidator::from_jwks_json(JWKS, resource).unwrap()), &[]).await;
+    let claims = json!({"sub": "ada", "aud": s.url, "exp": now() + 300});
+    let refused = |why: &'static str, token: String| {
+        let s = &s;
+        async move {
+            let (status, challenge, body) = s.call(&token, "whoami").await;
+            assert_eq!(status, 401, "{why}: {body}");
+            assert!(challenge.contains("error=\"invalid_token\""), "{why}: {challenge}");
+            body
+        }
+    };
+    // The same claims, properly signed, are accepted: what follows is refused
+    // for the one thing it changes.
+    let (status, _, body) = s.call(&jwt(Algorithm::ES256, "es-1", &es256(), claims.clone()), "whoami").await;
+    assert_eq!(status, 200, "{body}");
+
+    // `alg: none`, unsigned, naming a key the server has.
+    let part = |v: Value| URL_SAFE_NO_PAD.encode(v.to_string());
+    for alg in ["none", "None", "NONE"] {
+        let token =
+            format!("{}.{}.", part(json!({"alg": alg, "typ": "JWT", "kid": "es-1"})), part(claims.clone()));
+        refused("alg none", token).await;
+    }
+
+    // No `exp`: a token that never expires is not accepted.
+    let mut no_exp = claims.clone();
+    no_exp.as_object_mut().unwrap().remove("exp");
+    let body = refused("no exp", jwt(Algorithm::ES256, "es-1", &es256(), no_exp)).await;
+    assert!(body.contains("a required claim (exp, sub, aud) is missing"), "{body}");
+
+    // Other algorithms, correctly signed with the RSA key the key set holds (rs-1):
+    // RSASSA-PSS and RS512 are refused like HMAC (HS256 is refused in
+    // `jwts_are_checked_for_signature_audience_expiry_and_algorithm`). The test keys
+    // hold no P-384 key, so ES384 is not tried.
+    let rs = EncodingKey::from_rsa_pem(RS256_KEY).unwrap();
+    for alg in [Algorithm::PS256, Algorithm::RS512] {
+        let body = refused("algorithm", jwt(alg, "rs-1", &rs, claims.clone())).await;
+        assert!(body.contains("unsupported signing algorithm (RS256 or ES256 only)"), "{alg:?}: {body}");
     }
 }
 

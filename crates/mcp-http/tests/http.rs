@@ -347,6 +347,46 @@ async fn idle_sessions_expire() {
     panic!("the idle session never expired");
 }
 
+#[tokio::test]
+async fn sessions_beyond_max_sessions_get_503_until_one_ends() {
+    let mut options = HttpOptions::default();
+    options.max_sessions = 2;
+    let mut s = start_with(server(Arc::new(AtomicBool::new(false))), options).await;
+    // Every request of this test is bounded.
+    s.client = Client::builder().timeout(Duration::from_secs(30)).build().unwrap();
+    let first = s.initialize("2025-11-25").await;
+    let _second = s.initialize("2025-11-25").await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let r = s.post(&init).send().await.unwrap();
+    assert_eq!(r.status(), 503);
+    assert!(r.headers().get("mcp-session-id").is_none());
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["code"], -32603, "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().contains("too many open sessions"), "{body}");
+    // The open sessions keep working; ending one makes room for another.
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let r = s.post(&ping).header("mcp-session-id", &first).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let r = s.client.delete(&s.url).header("mcp-session-id", &first).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    s.initialize("2025-11-25").await;
+    let r = s.post(&init).send().await.unwrap();
+    assert_eq!(r.status(), 503);
+}
+
+#[test]
+fn transport_defaults_are_the_documented_ones() {
+    // SECURITY.md, "Defaults, in one place".
+    let o = HttpOptions::default();
+    assert_eq!(o.header_timeout, Duration::from_secs(10));
+    assert_eq!(o.max_sessions, 10_000);
+    assert_eq!(o.session_idle_timeout, Duration::from_secs(30 * 60));
+    assert_eq!(o.max_body, 4 * 1024 * 1024);
+    assert_eq!(o.allowed_hosts, ["localhost", "127.0.0.1", "::1"]);
+    assert!(o.auth.is_none());
+}
+
 fn modern_headers(b: reqwest::RequestBuilder, method: &str, name: &str) -> reqwest::RequestBuilder {
     b.header("mcp-protocol-version", "2026-07-28").header("mcp-method", method).header("mcp-name", name)
 }

@@ -118,3 +118,30 @@ impl TokenValidator for AnyOf {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn the_default_configuration_has_the_documented_limits() {
+        // SECURITY.md, "Defaults, in one place": the mcpd column. A folder
+        // without mcpd.toml (the embedded default), and a file without [limits].
+        let dir = tempfile::tempdir().unwrap();
+        let embedded = Config::load(dir.path(), None).unwrap();
+        assert!(embedded.path().is_none(), "the embedded default is in use");
+        let file = dir.path().join("mcpd.toml");
+        let without_limits = Config::parse("[server]\n", Some(&file), dir.path()).unwrap();
+        for config in [&embedded, &without_limits] {
+            let o = server_options(&config.limits, ServerOptions::default());
+            assert_eq!(o.tool_rate_per_caller, Some(RateLimit { per_minute: 600, burst: 60 }));
+            assert_eq!(o.tool_rate_global, None, "no overall tools/call limit");
+            assert_eq!(o.max_in_flight, 64);
+            assert_eq!(o.handler_timeout, Some(Duration::from_secs(15 * 60)));
+            assert_eq!(o.max_message_size, 4 * 1024 * 1024);
+            assert_eq!(o.max_response_size, 16 * 1024 * 1024);
+        }
+    }
+}

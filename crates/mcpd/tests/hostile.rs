@@ -1,5 +1,5 @@
-//! Hostile input to the real binary over stdio: each message gets its
-//! error, nothing is buffered without bound, and the server keeps serving.
+//! Hostile input to the real binary over stdio and HTTP: each message gets
+//! its error, nothing is buffered without bound, and the server keeps serving.
 
 mod common;
 
@@ -92,4 +92,41 @@ fn traversal_forged_cursors_and_unknown_things_are_refused() {
     let r = mcpd.request("tools/call", json!({"name": "no_such_tool", "arguments": {}}));
     assert_eq!(r["error"]["code"], -32602, "{r}");
     mcpd.finish();
+}
+
+#[tokio::test]
+async fn allow_host_names_are_accepted_as_host_and_other_names_refused() {
+    let (_child, url) = common::start_http(
+        &["serve", "--fixtures", "demo", "--http", "127.0.0.1:0", "--allow-host", "example.test"],
+        None,
+        &[],
+    )
+    .await;
+    let client = reqwest::Client::builder().timeout(common::WAIT).build().unwrap();
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}});
+    let initialize = |header: &'static str, value: &'static str| {
+        client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header(header, value)
+            .body(init.to_string())
+            .send()
+    };
+    for host in ["example.test", "example.test:8080"] {
+        let r = initialize("host", host).await.unwrap();
+        assert_eq!(r.status(), 200, "{host}");
+        let body: serde_json::Value = r.json().await.unwrap();
+        assert_eq!(body["result"]["protocolVersion"], "2025-11-25", "{host}: {body}");
+    }
+    let r = initialize("origin", "http://example.test").await.unwrap();
+    assert_eq!(r.status(), 200);
+    // Loopback stays allowed; a name not given is refused.
+    assert_eq!(initialize("host", "localhost").await.unwrap().status(), 200);
+    for host in ["other.test", "example.test.evil.com"] {
+        let r = initialize("host", host).await.unwrap();
+        assert_eq!(r.status(), 403, "{host}");
+    }
+    assert_eq!(initialize("origin", "http://other.test").await.unwrap().status(), 403);
 }
