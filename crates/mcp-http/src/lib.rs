@@ -248,6 +248,8 @@ pub fn router_with_store(server: Server, options: HttpOptions, store: Arc<dyn Ev
     if options.metrics.is_some() {
         router = router.route("/metrics", axum::routing::get(metrics));
     }
+    router =
+        router.route("/healthz", axum::routing::get(healthz)).route("/readyz", axum::routing::get(readyz));
     // Bodies are read (and limited) by the handler itself, after the
     // Host/Origin and authorization checks.
     router.layer(DefaultBodyLimit::disable()).with_state(app)
@@ -352,6 +354,38 @@ async fn metrics(
             .into_response(),
         None => axum::http::StatusCode::NOT_FOUND.into_response(),
     }
+}
+
+/// `GET /healthz`: liveness. The process answers, so it is alive: `200`.
+/// Like `/readyz`, open to any caller (load balancers and orchestrators
+/// probe by address): it says nothing but that.
+async fn healthz() -> axum::response::Response {
+    use axum::response::IntoResponse;
+    ([(axum::http::header::CONTENT_TYPE, "application/json")], r#"{"alive":true}"#).into_response()
+}
+
+/// `GET /readyz`: readiness. With a shared state store
+/// ([`HttpOptions::state`]), `200` only while the store answers, else
+/// `503` with `Retry-After` (an instance that started during an outage is
+/// not sent the requests that need the store until it is back); without
+/// one, always `200`.
+async fn readyz(axum::extract::State(app): axum::extract::State<App>) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let json = |body: &'static str| ([(axum::http::header::CONTENT_TYPE, "application/json")], body);
+    let reachable = match &app.state {
+        None => true,
+        Some(state) => state.get("readyz").await.is_ok(),
+    };
+    if reachable {
+        return json(r#"{"ready":true}"#).into_response();
+    }
+    security::with_retry_after(
+        (
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            json(r#"{"ready":false,"reason":"state store unavailable"}"#),
+        )
+            .into_response(),
+    )
 }
 
 /// `GET /.well-known/oauth-protected-resource…`: the RFC 9728 document.

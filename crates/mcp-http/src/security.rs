@@ -49,7 +49,11 @@ fn is_outage(reply: &[u8]) -> bool {
 
 /// `503` with `Retry-After` and the JSON-RPC error body.
 pub(crate) fn outage_response(body: Vec<u8>) -> Response {
-    let mut response = json_response(StatusCode::SERVICE_UNAVAILABLE, body);
+    with_retry_after(json_response(StatusCode::SERVICE_UNAVAILABLE, body))
+}
+
+/// `response` with `Retry-After`: when a store outage is worth retrying.
+pub(crate) fn with_retry_after(mut response: Response) -> Response {
     let seconds = mcp_server::state::STORE_RETRY_AFTER.as_secs().max(1).to_string();
     if let Ok(value) = HeaderValue::from_str(&seconds) {
         response.headers_mut().insert(header::RETRY_AFTER, value);

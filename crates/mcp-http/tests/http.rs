@@ -745,3 +745,17 @@ async fn a_session_without_a_get_stream_never_blocks_its_handlers() {
     let last: Value = serde_json::from_str(&sse_events(&text)[8].1).unwrap();
     assert_eq!(last["params"]["data"], 2999);
 }
+
+#[tokio::test]
+async fn health_and_readiness_answer_any_host_without_a_store() {
+    let running = start().await;
+    let base = running.url.trim_end_matches("/mcp").to_owned();
+    for path in ["/healthz", "/readyz"] {
+        // Probes come by address from load balancers: no Host allow-list.
+        let r =
+            running.client.get(format!("{base}{path}")).header("host", "10.1.2.3:8080").send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK, "{path}");
+        let body: Value = r.json().await.unwrap();
+        assert!(body == json!({"alive": true}) || body == json!({"ready": true}), "{path}: {body}");
+    }
+}

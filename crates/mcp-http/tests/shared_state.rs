@@ -448,9 +448,27 @@ async fn a_store_outage_is_a_clear_503_and_recovery_needs_nothing() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE, "no session without its record");
 
+    for i in 0..2 {
+        let ready = c
+            .client
+            .get(format!("{}readyz", c.instances[i].url.trim_end_matches("mcp")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(ready.status(), StatusCode::SERVICE_UNAVAILABLE, "instance {i} is not ready");
+        assert_eq!(ready.headers()["retry-after"], "1");
+    }
+
     flaky.down.store(false, Ordering::SeqCst);
     for i in 0..2 {
         assert_eq!(c.ping(i, &sid).await.status(), 200, "instance {i} after recovery");
+        let ready = c
+            .client
+            .get(format!("{}readyz", c.instances[i].url.trim_end_matches("mcp")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(ready.status(), 200, "instance {i} is ready again");
     }
 }
 

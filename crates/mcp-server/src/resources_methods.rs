@@ -137,7 +137,7 @@ impl Server {
         // Registered resources first, then each source in order; a page
         // fills up across the boundaries.
         let params: PaginatedParams = parse_params(params)?;
-        let codec = &self.inner.cursors;
+        let codec = self.inner.cursors.load();
         let page_size = self.inner.options.page_size.max(1);
         let after = match params.cursor.as_deref() {
             None => None,
@@ -151,7 +151,7 @@ impl Server {
             }
             _ => {
                 let (page, next) =
-                    set.page_of(params.cursor.as_deref(), page_size, codec, ListKind::Resources, |e| {
+                    set.page_of(params.cursor.as_deref(), page_size, &codec, ListKind::Resources, |e| {
                         permits(ctx.principal(), &e.scopes)
                     })?;
                 let position = if next.is_none() { self.next_source_position(0, 0) } else { None };
@@ -320,7 +320,7 @@ impl Server {
         let (page, next) = set.page_of(
             params.cursor.as_deref(),
             self.inner.options.page_size,
-            &self.inner.cursors,
+            &self.inner.cursors.load(),
             kind,
             keep,
         )?;

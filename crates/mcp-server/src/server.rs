@@ -42,7 +42,9 @@ pub(crate) struct ServerInner {
     pub instructions: Option<String>,
     pub options: ServerOptions,
     pub events: EventBus,
-    pub cursors: CursorCodec,
+    /// Swappable: an instance started during a state-store outage adopts
+    /// the shared key once the store answers ([`Server::set_cursor_key`]).
+    pub cursors: arc_swap::ArcSwap<CursorCodec>,
     pub tools: Catalog<ToolEntry>,
     pub prompts: Catalog<PromptEntry>,
     pub resources: Catalog<ResourceEntry>,
@@ -331,7 +333,7 @@ impl ServerBuilder {
             info: self.info,
             modern_info,
             instructions: self.instructions,
-            cursors: CursorCodec::new(key),
+            cursors: arc_swap::ArcSwap::from_pointee(CursorCodec::new(key)),
             tools: Catalog::new(ListKind::Tools, events.clone()),
             prompts: Catalog::new(ListKind::Prompts, events.clone()),
             resources: Catalog::new(ListKind::Resources, events.clone()),
@@ -408,6 +410,15 @@ impl Server {
     /// The options in force.
     pub fn options(&self) -> &ServerOptions {
         &self.inner.options
+    }
+
+    /// Signs pagination cursors with `key` from now on (cursors signed with
+    /// the previous key are refused with `-32602`, and the client starts
+    /// the list again). For instances that started while the shared state
+    /// store was unreachable and learn the shared key later
+    /// ([`shared_secret`](crate::state::shared_secret)).
+    pub fn set_cursor_key(&self, key: [u8; 32]) {
+        self.inner.cursors.store(std::sync::Arc::new(CursorCodec::new(key)));
     }
 
     /// Registers a tool at run time. Connected clients are told with

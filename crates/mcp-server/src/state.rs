@@ -66,7 +66,8 @@ pub fn store_unavailable(error: &StateError, outcome_unknown: bool) -> mcp_types
 /// Whether `error` is the [`store_unavailable`] answer.
 pub fn is_store_unavailable(error: &mcp_types::ErrorObject) -> bool {
     error.code == mcp_types::ErrorCode::INTERNAL_ERROR
-        && error.data.as_ref().and_then(|d| d.get("stateStore")).and_then(|v| v.as_str()) == Some("unavailable")
+        && error.data.as_ref().and_then(|d| d.get("stateStore")).and_then(|v| v.as_str())
+            == Some("unavailable")
 }
 
 /// Log entries: sequence number and value, oldest first.

@@ -129,7 +129,11 @@ return 1
 /// The [`StateStore`] on Redis. See the [crate docs](crate).
 pub struct RedisStore {
     client: Client,
-    conn: ConnectionManager,
+    /// The managed connection, once the first one was made ([`RedisStore::start`]
+    /// makes it in the background).
+    conn: Arc<tokio::sync::OnceCell<ConnectionManager>>,
+    /// Why the first connection has not been made yet.
+    connecting: Arc<std::sync::Mutex<String>>,
     namespace: String,
     append: Script,
     delete: Script,
@@ -155,26 +159,61 @@ impl RedisStore {
     /// or the first connection cannot be made; later connection losses are
     /// repaired by themselves.
     pub async fn connect(url: &str, namespace: &str) -> Result<Arc<RedisStore>, StateError> {
+        let store = Self::unconnected(url, namespace)?;
+        let conn = establish(&store.client).await.map_err(|e| StateError(format!("redis connect: {e}")))?;
+        let _ = store.conn.set(conn);
+        Ok(store)
+    }
+
+    /// Like [`RedisStore::connect`], but does not wait for Redis: the first
+    /// connection is made in the background, retried with backoff (100 ms
+    /// doubling to 2 s) until it succeeds or the store is dropped.
+    /// Meanwhile every operation fails at once with a [`StateError`] saying
+    /// so. For a server that must start, and serve what needs no shared
+    /// state, while Redis is down. Fails only for an invalid URL.
+    pub fn start(url: &str, namespace: &str) -> Result<Arc<RedisStore>, StateError> {
+        let store = Self::unconnected(url, namespace)?;
+        let (client, cell, why, mut alive) = (
+            store.client.clone(),
+            Arc::clone(&store.conn),
+            Arc::clone(&store.connecting),
+            store.alive.clone(),
+        );
+        tokio::spawn(async move {
+            let mut delay = RESUBSCRIBE_MIN_DELAY;
+            loop {
+                match establish(&client).await {
+                    Ok(conn) => {
+                        let _ = cell.set(conn);
+                        return;
+                    }
+                    Err(e) => *why.lock().unwrap_or_else(|p| p.into_inner()) = e,
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(delay) => {}
+                    _ = alive.changed() => return,
+                }
+                delay = (delay * 2).min(RESUBSCRIBE_MAX_DELAY);
+            }
+        });
+        Ok(store)
+    }
+
+    /// Whether the first connection was made (the store may still be
+    /// briefly unreachable later; operations then fail and recover).
+    pub fn is_connected(&self) -> bool {
+        self.conn.initialized()
+    }
+
+    fn unconnected(url: &str, namespace: &str) -> Result<Arc<RedisStore>, StateError> {
         let shown = redacted(url);
         let client = Client::open(url)
             .map_err(|e| StateError(format!("redis connect: invalid url {shown:?}: {e}")))?;
-        let config = ConnectionManagerConfig::new()
-            .set_response_timeout(Some(RESPONSE_TIMEOUT))
-            .set_connection_timeout(Some(CONNECT_TIMEOUT))
-            .set_number_of_retries(1)
-            .set_min_delay(Duration::from_millis(100))
-            .set_max_delay(Duration::from_millis(500));
-        let conn = tokio::time::timeout(
-            OPERATION_TIMEOUT * 2,
-            ConnectionManager::new_with_config(client.clone(), config),
-        )
-        .await
-        .map_err(|_| StateError(format!("redis connect: {shown}: timed out")))?
-        .map_err(|e| StateError(format!("redis connect: {shown}: {e}")))?;
         let (alive_tx, alive) = watch::channel(());
         Ok(Arc::new(RedisStore {
             client,
-            conn,
+            conn: Arc::new(tokio::sync::OnceCell::new()),
+            connecting: Arc::new(std::sync::Mutex::new(format!("connecting to {shown}"))),
             namespace: namespace.to_owned(),
             append: Script::new(APPEND),
             delete: Script::new(DELETE),
@@ -183,6 +222,17 @@ impl RedisStore {
             _alive: alive_tx,
             alive,
         }))
+    }
+
+    /// The managed connection, or the reason there is none yet.
+    fn conn(&self) -> redis::RedisResult<ConnectionManager> {
+        self.conn.get().cloned().ok_or_else(|| {
+            let why = self.connecting.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            redis::RedisError::from(std::io::Error::new(
+                std::io::ErrorKind::NotConnected,
+                format!("not connected yet, retrying in the background ({why})"),
+            ))
+        })
     }
 
     /// The namespace every key of this store lives under.
@@ -203,10 +253,13 @@ impl RedisStore {
     }
 
     /// Runs `cmd` on a clone of the managed connection.
-    fn query<T: redis::FromRedisValue>(&self, cmd: &redis::Cmd) -> impl Future<Output = redis::RedisResult<T>> {
-        let mut conn = self.conn.clone();
+    fn query<T: redis::FromRedisValue>(
+        &self,
+        cmd: &redis::Cmd,
+    ) -> impl Future<Output = redis::RedisResult<T>> {
+        let conn = self.conn();
         let cmd = cmd.clone();
-        async move { cmd.query_async(&mut conn).await }
+        async move { cmd.query_async(&mut conn?).await }
     }
 
     /// Runs a script invocation on a clone of the managed connection.
@@ -214,8 +267,8 @@ impl RedisStore {
         &self,
         invocation: &'s redis::ScriptInvocation<'_>,
     ) -> impl Future<Output = redis::RedisResult<T>> + 's {
-        let mut conn = self.conn.clone();
-        async move { invocation.invoke_async(&mut conn).await }
+        let conn = self.conn();
+        async move { invocation.invoke_async(&mut conn?).await }
     }
 
     fn value_key(&self, key: &str) -> String {
@@ -263,6 +316,27 @@ fn redacted(url: &str) -> String {
     match rest[..authority_end].rfind('@') {
         Some(at) => format!("{scheme}://***{}", &rest[at..]),
         None => url.to_owned(),
+    }
+}
+
+/// Makes the managed connection (bounded in time).
+async fn establish(client: &Client) -> Result<ConnectionManager, String> {
+    let config = ConnectionManagerConfig::new()
+        .set_response_timeout(Some(RESPONSE_TIMEOUT))
+        .set_connection_timeout(Some(CONNECT_TIMEOUT))
+        .set_number_of_retries(1)
+        .set_min_delay(Duration::from_millis(100))
+        .set_max_delay(Duration::from_millis(500));
+    let shown = redacted(&client.get_connection_info().addr().to_string());
+    match tokio::time::timeout(
+        OPERATION_TIMEOUT * 2,
+        ConnectionManager::new_with_config(client.clone(), config),
+    )
+    .await
+    {
+        Ok(Ok(conn)) => Ok(conn),
+        Ok(Err(e)) => Err(format!("{shown}: {e}")),
+        Err(_) => Err(format!("{shown}: timed out")),
     }
 }
 
@@ -467,7 +541,7 @@ impl StateStore for RedisStore {
         ttl: Duration,
     ) -> BoxFuture<'a, Result<u64, StateError>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
+            let mut conn = self.conn().map_err(|e| StateError(format!("redis append {key}: {e}")))?;
             let (log, seq) = self.log_keys(key);
             let max_len = max_len.clamp(1, i64::MAX as usize);
             let mut invocation = self.append.key(log);
@@ -495,7 +569,7 @@ impl StateStore for RedisStore {
 
     fn publish<'a>(&'a self, channel: &'a str, message: Vec<u8>) -> BoxFuture<'a, Result<(), StateError>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
+            let mut conn = self.conn().map_err(|e| StateError(format!("redis publish {channel}: {e}")))?;
             let cmd = redis::cmd("PUBLISH").arg(self.channel(channel)).arg(message).clone();
             bounded(|| format!("publish {channel}"), cmd.query_async::<i64>(&mut conn)).await?;
             Ok(())

@@ -468,3 +468,20 @@ async fn subscribing_outside_a_runtime_starts_on_first_poll() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_started_while_redis_is_down_connects_when_it_is_up() {
+    let mut server = RedisServer::start();
+    tokio::task::block_in_place(|| server.stop());
+    let store = RedisStore::start(&server.url(), "late").expect("a valid url is enough");
+    assert!(!store.is_connected());
+    let error = store.get("k").await.unwrap_err();
+    assert!(error.0.contains("not connected yet"), "{error}");
+    assert!(store.append("log", b"x".to_vec(), 10, MINUTE).await.is_err());
+    tokio::task::block_in_place(|| server.restart());
+    eventually("get", || store.get("k")).await;
+    assert!(store.is_connected());
+    store.set("k", b"v".to_vec(), MINUTE).await.unwrap();
+    assert_eq!(store.get("k").await.unwrap(), Some(b"v".to_vec()));
+    assert!(RedisStore::start("not a url", "x").is_err(), "only an invalid url fails at once");
+}

@@ -5,6 +5,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context as _;
 use mcp_server::state::{MemoryStore, StateStore};
@@ -47,12 +48,38 @@ async fn connect_state(url: Option<&str>) -> anyhow::Result<Shared> {
             Ok(Shared { store: MemoryStore::new(), distributed: false })
         }
         Some(url) if url.starts_with("redis://") || url.starts_with("rediss://") => {
-            let store = mcp_state_redis::RedisStore::connect(url, "mcpd")
-                .await
-                .with_context(|| format!("connecting to the state store at {}", redacted(url)))?;
+            // Connects in the background: an instance starts (and serves
+            // what needs no shared state, with /readyz at 503) while Redis
+            // is down, and serves shared state as soon as it is back.
+            let store = mcp_state_redis::RedisStore::start(url, "mcpd")
+                .with_context(|| format!("the state store at {}", redacted(url)))?;
             Ok(Shared { store, distributed: true })
         }
         Some(other) => anyhow::bail!("--state takes memory or a redis:// URL, not {other:?}"),
+    }
+}
+
+/// How long starting waits for the shared state store before it serves
+/// without it.
+const STARTUP_WAIT: Duration = Duration::from_secs(2);
+
+/// The cursor key every instance shares, tried with backoff for up to
+/// `wait` (`None` when the store did not answer in time).
+async fn shared_cursor_key(store: &Arc<dyn StateStore>, wait: Duration) -> Option<[u8; 32]> {
+    let deadline = tokio::time::Instant::now().checked_add(wait);
+    let mut delay = Duration::from_millis(50);
+    loop {
+        match mcp_server::state::shared_secret(store.as_ref(), "cursor").await {
+            Ok(key) => return Some(key),
+            Err(e) if deadline.is_some_and(|d| tokio::time::Instant::now() + delay > d) => {
+                tracing::warn!(error = %e, "starting without the state store; retrying in the background");
+                eprintln!("mcpd: the state store does not answer ({e}); serving without it until it does");
+                return None;
+            }
+            Err(_) => {}
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_secs(2));
     }
 }
 
@@ -75,14 +102,11 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
     let shared = runtime.block_on(connect_state(args.state.as_deref()))?;
     let mut options = ServerOptions::default();
     options.page_size = args.page_size;
-    if shared.distributed {
-        // Every instance signs cursors with the same key.
-        options.cursor_key = Some(
-            runtime
-                .block_on(mcp_server::state::shared_secret(shared.store.as_ref(), "cursor"))
-                .context("reading the shared cursor key")?,
-        );
-    }
+    // Every instance signs cursors with the same key: read it now if the
+    // store answers soon, else adopt it once the store is back.
+    let cursor_key =
+        shared.distributed.then(|| runtime.block_on(shared_cursor_key(&shared.store, STARTUP_WAIT)));
+    options.cursor_key = cursor_key.flatten();
     let mut http_options = mcp_http::HttpOptions::default();
     if shared.distributed {
         http_options.state = Some(Arc::clone(&shared.store));
@@ -117,6 +141,14 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
             (server, Some((loaded, source)))
         }
     };
+    if cursor_key.is_some_and(|k| k.is_none()) {
+        let (server, store) = (server.clone(), Arc::clone(&shared.store));
+        runtime.spawn(async move {
+            let key = shared_cursor_key(&store, Duration::MAX).await.expect("waits until the store answers");
+            server.set_cursor_key(key);
+            tracing::info!("the state store answers: cursors are signed with the shared key");
+        });
+    }
     http_options.metrics = metrics.map(metrics_text);
     http_options.max_body = server.options().max_message_size;
     if let Some((loaded, source)) = live {

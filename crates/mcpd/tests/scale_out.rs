@@ -342,3 +342,38 @@ async fn every_path_answers_a_store_outage_with_503_and_retry_after() {
         assert_eq!(reply["error"]["data"]["stateStore"], "unavailable", "{reply}");
     }
 }
+
+#[tokio::test]
+async fn an_instance_started_while_redis_is_down_serves_once_it_is_up() {
+    let mut redis = RedisServer::start();
+    redis.stop();
+    let instance = start(&redis.url(), &["--fixtures", "demo", "--page-size", "2"]).await;
+    let http = reqwest::Client::new();
+    let base = instance.url.trim_end_matches("/mcp").to_owned();
+    assert_eq!(http.get(format!("{base}/healthz")).send().await.unwrap().status(), 200, "alive");
+    let ready = http.get(format!("{base}/readyz")).send().await.unwrap();
+    assert_eq!(ready.status(), 503, "not ready without the store");
+    assert_eq!(ready.headers()["retry-after"], "1");
+    // What needs no shared state is served; what does gets the outage answer.
+    let (status, echoed) = stateless_call(&http, &instance.url, 1, "echo", json!({"text": "hi"})).await;
+    assert_eq!((status, echoed["result"]["content"][0]["text"].as_str()), (200, Some("hi")), "{echoed}");
+    let (status, refused) = stateless_call(&http, &instance.url, 2, "create_basket", json!({})).await;
+    assert_eq!(status, 503, "{refused}");
+
+    redis.restart();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while http.get(format!("{base}/readyz")).send().await.unwrap().status() != 200 {
+        assert!(tokio::time::Instant::now() < deadline, "never became ready");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Sessions, handles and cursors work now.
+    let instances = [instance];
+    let mut client = RoundRobin { instances: &instances, next: 0, session: None, http: http.clone(), id: 0 };
+    client.initialize().await;
+    let created = client.request("tools/call", json!({"name": "create_basket", "arguments": {}})).await;
+    assert!(created["result"]["structuredContent"]["basket_id"].is_string(), "{created}");
+    let first = client.request("tools/list", json!({})).await;
+    let cursor = first["result"]["nextCursor"].as_str().expect("a second page").to_owned();
+    let second = client.request("tools/list", json!({"cursor": cursor})).await;
+    assert!(second.get("result").is_some(), "{second}");
+}
