@@ -80,6 +80,12 @@ async fn cluster_with(
 }
 
 impl Cluster {
+    /// `GET /readyz` of instance `i`.
+    async fn readyz(&self, i: usize) -> reqwest::Response {
+        let url = format!("{}readyz", self.instances[i].url.trim_end_matches("mcp"));
+        self.client.get(url).send().await.unwrap()
+    }
+
     fn post(&self, i: usize, sid: Option<&str>, body: &Value) -> RequestBuilder {
         let mut r = self
             .client
@@ -449,12 +455,7 @@ async fn a_store_outage_is_a_clear_503_and_recovery_needs_nothing() {
     assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE, "no session without its record");
 
     for i in 0..2 {
-        let ready = c
-            .client
-            .get(format!("{}readyz", c.instances[i].url.trim_end_matches("mcp")))
-            .send()
-            .await
-            .unwrap();
+        let ready = c.readyz(i).await;
         assert_eq!(ready.status(), StatusCode::SERVICE_UNAVAILABLE, "instance {i} is not ready");
         assert_eq!(ready.headers()["retry-after"], "1");
     }
@@ -462,12 +463,7 @@ async fn a_store_outage_is_a_clear_503_and_recovery_needs_nothing() {
     flaky.down.store(false, Ordering::SeqCst);
     for i in 0..2 {
         assert_eq!(c.ping(i, &sid).await.status(), 200, "instance {i} after recovery");
-        let ready = c
-            .client
-            .get(format!("{}readyz", c.instances[i].url.trim_end_matches("mcp")))
-            .send()
-            .await
-            .unwrap();
+        let ready = c.readyz(i).await;
         assert_eq!(ready.status(), 200, "instance {i} is ready again");
     }
 }

@@ -24,6 +24,15 @@ async fn start(redis: &str, args: &[&str]) -> Instance {
     Instance { _child: child, url }
 }
 
+/// `n` instances serving the demo fixtures over one Redis.
+async fn demo_instances(redis: &RedisServer, n: usize) -> Vec<Instance> {
+    let mut instances = Vec::with_capacity(n);
+    for _ in 0..n {
+        instances.push(start(&redis.url(), &["--fixtures", "demo"]).await);
+    }
+    instances
+}
+
 /// A legacy client that sends each request to the next instance in turn.
 struct RoundRobin<'a> {
     instances: &'a [Instance],
@@ -33,7 +42,11 @@ struct RoundRobin<'a> {
     id: u64,
 }
 
-impl RoundRobin<'_> {
+impl<'a> RoundRobin<'a> {
+    fn new(instances: &'a [Instance]) -> Self {
+        RoundRobin { instances, next: 0, session: None, http: reqwest::Client::new(), id: 0 }
+    }
+
     async fn post(&mut self, body: Value) -> (reqwest::StatusCode, Value) {
         let url = &self.instances[self.next % self.instances.len()].url;
         self.next += 1;
@@ -90,8 +103,7 @@ async fn three_instances_share_sessions_handles_and_cursors() {
         start(&redis.url(), &["--fixtures", "demo", "--page-size", "2"]).await,
         start(&redis.url(), &["--fixtures", "demo", "--page-size", "2"]).await,
     ];
-    let mut client =
-        RoundRobin { instances: &instances, next: 0, session: None, http: reqwest::Client::new(), id: 0 };
+    let mut client = RoundRobin::new(&instances);
     client.initialize().await; // initialize on A, initialized on B
 
     // A basket made on C, filled on A, viewed on B.
@@ -145,12 +157,8 @@ async fn three_instances_share_sessions_handles_and_cursors() {
 #[tokio::test]
 async fn a_redis_restart_is_survived_without_losing_acknowledged_sessions() {
     let mut redis = RedisServer::start();
-    let instances = vec![
-        start(&redis.url(), &["--fixtures", "demo"]).await,
-        start(&redis.url(), &["--fixtures", "demo"]).await,
-    ];
-    let mut client =
-        RoundRobin { instances: &instances, next: 0, session: None, http: reqwest::Client::new(), id: 0 };
+    let instances = demo_instances(&redis, 2).await;
+    let mut client = RoundRobin::new(&instances);
     client.initialize().await;
     let created = client.request("tools/call", json!({"name": "create_basket", "arguments": {}})).await;
     let basket = created["result"]["structuredContent"]["basket_id"].as_str().unwrap().to_owned();
@@ -281,12 +289,8 @@ async fn concurrent_updates_of_one_handle_over_two_instances_lose_nothing() {
 #[tokio::test]
 async fn the_first_request_after_redis_returns_succeeds_on_every_instance() {
     let mut redis = RedisServer::start();
-    let instances = vec![
-        start(&redis.url(), &["--fixtures", "demo"]).await,
-        start(&redis.url(), &["--fixtures", "demo"]).await,
-    ];
-    let mut client =
-        RoundRobin { instances: &instances, next: 0, session: None, http: reqwest::Client::new(), id: 0 };
+    let instances = demo_instances(&redis, 2).await;
+    let mut client = RoundRobin::new(&instances);
     client.initialize().await;
     // Idle instances: nothing is asked while Redis restarts.
     redis.stop();

@@ -106,17 +106,19 @@ fn basket_tools(store: Arc<dyn StateStore>) -> Vec<Tool> {
     ]
 }
 
+/// One instance of the shop: the basket tools over `store`.
+fn shop(store: &Arc<MemoryStore>) -> Server {
+    let mut builder = Server::builder("shop", "1");
+    for tool in basket_tools(Arc::clone(store) as Arc<dyn StateStore>) {
+        builder = builder.tool(tool);
+    }
+    builder.build().unwrap()
+}
+
 #[tokio::test]
 async fn a_handle_made_on_one_instance_works_on_another() {
     let store = MemoryStore::new();
-    let build = || {
-        let mut builder = Server::builder("shop", "1");
-        for tool in basket_tools(Arc::clone(&store) as Arc<dyn StateStore>) {
-            builder = builder.tool(tool);
-        }
-        builder.build().unwrap()
-    };
-    let (a, b) = (build(), build());
+    let (a, b) = (shop(&store), shop(&store));
     let mut on_a = TestClient::connect_legacy(&a, "2025-11-25").await;
     let mut on_b = TestClient::connect_modern(&b);
     let created = on_a.call_tool("create_basket", json!({})).await.unwrap();
@@ -181,14 +183,7 @@ async fn instances_share_one_cursor_secret() {
 async fn concurrent_updates_of_one_shared_handle_lose_nothing() {
     // Two instances on one store, 50 updates at once split between them.
     let store = MemoryStore::new();
-    let build = || {
-        let mut builder = Server::builder("shop", "1");
-        for tool in basket_tools(Arc::clone(&store) as Arc<dyn StateStore>) {
-            builder = builder.tool(tool);
-        }
-        builder.build().unwrap()
-    };
-    let (a, b) = (build(), build());
+    let (a, b) = (shop(&store), shop(&store));
     let mut first = TestClient::connect_modern(&a);
     let created = first.call_tool("create_basket", json!({})).await.unwrap();
     let handle = created["content"][0]["text"].as_str().unwrap().to_owned();
