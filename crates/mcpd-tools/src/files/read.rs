@@ -22,10 +22,7 @@ struct Args {
 pub(super) fn tool(tree: ServedTree, max_bytes: u64) -> Tool {
     Tool::new("read_file")
         .title("Read a file")
-        .description(format!(
-            "Reads a served text file of the project (what the file:// resources serve). Give start_line and/or end_line (1-based, inclusive) \
-             to read part of it; files over {max_bytes} bytes must be read in ranges."
-        ))
+        .description(description(max_bytes, tree.max_file_size()))
         .input_schema(json!({
             "type": "object",
             "properties": {
@@ -45,6 +42,23 @@ pub(super) fn tool(tree: ServedTree, max_bytes: u64) -> Tool {
                 blocking("read_file", move || read(&tree, &args, max_bytes)).await.map(CallToolResult::text)
             }
         })
+}
+
+/// What the model is told, with the limits that really apply: files above
+/// the tree's `max_file_size` are not read at all; below it, those above
+/// `max_bytes` only in ranges.
+fn description(max_bytes: u64, max_file_size: u64) -> String {
+    let mut text = String::from(
+        "Reads a served text file of the project (what the file:// resources serve). Give start_line \
+         and/or end_line (1-based, inclusive) to read part of it.",
+    );
+    if max_bytes < max_file_size {
+        text.push_str(&format!(" Files over {max_bytes} bytes must be read in ranges;"));
+        text.push_str(&format!(" files over {max_file_size} bytes are not read."));
+    } else {
+        text.push_str(&format!(" Files over {max_file_size} bytes are not read."));
+    }
+    text
 }
 
 fn read(tree: &ServedTree, args: &Args, max_bytes: u64) -> Result<String, ToolError> {
@@ -114,4 +128,20 @@ fn read(tree: &ServedTree, args: &Args, max_bytes: u64) -> Result<String, ToolEr
         ));
     }
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::description;
+
+    #[test]
+    fn the_description_states_the_limits_that_apply() {
+        let both = description(1000, 5000);
+        assert!(
+            both.contains("over 1000 bytes must be read in ranges")
+                && both.contains("over 5000 bytes are not read")
+        );
+        let capped = description(1000, 1000);
+        assert!(capped.contains("over 1000 bytes are not read") && !capped.contains("ranges;"), "{capped}");
+    }
 }
