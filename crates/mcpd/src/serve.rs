@@ -16,7 +16,7 @@ use crate::shutdown::{Stop, Terminated};
 use crate::{Fixtures, ProjectArgs, SseMode, default_resources, default_tools, fixtures, live, report};
 
 /// How long serving waits for the first scan of the served files.
-const FIRST_SCAN_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+const FIRST_SCAN_GRACE: Duration = Duration::from_millis(500);
 
 /// What `mcpd serve` was asked to do.
 #[derive(Debug)]
