@@ -192,12 +192,65 @@ pub(crate) async fn save(
     state.set(&record_key(&legacy.id), record, app.options.session_idle_timeout).await
 }
 
+/// Attempts of one merge before giving up under contention.
+const MERGE_ATTEMPTS: u32 = 32;
+
+/// Applies `changes` (with their new values from `snapshot`, this
+/// instance's copy) to the stored record by compare-and-set: two instances
+/// changing one session at the same moment (each subscribing to a
+/// resource) both land, where writing the whole local copy would let the
+/// later writer drop the earlier change. A record that is gone (the
+/// session ended or expired) is not brought back.
+async fn merge(
+    app: &App,
+    state: &dyn StateStore,
+    id: &str,
+    snapshot: &SessionSnapshot,
+    changes: &[Change],
+) -> Result<(), StateError> {
+    let key = record_key(id);
+    let mut backoff = std::time::Duration::from_millis(1);
+    for _ in 0..MERGE_ATTEMPTS {
+        let Some(before) = state.get(&key).await? else { return Ok(()) };
+        let mut record: Record = serde_json::from_slice(&before)
+            .map_err(|e| StateError(format!("unreadable session record {key}: {e}")))?;
+        for change in changes {
+            change.apply(snapshot, &mut record.snapshot);
+        }
+        let after = serde_json::to_vec(&record).expect("records serialize; qed");
+        if state.compare_and_set(&key, Some(&before), after, app.options.session_idle_timeout).await? {
+            return Ok(());
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(std::time::Duration::from_millis(50));
+    }
+    Err(StateError(format!("{key}: too many concurrent changes; try again")))
+}
+
 /// What a message changes in a session that other instances must learn.
 #[derive(Debug, Clone)]
 pub(crate) enum Change {
     Ready,
     Subscription(String),
     LogLevel,
+}
+
+impl Change {
+    /// Copies what this change touched from `from` (the changed local
+    /// copy) into `into` (the stored record), leaving the rest as stored.
+    fn apply(&self, from: &SessionSnapshot, into: &mut SessionSnapshot) {
+        match self {
+            Change::Ready => into.ready = from.ready,
+            Change::LogLevel => into.log_level = from.log_level,
+            Change::Subscription(uri) => {
+                let subscribed = from.subscriptions.contains(uri);
+                into.subscriptions.retain(|u| u != uri);
+                if subscribed {
+                    into.subscriptions.push(uri.clone());
+                }
+            }
+        }
+    }
 }
 
 pub(crate) fn changes_of(messages: &[&Value]) -> Vec<Change> {
@@ -218,8 +271,8 @@ pub(crate) fn changes_of(messages: &[&Value]) -> Vec<Change> {
 /// other instances.
 pub(crate) async fn share(app: &App, legacy: &LegacySession, changes: &[Change]) -> Result<(), StateError> {
     let (Some(state), false) = (&app.state, changes.is_empty()) else { return Ok(()) };
-    save(app, state.as_ref(), legacy).await?;
     let Some(snapshot) = legacy.session.snapshot() else { return Ok(()) };
+    merge(app, state.as_ref(), &legacy.id, &snapshot, changes).await?;
     for change in changes {
         let mut message = SessionChange::new(&legacy.id);
         match change {

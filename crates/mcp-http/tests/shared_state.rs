@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 const WATCHED: &str = "test://watched";
 
 fn server() -> Server {
-    Server::builder("shared-test", "1")
+    let mut builder = Server::builder("shared-test", "1")
         .tool(Tool::new("echo").description("echo").input_schema(json!({"type": "object"})).raw_handler(
             |args, _| async move { Ok(CallToolResult::text(args["text"].as_str().unwrap_or_default())) },
         ))
@@ -31,10 +31,15 @@ fn server() -> Server {
                 Ok("done")
             },
         ))
-        .resource(Resource::new(WATCHED, "watched").text("w"))
-        .build()
-        .unwrap()
+        .resource(Resource::new(WATCHED, "watched").text("w"));
+    for i in 0..SUBSCRIBABLE {
+        builder = builder.resource(Resource::new(format!("test://r{i}"), format!("r{i}")).text("r"));
+    }
+    builder.build().unwrap()
 }
+
+/// Resources `test://r0`… to subscribe to at once.
+const SUBSCRIBABLE: usize = 20;
 
 /// One instance: its URL and its `Server` (to publish events on it).
 struct Instance {
@@ -482,5 +487,34 @@ async fn a_session_lives_while_any_instance_uses_it_and_expires_when_none_does()
     tokio::time::sleep(Duration::from_millis(900)).await;
     for i in 0..2 {
         assert_eq!(c.ping(i, &sid).await.status(), 404, "instance {i}: expired everywhere");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_changes_to_one_session_on_two_instances_all_land_in_its_record() {
+    let store = MemoryStore::new();
+    let c = cluster(2, store.clone(), None).await;
+    // Many sessions: the race is narrow, and writing the whole local copy
+    // (instead of merging) loses a change in one of a few dozen rounds.
+    for _ in 0..40 {
+        let sid = c.initialize(0, "2025-06-18", None).await;
+        c.initialized(0, &sid).await;
+        let subscribes = (0..SUBSCRIBABLE).map(|i| {
+            let body = json!({"jsonrpc": "2.0", "id": i, "method": "resources/subscribe",
+                "params": {"uri": format!("test://r{i}")}});
+            c.post(i % 2, Some(&sid), &body).send()
+        });
+        for response in futures::future::join_all(subscribes).await {
+            assert_eq!(response.unwrap().status(), 200);
+        }
+        let record: Value =
+            serde_json::from_slice(&store.get(&format!("session:{sid}")).await.unwrap().unwrap()).unwrap();
+        let mut subscribed: Vec<&str> =
+            record["subscriptions"].as_array().unwrap().iter().map(|u| u.as_str().unwrap()).collect();
+        subscribed.sort_unstable();
+        let mut expected: Vec<String> = (0..SUBSCRIBABLE).map(|i| format!("test://r{i}")).collect();
+        expected.sort_unstable();
+        assert_eq!(subscribed, expected, "every acknowledged subscription is in the shared record");
+        assert_eq!(record["ready"], true, "the other fields are kept");
     }
 }
