@@ -61,6 +61,21 @@ pub enum ServerEvent {
     ListChanged(ListKind),
     /// The resource at this URI changed.
     ResourceUpdated(String),
+    /// A log message for every session whose threshold it meets
+    /// (`notifications/message`; [`Server::log_to_clients`](crate::Server::log_to_clients)).
+    /// Local to this instance: each instance logs what happened to it.
+    Log(LogEvent),
+}
+
+/// A server-wide log message ([`ServerEvent::Log`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEvent {
+    /// Its severity.
+    pub level: mcp_types::logging::LoggingLevel,
+    /// The logger's name, if any.
+    pub logger: Option<String>,
+    /// The message: any JSON (keep secrets out).
+    pub data: serde_json::Value,
 }
 
 /// The sending side, shared by the registries and the public API. With a
@@ -125,6 +140,7 @@ impl EventBus {
     pub(crate) fn send(&self, event: ServerEvent) {
         if let Some(remote) = &self.remote
             && remote.live.load(std::sync::atomic::Ordering::Acquire)
+            && !matches!(event, ServerEvent::Log(_))
         {
             let _ = remote.outbox.send(event.clone());
             self.start_bridge();
@@ -160,6 +176,8 @@ impl EventBus {
                     ServerEvent::ListChanged(kind) => {
                         Wire { from: publisher.instance.clone(), updated: None, list: Some(kind as u8) }
                     }
+                    // Never queued for other instances (see `send`).
+                    ServerEvent::Log(_) => continue,
                 };
                 let bytes = serde_json::to_vec(&wire).expect("events serialize");
                 if let Err(e) = publisher.store.publish(&publisher.channel, bytes).await {

@@ -69,6 +69,8 @@ impl ServerInner {
             tools: self.tools_enabled,
             prompts: self.prompts_enabled,
             resources: self.resources_enabled,
+            logging: self.logging_enabled,
+            default_log_level: self.options.default_log_level,
         }
     }
 
@@ -529,6 +531,18 @@ impl Server {
     /// Call it from anywhere: a file watcher, a database trigger, a handler.
     pub fn notify_resource_updated(&self, uri: impl Into<String>) {
         self.inner.events.send(ServerEvent::ResourceUpdated(uri.into()));
+    }
+
+    /// Sends a log message (`notifications/message`) to every connected
+    /// client whose session asked for this level or a more severe one
+    /// (`logging/setLevel`, else the server's default), when the server
+    /// offers logging. For events of the server itself, not of one request
+    /// (a configuration reload that failed); 2026-07-28 requests, which
+    /// have no session, get log messages only about themselves. Local to
+    /// this instance. Keep secrets and personal data out of `data`.
+    pub fn log_to_clients(&self, level: mcp_types::logging::LoggingLevel, logger: Option<&str>, data: Value) {
+        let logger = logger.map(str::to_owned);
+        self.inner.events.send(ServerEvent::Log(crate::events::LogEvent { level, logger, data }));
     }
 
     /// Announces that a list changed without going through the registries

@@ -97,6 +97,10 @@ pub(crate) struct Announced {
     pub tools: bool,
     pub prompts: bool,
     pub resources: bool,
+    /// Whether the server offers logging.
+    pub logging: bool,
+    /// The threshold of a session that never sent `logging/setLevel`.
+    pub default_log_level: Option<LoggingLevel>,
 }
 
 impl Announced {
@@ -375,6 +379,13 @@ impl Session {
                 ServerEvent::ResourceUpdated(uri) if self.subscribed(uri) => {
                     out.push(encode_notification(method::RESOURCES_UPDATED, Some(&json!({"uri": uri}))));
                 }
+                ServerEvent::Log(log)
+                    if announced.logging
+                        && self.log_level().or(announced.default_log_level).is_some_and(|t| log.level >= t) =>
+                {
+                    let params = json!({"level": log.level, "logger": log.logger, "data": log.data});
+                    out.push(encode_notification(method::MESSAGE, Some(&params)));
+                }
                 _ => {}
             }
         }
@@ -395,6 +406,8 @@ impl Session {
                         }
                         (kind.notification(), Map::new())
                     }
+                    // A listen stream carries list and resource changes only.
+                    ServerEvent::Log(_) => continue,
                     ServerEvent::ResourceUpdated(uri) => {
                         let wanted = filter.resource_subscriptions.iter().flatten().any(|s| {
                             s == uri || uri.strip_prefix(s.as_str()).is_some_and(|rest| rest.starts_with('/'))

@@ -168,6 +168,16 @@ async fn reload(server: &Server, current: Project, source: &Source) -> Project {
                 problems = problems.len(),
                 "configuration not reloaded; the last good configuration stays in force"
             );
+            // A desktop host's user never sees stderr: tell the clients too.
+            let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
+            server.log_to_clients(
+                mcp_server::types::logging::LoggingLevel::Error,
+                Some("mcpd"),
+                serde_json::json!({
+                    "message": "configuration not reloaded; the last good configuration stays in force",
+                    "problems": problems,
+                }),
+            );
             return current;
         }
         Err(e) => {
