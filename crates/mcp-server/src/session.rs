@@ -381,7 +381,10 @@ impl Session {
                 }
                 ServerEvent::Log(log)
                     if announced.logging
-                        && self.log_level().or(announced.default_log_level).is_some_and(|t| log.level >= t) =>
+                        && self
+                            .log_level()
+                            .or(announced.default_log_level)
+                            .is_some_and(|t| log.level >= t) =>
                 {
                     let params = json!({"level": log.level, "logger": log.logger, "data": log.data});
                     out.push(encode_notification(method::MESSAGE, Some(&params)));
