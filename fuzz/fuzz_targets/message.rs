@@ -8,8 +8,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use mcp_server::types::ResourceContents;
-use mcp_server::{
+use switchboard_server::types::ResourceContents;
+use switchboard_server::{
     CallToolResult, Prompt, ReadRequest, RequestContext, Resource, ResourceTemplate, Server, Tool,
 };
 use serde_json::{Value, json};
@@ -38,7 +38,7 @@ fn world() -> &'static World {
             .prompt(
                 Prompt::new("p")
                     .argument("a", "an argument", true)
-                    .raw_handler(|_, _| async { Ok(mcp_server::types::PromptMessage::user("hi")) }),
+                    .raw_handler(|_, _| async { Ok(switchboard_server::types::PromptMessage::user("hi")) }),
             )
             .build()
             .unwrap();
@@ -60,7 +60,7 @@ fn check(answer: Option<Vec<u8>>) {
 /// Some requests rightly never end on their own (a `subscriptions/listen`
 /// stream lasts as long as its connection): each frame gets 200 ms, then
 /// its future is dropped, which is what a closing connection does.
-async fn frame(server: &Server, session: &Arc<mcp_server::Session>, data: &[u8]) {
+async fn frame(server: &Server, session: &Arc<switchboard_server::Session>, data: &[u8]) {
     if let Ok(answer) =
         tokio::time::timeout(Duration::from_millis(200), server.handle_frame(session, data)).await
     {

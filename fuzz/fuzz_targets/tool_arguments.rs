@@ -6,13 +6,13 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use mcp_server::{CallToolResult, Server, Tool};
+use switchboard_server::{CallToolResult, Server, Tool};
 use serde_json::{Value, json};
 
 struct World {
     runtime: tokio::runtime::Runtime,
     server: Server,
-    session: std::sync::Arc<mcp_server::Session>,
+    session: std::sync::Arc<switchboard_server::Session>,
 }
 
 fn world() -> &'static World {

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_uri_template::{UriTemplate, Value, Variables};
+use switchboard_uri_template::{UriTemplate, Value, Variables};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };

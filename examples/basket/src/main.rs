@@ -18,9 +18,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_server::{HandleStore, Json, RequestContext, Server, ToolError, tools};
 use schemars::JsonSchema;
 use serde::Serialize;
+use switchboard_server::{HandleStore, Json, RequestContext, Server, ToolError, tools};
 
 /// What the shop sells, with unit prices in cents.
 const PRICES: &[(&str, u64)] = &[("apple", 40), ("bread", 250), ("cheese", 480), ("milk", 120)];
@@ -143,7 +143,7 @@ fn contents(basket: &Basket) -> Contents {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), mcp_server::Error> {
+async fn main() -> Result<(), switchboard_server::Error> {
     let baskets = HandleStore::new("basket", Duration::from_secs(30 * 60))
         .sliding()
         .recovery_hint("call basket_create to start a new basket");

@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use mcp_testkit::process::StdioProcess;
+use switchboard_testkit::process::StdioProcess;
 
 use serde_json::{Value, json};
 

@@ -20,9 +20,9 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
-use mcp_server::types::ResourceContents;
-use mcp_server::types::resources::Resource;
-use mcp_server::{
+use switchboard_server::types::ResourceContents;
+use switchboard_server::types::resources::Resource;
+use switchboard_server::{
     FileAccessError, FileRoot, HandlerError, ReadRequest, RequestContext, ResourceSource, Server, SourceRead,
     base64_encode, tools,
 };

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use mcp_testkit::process::StdioProcess;
+use switchboard_testkit::process::StdioProcess;
 
 use serde_json::json;
 

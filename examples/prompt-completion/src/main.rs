@@ -13,7 +13,7 @@
 //! cargo run -p example-prompts
 //! ```
 
-use mcp_server::{
+use switchboard_server::{
     CompletionRequest, HandlerError, RequestContext, Server, complete_from, completer_fn, prompt,
 };
 
@@ -62,7 +62,7 @@ async fn target_tongues(
 }
 
 #[tokio::main]
-async fn main() -> Result<(), mcp_server::Error> {
+async fn main() -> Result<(), switchboard_server::Error> {
     Server::builder("prompts", "1.0.0")
         .prompt(review_prompt().complete("language", complete_from(LANGUAGES.iter().copied())))
         .prompt(

@@ -1,24 +1,24 @@
 //! A weather server: one tool with structured output and one resource
 //! template, both written as plain async functions with the attribute macros.
 //!
-//! - `forecast(city, days)` returns a [`Json<Forecast>`](mcp_server::Json):
+//! - `forecast(city, days)` returns a [`Json<Forecast>`](switchboard_server::Json):
 //!   the result carries `structuredContent`, and `tools/list` shows the
 //!   output schema derived from `Forecast`.
 //! - `weather://{city}/current` is a resource template read as plain text.
 //!
 //! The data is made up (a hash of the city name), so the server needs no
 //! network and always answers the same. Run it over stdio, or over
-//! Streamable HTTP at `http://ADDR/mcp` (with `mcp-http`):
+//! Streamable HTTP at `http://ADDR/mcp` (with `switchboard-http`):
 //!
 //! ```text
 //! cargo run -p example-weather
 //! cargo run -p example-weather -- --http 127.0.0.1:8080
 //! ```
 
-use mcp_http::HttpOptions;
-use mcp_server::{HandlerError, Json, Server, ToolError, resource, tool};
 use schemars::JsonSchema;
 use serde::Serialize;
+use switchboard_http::HttpOptions;
+use switchboard_server::{HandlerError, Json, Server, ToolError, resource, tool};
 
 /// The `forecast` tool's result; its JSON Schema is the tool's output schema.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -91,7 +91,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let _ = tokio::signal::ctrl_c().await;
             };
             eprintln!("weather: serving http://{addr}/mcp");
-            mcp_http::serve(server, addr.parse()?, HttpOptions::default(), shutdown).await?;
+            switchboard_http::serve(server, addr.parse()?, HttpOptions::default(), shutdown).await?;
         }
         _ => return Err("usage: example-weather [--http ADDR]".into()),
     }

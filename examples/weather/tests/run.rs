@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mcp_testkit::process::StdioProcess;
+use switchboard_testkit::process::StdioProcess;
 
 use serde_json::{Value, json};
 

@@ -1,8 +1,0 @@
-use mcp_server::prompt;
-
-#[prompt]
-async fn review(code: String) {
-    let _ = code;
-}
-
-fn main() {}

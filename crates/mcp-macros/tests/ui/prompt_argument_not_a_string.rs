@@ -1,8 +1,0 @@
-use mcp_server::{HandlerError, prompt};
-
-#[prompt]
-async fn review(code: String, lines: u32) -> Result<String, HandlerError> {
-    Ok(format!("{code} {lines}"))
-}
-
-fn main() {}

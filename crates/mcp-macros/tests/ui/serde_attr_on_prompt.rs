@@ -1,8 +1,0 @@
-use mcp_server::{HandlerError, prompt};
-
-#[prompt]
-async fn review(#[serde(default)] code: String) -> Result<String, HandlerError> {
-    Ok(code)
-}
-
-fn main() {}

@@ -1,8 +1,0 @@
-use mcp_server::{ToolError, tool};
-
-#[tool(readonly)]
-async fn echo(text: String) -> Result<String, ToolError> {
-    Ok(text)
-}
-
-fn main() {}

@@ -1,8 +1,0 @@
-use mcp_server::{HandlerError, prompt};
-
-#[prompt]
-async unsafe extern "C" fn review(code: impl Into<String>, language: &mut String) -> Result<String, HandlerError> {
-    Ok(format!("{}{language}", code.into()))
-}
-
-fn main() {}

@@ -1,0 +1,158 @@
+//! `switchboard.toml`: the configuration that turns a project folder into an MCP
+//! server with no Rust written.
+//!
+//! [`Config::load`] finds the file (`--config FILE`, else `switchboard.toml` in the
+//! served folder, else the embedded [`DEFAULT`] that serves the folder
+//! read-only) and parses it. Every problem is a [`Problem`] with the file,
+//! line and column, so `switchboard check` can print them the way a compiler does,
+//! and a hot reload can report an invalid edit while the last good
+//! configuration stays in force. Shape errors (unknown keys, wrong types)
+//! come from the TOML parser; meaning errors (an invalid tool schema, a
+//! prompt file that does not compile) come from whoever builds the server
+//! and are placed with [`Config::problem_at`] on the span of the table that
+//! caused them.
+//!
+//! Relative paths in the file resolve against the served folder
+//! ([`Config::dir`]).
+
+mod net;
+mod problem;
+mod sections;
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+pub use net::{AuthSection, HttpSection, LimitsSection, StaticToken};
+pub use problem::Problem;
+pub use sections::{PromptsSection, ServerSection, ToolsSection};
+pub use toml::Spanned;
+
+/// The embedded default configuration (the served folder, read-only).
+pub const DEFAULT: &str = include_str!("default.toml");
+
+/// The file name looked for in the served folder.
+pub const FILE_NAME: &str = "switchboard.toml";
+
+/// A parsed configuration.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// `[server]`: how the server introduces itself.
+    #[serde(default)]
+    pub server: ServerSection,
+    /// `[files]`: the folder's files as resources.
+    #[serde(default)]
+    pub files: switchboard_files::FilesOptions,
+    /// `[git]`: the repository's history as resources.
+    #[serde(default)]
+    pub git: switchboard_git::GitOptions,
+    /// `[prompts]`: Markdown prompt files and the built-in prompts.
+    #[serde(default)]
+    pub prompts: PromptsSection,
+    /// `[tools]`: built-in file tools, command tools, HTTP tools.
+    #[serde(default)]
+    pub tools: ToolsSection,
+    /// `[limits]`: rate limits, requests in flight, timeouts, sizes.
+    #[serde(default)]
+    pub limits: LimitsSection,
+    /// `[http]`: allowed host names and authorization for `--http`.
+    #[serde(default)]
+    pub http: HttpSection,
+    #[serde(skip)]
+    origin: Origin,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Origin {
+    /// The file, or `None` for the embedded default.
+    path: Option<PathBuf>,
+    /// The served folder.
+    dir: PathBuf,
+    /// The text, for turning byte spans into lines and columns.
+    text: String,
+}
+
+impl Config {
+    /// Loads the configuration for serving `dir`: `explicit` if given, else
+    /// `dir/switchboard.toml` if it exists, else [`DEFAULT`].
+    pub fn load(dir: &Path, explicit: Option<&Path>) -> Result<Self, Vec<Problem>> {
+        let candidate = explicit.map(Path::to_path_buf).unwrap_or_else(|| dir.join(FILE_NAME));
+        if explicit.is_none() && !candidate.exists() {
+            return Self::parse(DEFAULT, None, dir);
+        }
+        let text = std::fs::read_to_string(&candidate)
+            .map_err(|e| vec![Problem::whole_file(Some(&candidate), format!("cannot read it: {e}"))])?;
+        Self::parse(&text, Some(&candidate), dir)
+    }
+
+    /// Parses `text` (read from `file`, or the embedded default when `None`)
+    /// for serving `dir`.
+    pub fn parse(text: &str, file: Option<&Path>, dir: &Path) -> Result<Self, Vec<Problem>> {
+        let origin =
+            Origin { path: file.map(Path::to_path_buf), dir: dir.to_path_buf(), text: text.to_owned() };
+        match toml::from_str::<Config>(text) {
+            Ok(mut config) => {
+                config.origin = origin;
+                if config.server.name.is_none() {
+                    config.server.name = Some(folder_name(dir));
+                }
+                Ok(config)
+            }
+            Err(e) => {
+                let span = e.span().unwrap_or(0..0);
+                let message = e.message().trim_end().to_owned();
+                Err(vec![Problem::at(origin.path.as_deref(), text, span, message)])
+            }
+        }
+    }
+
+    /// The file this came from (`None`: the embedded default).
+    pub fn path(&self) -> Option<&Path> {
+        self.origin.path.as_deref()
+    }
+
+    /// The served folder; relative paths in the file resolve against it.
+    pub fn dir(&self) -> &Path {
+        &self.origin.dir
+    }
+
+    /// `path` resolved against the served folder.
+    pub fn resolve(&self, path: &Path) -> PathBuf {
+        self.origin.dir.join(path)
+    }
+
+    /// A problem located at `span` (a byte range of this file, from a
+    /// [`Spanned`] value).
+    pub fn problem_at(&self, span: Range<usize>, message: impl Into<String>) -> Problem {
+        Problem::at(self.origin.path.as_deref(), &self.origin.text, span, message.into())
+    }
+
+    /// A problem with the file as a whole (line 1, column 1) or, for
+    /// problems in other files, use [`Problem::new`].
+    pub fn problem(&self, message: impl Into<String>) -> Problem {
+        Problem::whole_file(self.origin.path.as_deref(), message.into())
+    }
+
+    /// The prompts folder in use, if any: the configured one, else
+    /// `prompts/` or `.switchboard/prompts/` when the served folder has one.
+    pub fn prompts_dir(&self) -> Option<PathBuf> {
+        if !self.prompts.enabled {
+            return None;
+        }
+        match &self.prompts.dir {
+            Some(dir) => Some(self.resolve(dir)),
+            None => ["prompts", ".switchboard/prompts"]
+                .iter()
+                .map(|d| self.resolve(Path::new(d)))
+                .find(|d| d.is_dir()),
+        }
+    }
+}
+
+fn folder_name(dir: &Path) -> String {
+    dir.canonicalize()
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "switchboard".to_owned())
+}

@@ -1,0 +1,88 @@
+//! The small sections of `switchboard.toml` this crate owns (the others belong to
+//! the crates that serve them: `[files]` to `switchboard-files`, and so on).
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+/// `[server]`: how the server introduces itself in `initialize` /
+/// `server/discover`.
+///
+/// ```toml
+/// [server]
+/// name = "my-project"          # default: the served folder's name
+/// version = "1.0.0"            # default: switchboard's version
+/// title = "My project"
+/// description = "Sources and scripts of my project"
+/// instructions = "Run the tests with run_tests before proposing a change."
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServerSection {
+    /// The implementation name.
+    pub name: Option<String>,
+    /// The implementation version.
+    pub version: Option<String>,
+    /// A human-readable title.
+    pub title: Option<String>,
+    /// A description.
+    pub description: Option<String>,
+    /// Instructions for the model (sent in the initialize result).
+    pub instructions: Option<String>,
+    /// The project's website.
+    pub website_url: Option<String>,
+}
+
+/// `[prompts]`: prompts from Markdown files, and the built-in ones.
+///
+/// ```toml
+/// [prompts]
+/// dir = "prompts"     # default: prompts/ or .switchboard/prompts/ if present
+/// builtin = true      # code_review and the other built-in prompts
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PromptsSection {
+    /// Serve prompts at all.
+    pub enabled: bool,
+    /// The folder of Markdown prompt files.
+    pub dir: Option<PathBuf>,
+    /// Serve the built-in prompts too.
+    pub builtin: bool,
+}
+
+impl Default for PromptsSection {
+    fn default() -> Self {
+        Self { enabled: true, dir: None, builtin: true }
+    }
+}
+
+/// `[tools]`: the built-in file tools and the tools declared here.
+///
+/// ```toml
+/// [tools.builtin]
+/// search = true       # regular-expression search across the served files
+/// read = true         # read_file: a file or a range of its lines
+/// write = false       # write_file and edit_file (off unless enabled)
+///
+/// [[tools.command]]   # a program run with arguments from a JSON Schema
+/// name = "run_tests"
+/// command = ["cargo", "test", "{filter}"]
+/// input_schema = { type = "object", properties = { filter = { type = "string" } } }
+///
+/// [[tools.http]]      # an HTTP endpoint called with the arguments
+/// name = "weather"
+/// url = "http://127.0.0.1:8080/weather{?city}"
+/// ```
+///
+/// See the `switchboard-tools` crate for every key.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ToolsSection {
+    /// The built-in file tools.
+    pub builtin: switchboard_tools::FileToolsOptions,
+    /// Command tools, each with its place in the file.
+    pub command: Vec<toml::Spanned<switchboard_tools::CommandToolSpec>>,
+    /// HTTP tools, each with its place in the file.
+    pub http: Vec<toml::Spanned<switchboard_tools::HttpToolSpec>>,
+}

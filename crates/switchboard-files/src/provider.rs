@@ -1,0 +1,266 @@
+//! The served files as resources: listing, reading, the `file:///{+path}`
+//! template with path completion, and applying changes to a live server.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use switchboard_server::types::ResourceContents;
+use switchboard_server::types::content::Annotations;
+use switchboard_server::{
+    CompletionRequest, HandlerError, ReadRequest, RequestContext, Resource, ResourceTemplate, Server,
+    base64_encode, completer_fn,
+};
+
+use switchboard_tree::{ServedTree, TreeError};
+
+use crate::index::{Change, Entry, diff, index};
+use crate::watch::WatchBatch;
+use crate::{FilesError, FilesOptions, mime};
+
+/// Completion candidates computed at most (the server sends the first 100).
+const MAX_CANDIDATES: usize = 10_000;
+
+/// The files of one or more roots, served as `file://` resources.
+#[derive(Clone)]
+pub struct FileResources {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    tree: ServedTree,
+    index: Mutex<BTreeMap<String, Entry>>,
+    /// The folders the last scan entered.
+    dirs: Mutex<BTreeSet<PathBuf>>,
+}
+
+impl std::fmt::Debug for FileResources {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileResources").field("files", &self.len()).finish_non_exhaustive()
+    }
+}
+
+impl FileResources {
+    /// Builds the tree of `options` (relative paths resolve against
+    /// `base`) and scans it before returning.
+    pub fn new(base: &Path, options: &FilesOptions) -> Result<Self, FilesError> {
+        let files = Self::unscanned(ServedTree::new(base, options)?);
+        files.rescan(&WatchBatch::default());
+        Ok(files)
+    }
+
+    /// The files of `tree`, listed empty until [`FileResources::rescan`] or
+    /// [`FileResources::sync`] (a server can answer `initialize` while a
+    /// big tree is scanned, then announce the files).
+    pub fn unscanned(tree: ServedTree) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                tree,
+                index: Mutex::new(BTreeMap::new()),
+                dirs: Mutex::new(BTreeSet::new()),
+            }),
+        }
+    }
+
+    /// The access policy the files follow.
+    pub fn tree(&self) -> &ServedTree {
+        &self.inner.tree
+    }
+
+    /// How many files are served.
+    pub fn len(&self) -> usize {
+        self.index().len()
+    }
+
+    /// Whether no file is served.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The canonical root folders.
+    pub fn dirs(&self) -> Vec<PathBuf> {
+        self.inner.tree.dirs()
+    }
+
+    /// The folders to watch, each on its own (not recursively): every
+    /// folder the last scan entered. Ignored folders (`target/`,
+    /// `node_modules/`) are left out, so a big build tree costs no watches
+    /// and no events. Watch new ones after each [`FileResources::sync`].
+    pub fn watch_dirs(&self) -> BTreeSet<PathBuf> {
+        self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The `file://` URI of a served path (`src/main.rs` → `file:///src/main.rs`).
+    pub fn uri_of(served: &str) -> String {
+        let mut uri = String::from("file:///");
+        for (i, segment) in served.split('/').enumerate() {
+            if i > 0 {
+                uri.push('/');
+            }
+            for b in segment.bytes() {
+                if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+                    uri.push(b as char);
+                } else {
+                    uri.push_str(&format!("%{b:02X}"));
+                }
+            }
+        }
+        uri
+    }
+
+    /// The served path of an absolute path inside a root, if it is served.
+    pub fn served_path(&self, path: &Path) -> Option<String> {
+        let served = self.inner.tree.served_path_of(path)?;
+        self.index().contains_key(&served).then_some(served)
+    }
+
+    /// Every served file as a resource, in path order.
+    pub fn resources(&self) -> Vec<Resource> {
+        self.index().iter().map(|(served, entry)| self.resource(served, entry)).collect()
+    }
+
+    /// `file:///{+path}`: reads any served file by path, completes paths.
+    pub fn template(&self) -> ResourceTemplate {
+        let reader = self.clone();
+        let completer = self.clone();
+        ResourceTemplate::new("file:///{+path}", "file")
+            .expect("a valid template; qed")
+            .title("Project file")
+            .description("Any served file by its path relative to the served folder (completes paths).")
+            .handler(move |request: ReadRequest, _ctx: RequestContext| {
+                let reader = reader.clone();
+                async move {
+                    let served = request.var("path").unwrap_or_default().trim_start_matches('/').to_owned();
+                    reader.read(&served, request.uri).await
+                }
+            })
+            .complete(
+                "path",
+                completer_fn(move |request: CompletionRequest, _ctx: RequestContext| {
+                    let candidates = completer.complete(&request.value);
+                    async move { Ok(candidates) }
+                }),
+            )
+    }
+
+    /// Served paths starting with `prefix`, in order.
+    pub fn complete(&self, prefix: &str) -> Vec<String> {
+        let prefix = prefix.trim_start_matches('/');
+        self.index()
+            .range(prefix.to_owned()..)
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .take(MAX_CANDIDATES)
+            .map(|(k, _)| k.clone())
+            .collect()
+    }
+
+    /// Rescans after `batch`, records the new state and registers the
+    /// changes with `server` (one `list_changed` when files came or went;
+    /// `resources/updated` for changed files). Returns the changes.
+    pub async fn sync(&self, server: &Server, batch: &WatchBatch) -> Result<Vec<Change>, FilesError> {
+        let this = self.clone();
+        let batch = batch.clone();
+        let changes = tokio::task::spawn_blocking(move || this.rescan(&batch))
+            .await
+            .map_err(|e| FilesError::Watch { path: PathBuf::new(), reason: e.to_string() })?;
+        self.apply(server, &changes)?;
+        Ok(changes)
+    }
+
+    /// Rescans the roots (blocking) and returns what changed since the last scan.
+    pub fn rescan(&self, batch: &WatchBatch) -> Vec<Change> {
+        let old = self.index().clone();
+        let scan = self.inner.tree.scan();
+        let new = index(&scan, &old);
+        *self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner()) = scan.dirs;
+        let touched: HashSet<String> =
+            batch.paths.iter().filter_map(|p| self.inner.tree.served_path_of(p)).collect();
+        let changes = diff(&old, &new, &touched);
+        *self.index() = new;
+        changes
+    }
+
+    /// Registers `changes` (from [`FileResources::rescan`]) with `server`.
+    pub fn apply(&self, server: &Server, changes: &[Change]) -> Result<(), FilesError> {
+        if changes.is_empty() {
+            return Ok(());
+        }
+        let index = self.index().clone();
+        let mut upserts = Vec::new();
+        let mut removals = Vec::new();
+        for change in changes {
+            match change {
+                Change::Added(p) | Change::Modified(p) => {
+                    if let Some(entry) = index.get(p) {
+                        upserts.push(self.resource(p, entry));
+                    }
+                }
+                Change::Removed(p) => removals.push(Self::uri_of(p)),
+            }
+        }
+        server.update_resources(upserts, &removals)?;
+        Ok(())
+    }
+
+    fn index(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Entry>> {
+        self.inner.index.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn resource(&self, served: &str, entry: &Entry) -> Resource {
+        let uri = Self::uri_of(served);
+        let reader = self.clone();
+        let path = served.to_owned();
+        let mut resource = Resource::new(uri, served).mime_type(entry.mime.clone()).size(entry.size);
+        if let Some(modified) = entry.modified {
+            resource = resource.annotations(Annotations {
+                last_modified: Some(humantime::format_rfc3339_seconds(modified).to_string()),
+                ..Annotations::default()
+            });
+        }
+        resource.handler(move |request: ReadRequest, _ctx: RequestContext| {
+            let reader = reader.clone();
+            let path = path.clone();
+            async move { reader.read(&path, request.uri).await }
+        })
+    }
+
+    /// Reads a served file, answering for `uri`: it must be listed, and
+    /// the policy must still serve it now.
+    async fn read(&self, served: &str, uri: String) -> Result<Vec<ResourceContents>, HandlerError> {
+        let Some(entry) = self.index().get(served).cloned() else {
+            return Err(HandlerError::NotFound);
+        };
+        let tree = self.inner.tree.clone();
+        let served = served.to_owned();
+        tokio::task::spawn_blocking(move || read_file(&tree, &served, &entry.mime, uri))
+            .await
+            .map_err(|e| HandlerError::internal(format!("reading the file failed: {e}")))?
+    }
+}
+
+fn read_file(
+    tree: &ServedTree,
+    served: &str,
+    mime: &str,
+    uri: String,
+) -> Result<Vec<ResourceContents>, HandlerError> {
+    let located = match tree.readable(served) {
+        Ok(located) => located,
+        Err(TreeError::NotServed) => return Err(HandlerError::NotFound),
+        Err(e) => return Err(HandlerError::invalid_params(format!("{uri}: {e}"))),
+    };
+    let max = tree.max_file_size();
+    let bytes = std::fs::read(&located.path).map_err(|e| HandlerError::internal(format!("{uri}: {e}")))?;
+    if bytes.len() as u64 > max {
+        return Err(HandlerError::invalid_params(format!(
+            "{uri} grew above the {max}-byte limit for reads (files.max_file_size)"
+        )));
+    }
+    let mime_type = Some(mime.to_owned());
+    if mime::is_text(&bytes)
+        && let Ok(text) = String::from_utf8(bytes.clone())
+    {
+        return Ok(vec![ResourceContents::text(uri, mime_type, text)]);
+    }
+    Ok(vec![ResourceContents::blob(uri, mime_type, base64_encode(&bytes))])
+}

@@ -1,0 +1,753 @@
+//! Streamable HTTP for the legacy revisions (2025-03-26 … 2025-11-25):
+//! sessions, POST with JSON or SSE answers, the GET stream, DELETE,
+//! resumption and idle expiry.
+//!
+//! With a state store ([`HttpOptions::state`](crate::HttpOptions::state)),
+//! a session lives in the store as well (`session:{id}`): any instance
+//! rebuilds it from its record, every request checks and renews the record,
+//! and changes other instances must know (readiness, subscriptions, log
+//! level) are published on the `sessions` channel.
+//!
+//! Spec: `docs/specification/<rev>/basic/transports.mdx` §Streamable HTTP.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::{Value, json};
+use switchboard_server::state::StateStore;
+use switchboard_server::{Principal, ProtocolVersion, Session};
+use switchboard_types::ErrorObject;
+use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::task::AbortHandle;
+
+use crate::caller::Caller;
+use crate::security::{error_response, json_response, reply_response};
+use crate::shared_sessions::{
+    CHANNEL, SessionChange, changes_of, forget_local, record_key, restore, save, share, spawn_listener,
+    unavailable,
+};
+use crate::{App, EventStore, ResponseMode, sse};
+
+/// One legacy session.
+pub(crate) struct LegacySession {
+    pub id: String,
+    pub session: Arc<Session>,
+    /// Set while a GET stream is open (one at a time).
+    get_open: Arc<AtomicBool>,
+    last_seen: Mutex<Instant>,
+    forwarder: Mutex<Option<AbortHandle>>,
+    next_stream: AtomicU64,
+    /// Live request streams, for clients resuming one that is still running.
+    live: Mutex<HashMap<String, broadcast::Sender<Live>>>,
+}
+
+/// Slots of the per-stream live channels.
+const LIVE_CAPACITY: usize = 16;
+
+#[derive(Debug, Clone)]
+enum Live {
+    Event(String, Vec<u8>),
+    /// An event the store could not keep: sent live without an id.
+    Unstored(Vec<u8>),
+    End,
+}
+
+impl LegacySession {
+    fn touch(&self) {
+        *self.last_seen.lock().expect("session lock poisoned") = Instant::now();
+    }
+
+    /// Ends the session here and forgets its events.
+    async fn end(&self, store: &dyn EventStore) {
+        self.drop_local();
+        if let Err(e) = store.remove_session(&self.id).await {
+            tracing::warn!(session = %self.id, error = %e, "could not remove the session's events");
+        }
+    }
+
+    /// Stops serving the session in this process (its record and events,
+    /// if shared, are someone else's business).
+    pub(crate) fn drop_local(&self) {
+        self.session.close();
+        if let Some(f) = self.forwarder.lock().expect("session lock poisoned").take() {
+            f.abort();
+        }
+    }
+}
+
+/// Every legacy session of the endpoint.
+#[derive(Default)]
+pub(crate) struct Sessions {
+    pub(crate) map: Mutex<HashMap<String, Arc<LegacySession>>>,
+    /// The idle sweeper (and, with a state store, the listener of the
+    /// `sessions` channel) starts with the first session (inside the
+    /// runtime, whoever built the router).
+    sweeper: std::sync::OnceLock<()>,
+}
+
+impl Sessions {
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<LegacySession>> {
+        self.map.lock().expect("sessions lock poisoned").get(id).cloned()
+    }
+
+    pub(crate) fn remove(&self, id: &str) -> Option<Arc<LegacySession>> {
+        self.map.lock().expect("sessions lock poisoned").remove(id)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.map.lock().expect("sessions lock poisoned").len()
+    }
+}
+
+/// Starts the idle sweeper and, with a state store, the listener applying
+/// other instances' changes to local copies: once, with the first session.
+pub(crate) fn start_background(app: &App) {
+    app.sessions.sweeper.get_or_init(|| {
+        spawn_sweeper(
+            Arc::clone(&app.sessions),
+            Arc::clone(&app.store),
+            app.state.clone(),
+            app.options.session_idle_timeout,
+        );
+        if let Some(state) = &app.state {
+            spawn_listener(Arc::downgrade(&app.sessions), state.as_ref());
+        }
+    });
+}
+
+/// Ends sessions idle longer than `idle`, so sessions never leak. With a
+/// state store, an idle local copy is dropped only once the store says the
+/// session is gone (another instance may be keeping it alive); its record
+/// and events expire on their own.
+fn spawn_sweeper(
+    sessions: Arc<Sessions>,
+    store: Arc<dyn EventStore>,
+    state: Option<Arc<dyn StateStore>>,
+    idle: Duration,
+) {
+    let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
+    let period = (idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
+    let weak = Arc::downgrade(&sessions);
+    drop(sessions);
+    handle.spawn(async move {
+        let mut tick = tokio::time::interval(period);
+        loop {
+            tick.tick().await;
+            let Some(sessions) = weak.upgrade() else { return };
+            let now = Instant::now();
+            let idle_ids: Vec<String> = sessions
+                .map
+                .lock()
+                .expect("sessions lock poisoned")
+                .iter()
+                .filter(|(_, s)| now.duration_since(*s.last_seen.lock().expect("lock")) > idle)
+                .map(|(id, _)| id.clone())
+                .collect();
+            for id in idle_ids {
+                if let Some(state) = &state {
+                    match state.get(&record_key(&id)).await {
+                        Ok(None) => {}
+                        Ok(Some(_)) => continue, // alive elsewhere
+                        Err(e) => {
+                            tracing::debug!(error = %e, "idle sweep: state store unavailable");
+                            continue;
+                        }
+                    }
+                }
+                let Some(s) = sessions.remove(&id) else { continue };
+                tracing::debug!(session = %s.id, "legacy session expired");
+                if state.is_some() {
+                    s.drop_local();
+                } else {
+                    s.end(store.as_ref()).await;
+                }
+            }
+        }
+    });
+}
+
+fn new_session_id() -> String {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).expect("the operating system's random source is available");
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+fn create(app: &App, caller: &Caller) -> Arc<LegacySession> {
+    let legacy = build(app, new_session_id(), caller.principal.clone());
+    app.sessions.map.lock().expect("sessions lock poisoned").insert(legacy.id.clone(), Arc::clone(&legacy));
+    legacy
+}
+
+/// A local session with its standalone-stream drain and event forwarder,
+/// not yet in the map.
+pub(crate) fn build(app: &App, id: String, principal: Option<Principal>) -> Arc<LegacySession> {
+    start_background(app);
+    let (tx, rx) = mpsc::channel(app.server.options().outbound_queue.max(1));
+    let session = app.server.new_session(tx, principal);
+    let legacy = Arc::new(LegacySession {
+        id,
+        session: Arc::clone(&session),
+        get_open: Arc::new(AtomicBool::new(false)),
+        last_seen: Mutex::new(Instant::now()),
+        forwarder: Mutex::new(None),
+        next_stream: AtomicU64::new(0),
+        live: Mutex::new(HashMap::new()),
+    });
+    // Standalone messages (list changes, resource updates, and request
+    // messages of JSON-answered requests) are drained into the event store
+    // as stream "g" as they come, so a session without an open GET stream
+    // never blocks its handlers; a GET stream follows them live and a
+    // resume replays them.
+    // Small on purpose: a broadcast channel allocates its slots up front,
+    // once per session. A GET stream that falls behind catches up from the
+    // event store instead (see `get`).
+    let (g_tx, _) = broadcast::channel::<Live>(LIVE_CAPACITY);
+    legacy.live.lock().expect("session lock poisoned").insert("g".to_owned(), g_tx.clone());
+    let store = Arc::clone(&app.store);
+    let session_id = legacy.id.clone();
+    tokio::spawn(async move {
+        let mut rx = rx;
+        while let Some(data) = rx.recv().await {
+            match store.append(&session_id, "g", &data).await {
+                Ok(id) => {
+                    let _ = g_tx.send(Live::Event(id, data));
+                }
+                // Not resumable, but delivered to an open GET stream.
+                Err(e) => {
+                    tracing::warn!(session = %session_id, error = %e, "event not stored");
+                    let _ = g_tx.send(Live::Unstored(data));
+                }
+            }
+        }
+        let _ = g_tx.send(Live::End);
+    });
+    // Server events (list changes, resource updates) reach the session.
+    let task = tokio::spawn(app.server.forward_events(session));
+    *legacy.forwarder.lock().expect("session lock poisoned") = Some(task.abort_handle());
+    legacy
+}
+
+fn session_header(headers: &HeaderMap) -> Option<&str> {
+    headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::trim)
+}
+
+fn with_session_header(mut response: Response, id: &str) -> Response {
+    if let Ok(v) = HeaderValue::from_str(id) {
+        response.headers_mut().insert("mcp-session-id", v);
+    }
+    response
+}
+
+pub(crate) fn another_principal() -> Response {
+    error_response(
+        StatusCode::FORBIDDEN,
+        None,
+        ErrorObject::invalid_request("this session was opened by another principal"),
+    )
+}
+
+pub(crate) fn unknown_session() -> Response {
+    error_response(
+        StatusCode::NOT_FOUND,
+        None,
+        ErrorObject::invalid_request("unknown or ended session: send initialize to open a new one"),
+    )
+}
+
+pub(crate) fn too_many_sessions() -> Response {
+    error_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        ErrorObject::internal("too many open sessions; try again later"),
+    )
+}
+
+/// The request's session. With a state store, a session unknown here is
+/// rebuilt from its record, and a known one is checked (and renewed)
+/// against it: one store round trip per request.
+async fn lookup(app: &App, headers: &HeaderMap, caller: &Caller) -> Result<Arc<LegacySession>, Response> {
+    let Some(id) = session_header(headers) else {
+        return Err(error_response(
+            StatusCode::BAD_REQUEST,
+            None,
+            ErrorObject::invalid_request(
+                "missing Mcp-Session-Id header: send initialize first to open a session",
+            ),
+        ));
+    };
+    let Some(legacy) = app.sessions.get(id) else {
+        return match &app.state {
+            Some(state) => restore(app, state.as_ref(), id, caller).await,
+            None => Err(unknown_session()),
+        };
+    };
+    // A session belongs to whoever opened it: another principal's token,
+    // even a valid one, does not get into it.
+    let owner = legacy.session.principal().map(|p| p.subject.as_str());
+    if owner != caller.principal.as_ref().map(|p| p.subject.as_str()) {
+        return Err(another_principal());
+    }
+    if let Some(state) = &app.state {
+        match state.touch(&record_key(id), app.options.session_idle_timeout).await {
+            Ok(true) => {}
+            Ok(false) => {
+                // Deleted on another instance, or expired.
+                forget_local(app, id);
+                return Err(unknown_session());
+            }
+            Err(e) => return Err(unavailable(&e)),
+        }
+    }
+    Ok(legacy)
+}
+
+fn supported_versions() -> Value {
+    json!(ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>())
+}
+
+fn wants_sse(mode: ResponseMode, messages: &[&Value]) -> bool {
+    match mode {
+        ResponseMode::Sse => true,
+        ResponseMode::Json => false,
+        ResponseMode::Auto => messages.iter().any(|m| {
+            let meta = &m["params"]["_meta"];
+            m["method"] == "tools/call" || meta.get("progressToken").is_some()
+        }),
+    }
+}
+
+/// A POST in the `initialize` era. `head` is what [`peek`](crate::peek)
+/// read of a single-message body; the sessionless path needs nothing more.
+pub(crate) async fn post(
+    app: App,
+    headers: HeaderMap,
+    body: Bytes,
+    head: Option<crate::peek::Head>,
+    caller: Caller,
+) -> Response {
+    if let Some(v) = headers.get("mcp-protocol-version") {
+        let v = v.to_str().unwrap_or_default().trim();
+        // Any supported legacy revision is accepted, even one other than
+        // the session's (conformance clients send 2025-03-26 on 2025-11-25
+        // sessions).
+        if !ProtocolVersion::parse(v).is_some_and(ProtocolVersion::is_legacy) {
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                None,
+                ErrorObject::invalid_request(format!("unsupported MCP-Protocol-Version {v:?}"))
+                    .with_data(json!({"supported": supported_versions(), "requested": v})),
+            );
+        }
+    }
+    if !app.options.legacy_sessions
+        && let Some(head) = head
+    {
+        return sessionless(&app, &headers, &body, head.initialize, head.request, &caller).await;
+    }
+    let value: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) if e.is_syntax() || e.is_eof() => {
+            return error_response(StatusCode::BAD_REQUEST, None, ErrorObject::parse_error(e));
+        }
+        Err(e) => return error_response(StatusCode::BAD_REQUEST, None, ErrorObject::parse_error(e)),
+    };
+    let messages: Vec<&Value> = match &value {
+        Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    let is_request = |m: &&Value| m.get("method").is_some() && m.get("id").is_some();
+    let has_requests = messages.iter().any(is_request);
+    let is_initialize = !value.is_array() && value["method"] == "initialize";
+
+    if !app.options.legacy_sessions {
+        return sessionless(&app, &headers, &body, is_initialize, has_requests, &caller).await;
+    }
+    let (legacy, created) = if is_initialize && session_header(&headers).is_none() {
+        if app.sessions.len() >= app.options.max_sessions {
+            return too_many_sessions();
+        }
+        (create(&app, &caller), true)
+    } else {
+        match lookup(&app, &headers, &caller).await {
+            Ok(s) => (s, false),
+            Err(r) => return r,
+        }
+    };
+    legacy.touch();
+    if value.is_array() && !legacy.session.negotiated_version().is_some_and(ProtocolVersion::allows_batches) {
+        let reply =
+            app.server.handle_frame_via(&legacy.session, &body, &caller.via(None)).await.unwrap_or_default();
+        return json_response(StatusCode::BAD_REQUEST, reply);
+    }
+
+    // Only computed with a store: what other instances must learn.
+    let changes = if app.state.is_some() { changes_of(&messages) } else { Vec::new() };
+
+    if !has_requests {
+        let reply = app.server.handle_frame_via(&legacy.session, &body, &caller.via(None)).await;
+        if let Err(e) = share(&app, &legacy, &changes).await {
+            return unavailable(&e);
+        }
+        return match reply {
+            None => StatusCode::ACCEPTED.into_response(),
+            Some(reply) => json_response(StatusCode::BAD_REQUEST, reply),
+        };
+    }
+
+    if is_initialize {
+        let reply =
+            app.server.handle_frame_via(&legacy.session, &body, &caller.via(None)).await.unwrap_or_default();
+        let ok = legacy.session.negotiated_version().is_some();
+        if created && !ok {
+            if let Some(s) = app.sessions.remove(&legacy.id) {
+                s.end(app.store.as_ref()).await;
+            }
+            return json_response(StatusCode::OK, reply);
+        }
+        if created
+            && let Some(state) = &app.state
+            && let Err(e) = save(&app, state.as_ref(), &legacy).await
+        {
+            if let Some(s) = app.sessions.remove(&legacy.id) {
+                s.drop_local();
+            }
+            return unavailable(&e);
+        }
+        return with_session_header(json_response(StatusCode::OK, reply), &legacy.id);
+    }
+
+    if !wants_sse(app.options.response_mode, &messages) {
+        let reply =
+            app.server.handle_frame_via(&legacy.session, &body, &caller.via(None)).await.unwrap_or_default();
+        if let Err(e) = share(&app, &legacy, &changes).await {
+            return unavailable(&e);
+        }
+        return with_session_header(reply_response(StatusCode::OK, reply), &legacy.id);
+    }
+
+    // SSE: request-scoped messages and the response go on this POST's stream.
+    let (req_tx, req_rx) = mpsc::channel::<Vec<u8>>(256);
+    let accepted = app.server.accept_via(&legacy.session, &body, &caller.via(Some(&req_tx)));
+    drop(req_tx);
+    let (final_tx, final_rx) = oneshot::channel::<Option<Vec<u8>>>();
+    let share_after = (!changes.is_empty()).then(|| (app.clone(), Arc::clone(&legacy)));
+    tokio::spawn(async move {
+        let out = accepted.resolve().await;
+        if let Some((app, legacy)) = share_after
+            && let Err(e) = share(&app, &legacy, &changes).await
+        {
+            tracing::warn!(session = %legacy.id, error = %e, "session change not shared");
+        }
+        let _ = final_tx.send(out);
+    });
+    let stream_id = format!("p{}{}", app.instance, legacy.next_stream.fetch_add(1, Ordering::Relaxed));
+    let (primary_tx, primary_rx) = mpsc::channel::<Bytes>(256);
+    let (live_tx, _) = broadcast::channel::<Live>(LIVE_CAPACITY);
+    legacy.live.lock().expect("session lock poisoned").insert(stream_id.clone(), live_tx.clone());
+    let priming = app.options.sse_priming
+        && legacy.session.negotiated_version().is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
+    if priming {
+        // Without a stored id there is nothing to resume from: no priming.
+        match app.store.append(&legacy.id, &stream_id, b"").await {
+            Ok(id) => {
+                let _ = primary_tx.try_send(sse::priming(id, app.options.sse_retry));
+            }
+            Err(e) => tracing::warn!(session = %legacy.id, error = %e, "priming event not stored"),
+        }
+    }
+    // The pump runs to completion whether or not the client stays: a
+    // disconnect is not a cancellation in these revisions, and everything
+    // is stored for a resume.
+    let store = Arc::clone(&app.store);
+    let session_id = legacy.id.clone();
+    let legacy_for_pump = Arc::clone(&legacy);
+    tokio::spawn(async move {
+        let mut req_rx = req_rx;
+        let mut final_rx = final_rx;
+        let emit = async |data: Vec<u8>| match store.append(&session_id, &stream_id, &data).await {
+            Ok(id) => {
+                let _ = live_tx.send(Live::Event(id.clone(), data.clone()));
+                sse::event(Some(id), &data)
+            }
+            Err(e) => {
+                // Delivered, but not resumable.
+                tracing::warn!(session = %session_id, error = %e, "event not stored");
+                let _ = live_tx.send(Live::Unstored(data.clone()));
+                sse::event(None, &data)
+            }
+        };
+        loop {
+            tokio::select! {
+                biased;
+                Some(message) = req_rx.recv() => {
+                    let _ = primary_tx.send(emit(message).await).await;
+                }
+                out = &mut final_rx => {
+                    while let Ok(message) = req_rx.try_recv() {
+                        let _ = primary_tx.send(emit(message).await).await;
+                    }
+                    if let Ok(Some(reply)) = out {
+                        let _ = primary_tx.send(emit(reply).await).await;
+                    }
+                    break;
+                }
+            }
+        }
+        let _ = live_tx.send(Live::End);
+        legacy_for_pump.live.lock().expect("session lock poisoned").remove(&stream_id);
+    });
+    let stream =
+        futures::stream::unfold(primary_rx, |mut rx| async move { rx.recv().await.map(|e| (e, rx)) });
+    sse::response(stream, app.options.keep_alive, Some(&legacy.id))
+}
+
+/// Legacy requests without sessions: a fresh session per request, already
+/// negotiated at the header's revision.
+async fn sessionless(
+    app: &App,
+    headers: &HeaderMap,
+    body: &Bytes,
+    is_initialize: bool,
+    has_requests: bool,
+    caller: &Caller,
+) -> Response {
+    let (tx, _rx) = mpsc::channel(64);
+    let session = app.server.new_session(tx, caller.principal.clone());
+    if !is_initialize {
+        let version = headers
+            .get("mcp-protocol-version")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| ProtocolVersion::parse(v.trim()))
+            .unwrap_or(ProtocolVersion::V2025_03_26);
+        session.assume_initialized(version);
+    }
+    match app.server.handle_frame_via(&session, body, &caller.via(None)).await {
+        Some(reply) => json_response(StatusCode::OK, reply),
+        None if has_requests => json_response(StatusCode::OK, Vec::new()),
+        None => StatusCode::ACCEPTED.into_response(),
+    }
+}
+
+/// Follows a live stream; when the reader falls behind the live channel,
+/// catches up from the event store, so a slow reader loses nothing the
+/// store still holds.
+struct Follow {
+    /// The live channel, if the stream is still running.
+    rx: Option<broadcast::Receiver<Live>>,
+    store: Arc<dyn EventStore>,
+    session: String,
+    last: Option<String>,
+    backlog: std::collections::VecDeque<crate::StoredEvent>,
+    _guard: Option<GetGuard>,
+}
+
+impl Follow {
+    async fn next(&mut self) -> Option<Bytes> {
+        loop {
+            if let Some(e) = self.backlog.pop_front() {
+                self.last = Some(e.id.clone());
+                return Some(sse::event(Some(e.id), &e.data));
+            }
+            let rx = self.rx.as_mut()?;
+            match rx.recv().await {
+                Ok(Live::Event(id, data)) => {
+                    if let Some(last) = &self.last
+                        && !is_after(&id, last)
+                    {
+                        continue; // already sent while catching up
+                    }
+                    self.last = Some(id.clone());
+                    return Some(sse::event(Some(id), &data));
+                }
+                Ok(Live::Unstored(data)) => return Some(sse::event(None, &data)),
+                Ok(Live::End) | Err(broadcast::error::RecvError::Closed) => return None,
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    if let Some(last) = &self.last
+                        && let Ok(Some((_, missed))) = self.store.replay_after(&self.session, last).await
+                    {
+                        self.backlog.extend(missed.into_iter().filter(|e| !e.data.is_empty()));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// True if event id `a` comes after `b` on the same stream (`stream.seq`).
+fn is_after(a: &str, b: &str) -> bool {
+    let seq = |id: &str| id.rsplit_once('.').and_then(|(_, n)| n.parse::<u64>().ok());
+    match (seq(a), seq(b)) {
+        (Some(x), Some(y)) => x > y,
+        _ => true,
+    }
+}
+
+/// Clears the "GET stream open" flag when the stream goes away.
+struct GetGuard(Arc<AtomicBool>);
+
+impl Drop for GetGuard {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
+pub(crate) async fn get(app: App, headers: HeaderMap, caller: Caller) -> Response {
+    if !app.options.enable_get_stream {
+        return crate::security::method_not_allowed();
+    }
+    let accepts_sse = headers
+        .get(axum::http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_none_or(|v| v.contains("text/event-stream") || v.contains("*/*"));
+    if !accepts_sse {
+        return error_response(
+            StatusCode::NOT_ACCEPTABLE,
+            None,
+            ErrorObject::invalid_request("GET opens an SSE stream: Accept must include text/event-stream"),
+        );
+    }
+    let legacy = match lookup(&app, &headers, &caller).await {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    legacy.touch();
+    if let Some(last) = headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
+        return resume(&app, &legacy, last.trim()).await;
+    }
+    if legacy.get_open.swap(true, Ordering::AcqRel) {
+        return error_response(
+            StatusCode::CONFLICT,
+            None,
+            ErrorObject::invalid_request("this session already has an open GET stream"),
+        );
+    }
+    let guard = GetGuard(Arc::clone(&legacy.get_open));
+    let Some(rx) = legacy.live.lock().expect("session lock poisoned").get("g").map(|tx| tx.subscribe())
+    else {
+        return error_response(
+            StatusCode::NOT_FOUND,
+            None,
+            ErrorObject::invalid_request("the session has ended"),
+        );
+    };
+    let follow = Follow {
+        rx: Some(rx),
+        store: Arc::clone(&app.store),
+        session: legacy.id.clone(),
+        last: None,
+        backlog: std::collections::VecDeque::new(),
+        _guard: Some(guard),
+    };
+    let stream = futures::stream::unfold(follow, |mut follow| async move {
+        let event = follow.next().await?;
+        Some((event, follow))
+    });
+    sse::response(stream, app.options.keep_alive, Some(&legacy.id))
+}
+
+/// Replays a stream after `last` and, if it is still running, follows it.
+async fn resume(app: &App, legacy: &Arc<LegacySession>, last: &str) -> Response {
+    // Subscribe before reading the store, so nothing falls in between.
+    let live = legacy
+        .live
+        .lock()
+        .expect("session lock poisoned")
+        .iter()
+        .find_map(|(stream, tx)| last.starts_with(&format!("{stream}.")).then(|| tx.subscribe()));
+    let replay = match app.store.replay_after(&legacy.id, last).await {
+        Ok(replay) => replay,
+        Err(e) => return unavailable(&e),
+    };
+    let Some((_, stored)) = replay else {
+        return error_response(
+            StatusCode::NOT_FOUND,
+            None,
+            ErrorObject::invalid_request("unknown Last-Event-ID for this session"),
+        );
+    };
+    let follow = Follow {
+        rx: live,
+        store: Arc::clone(&app.store),
+        session: legacy.id.clone(),
+        last: Some(last.to_owned()),
+        backlog: stored.into_iter().filter(|e| !e.data.is_empty()).collect(),
+        _guard: None,
+    };
+    let stream = futures::stream::unfold(follow, |mut follow| async move {
+        let event = follow.next().await?;
+        Some((event, follow))
+    });
+    sse::response(stream, app.options.keep_alive, Some(&legacy.id))
+}
+
+pub(crate) async fn delete(app: App, headers: HeaderMap, caller: Caller) -> Response {
+    let legacy = match lookup(&app, &headers, &caller).await {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    // With a store, deleting the record ends the session on every instance
+    // (their next request finds it gone).
+    if let Some(state) = &app.state {
+        if let Err(e) = state.delete(&record_key(&legacy.id)).await {
+            return unavailable(&e);
+        }
+        // Best effort: the others would otherwise notice at their next request.
+        let ended = SessionChange { ended: true, ..SessionChange::new(&legacy.id) };
+        let bytes = serde_json::to_vec(&ended).expect("changes serialize; qed");
+        if let Err(e) = state.publish(CHANNEL, bytes).await {
+            tracing::warn!(session = %legacy.id, error = %e, "session end not published");
+        }
+    }
+    if let Some(s) = app.sessions.remove(&legacy.id) {
+        s.end(app.store.as_ref()).await;
+    } else {
+        // Already dropped locally: still forget its shared events.
+        legacy.end(app.store.as_ref()).await;
+    }
+    StatusCode::OK.into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::InMemoryEventStore;
+
+    #[tokio::test]
+    async fn a_lagging_reader_catches_up_from_the_store() {
+        let store: Arc<dyn EventStore> = Arc::new(InMemoryEventStore::default());
+        let (tx, rx) = broadcast::channel::<Live>(2);
+        let mut follow = Follow {
+            rx: Some(rx),
+            store: Arc::clone(&store),
+            session: "s".into(),
+            last: None,
+            backlog: Default::default(),
+            _guard: None,
+        };
+        let first = store.append("s", "g", b"0").await.unwrap();
+        tx.send(Live::Event(first, b"0".to_vec())).unwrap();
+        assert_eq!(follow.next().await.unwrap(), sse::event(Some("g.0".into()), b"0"));
+        // Ten more events while the reader is away: the channel keeps two.
+        for i in 1..=10u8 {
+            let data = vec![b'0' + i % 10];
+            let id = store.append("s", "g", &data).await.unwrap();
+            let _ = tx.send(Live::Event(id, data));
+        }
+        tx.send(Live::End).unwrap();
+        let mut seen = Vec::new();
+        while let Some(event) = follow.next().await {
+            seen.push(String::from_utf8(event.to_vec()).unwrap());
+        }
+        let ids: Vec<String> =
+            seen.iter().map(|e| e.lines().next().unwrap().trim_start_matches("id: ").to_owned()).collect();
+        let expected: Vec<String> = (1..=10).map(|i| format!("g.{i}")).collect();
+        assert_eq!(ids, expected, "every event once, in order");
+    }
+}

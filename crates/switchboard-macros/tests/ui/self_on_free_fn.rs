@@ -1,0 +1,12 @@
+use switchboard_server::{ToolError, tool};
+
+struct Calc;
+
+impl Calc {
+    #[tool]
+    async fn add(&self, a: i64) -> Result<String, ToolError> {
+        Ok(a.to_string())
+    }
+}
+
+fn main() {}

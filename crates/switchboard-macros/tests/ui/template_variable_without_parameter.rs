@@ -1,0 +1,8 @@
+use switchboard_server::{HandlerError, resource};
+
+#[resource("weather://{country}/{city}/current")]
+async fn current(city: String) -> Result<String, HandlerError> {
+    Ok(city)
+}
+
+fn main() {}

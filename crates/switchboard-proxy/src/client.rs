@@ -1,0 +1,413 @@
+//! A minimal MCP client to one upstream server: requests matched to
+//! answers by id, notifications handed on, and the two transports.
+//!
+//! - **stdio**: the upstream is a child process speaking newline-delimited
+//!   JSON-RPC on its stdin/stdout (its stderr is passed through). One task
+//!   writes, one reads. The child runs in a process group of its own,
+//!   registered with `switchboard-process`: the group (the child and whatever it
+//!   started) is killed when the client is dropped, and by
+//!   `switchboard_process::kill_all` when the program stops.
+//! - **HTTP**: each request is a POST to the Streamable HTTP endpoint; the
+//!   answer is JSON or an SSE stream whose messages (progress, then the
+//!   response) are read to its end. The `Mcp-Session-Id` the upstream mints
+//!   at `initialize` is sent with every later request, and the session's
+//!   GET stream is kept open (reopened after a drop, with `Last-Event-ID`)
+//!   for the upstream's own notifications: list changes, resource updates.
+//!
+//! The upstream's own requests to us (sampling, elicitation, roots) are
+//! answered `-32601`: a proxy has no model or user to ask. `ping` is
+//! answered.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use switchboard_types::ErrorObject;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use crate::Error;
+
+/// The protocol revision the proxy asks the upstream for.
+pub(crate) const UPSTREAM_VERSION: &str = "2025-11-25";
+
+type Pending = Arc<Mutex<HashMap<i64, oneshot::Sender<Result<Value, ErrorObject>>>>>;
+
+enum Link {
+    Stdio {
+        outgoing: mpsc::UnboundedSender<Vec<u8>>,
+        _child: Arc<Mutex<tokio::process::Child>>,
+        /// Kills the child's process group when the link is dropped.
+        _group: switchboard_process::Group,
+    },
+    Http {
+        client: reqwest::Client,
+        url: String,
+        session: Arc<Mutex<Option<String>>>,
+    },
+}
+
+/// A connection to the upstream server. Cheap to clone.
+#[derive(Clone)]
+pub struct Upstream {
+    link: Arc<Link>,
+    pending: Pending,
+    next_id: Arc<AtomicI64>,
+    notifications: broadcast::Sender<Value>,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream").finish_non_exhaustive()
+    }
+}
+
+impl Upstream {
+    /// Starts `program` with `args` and speaks MCP over its stdin/stdout.
+    pub fn spawn(program: &str, args: &[String]) -> Result<Self, Error> {
+        let mut command = tokio::process::Command::new(program);
+        command
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit())
+            .kill_on_drop(true);
+        let (mut child, group) =
+            switchboard_process::spawn(&mut command).map_err(|e| Error::Spawn(program.to_owned(), e))?;
+        let mut stdin = child.stdin.take().ok_or_else(|| Error::Upstream("no stdin".into()))?;
+        let stdout = child.stdout.take().ok_or_else(|| Error::Upstream("no stdout".into()))?;
+        let (outgoing, mut queue) = mpsc::unbounded_channel::<Vec<u8>>();
+        tokio::spawn(async move {
+            while let Some(bytes) = queue.recv().await {
+                if stdin.write_all(&bytes).await.is_err() || stdin.flush().await.is_err() {
+                    break;
+                }
+            }
+        });
+        let upstream =
+            Self::with_link(Link::Stdio { outgoing, _child: Arc::new(Mutex::new(child)), _group: group });
+        let reader = upstream.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stdout).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                match serde_json::from_str::<Value>(&line) {
+                    Ok(message) => reader.on_message(message),
+                    Err(e) => tracing::warn!(error = %e, "unreadable line from the upstream server"),
+                }
+            }
+            reader.fail_all("the upstream server closed its output");
+        });
+        Ok(upstream)
+    }
+
+    /// Speaks MCP to the Streamable HTTP endpoint at `url`.
+    pub fn http(url: &str) -> Result<Self, Error> {
+        let client = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| Error::Upstream(e.to_string()))?;
+        Ok(Self::with_link(Link::Http { client, url: url.to_owned(), session: Arc::default() }))
+    }
+
+    fn with_link(link: Link) -> Self {
+        Self {
+            link: Arc::new(link),
+            pending: Arc::default(),
+            next_id: Arc::new(AtomicI64::new(1)),
+            notifications: broadcast::channel(1024).0,
+            timeout: Duration::from_secs(600),
+        }
+    }
+
+    /// How long a request may wait for its answer (default 10 min).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The upstream's notifications, as they arrive.
+    pub fn notifications(&self) -> broadcast::Receiver<Value> {
+        self.notifications.subscribe()
+    }
+
+    /// Runs the `initialize` handshake; returns the upstream's result.
+    pub async fn initialize(&self, client_name: &str) -> Result<Value, ErrorObject> {
+        let result = self
+            .request(
+                "initialize",
+                json!({
+                    "protocolVersion": UPSTREAM_VERSION,
+                    "capabilities": {},
+                    "clientInfo": {"name": client_name, "version": env!("CARGO_PKG_VERSION")}
+                }),
+            )
+            .await?;
+        self.notify("notifications/initialized", None).await;
+        if let Link::Http { client, url, session } = &*self.link
+            && let Some(id) = session.lock().expect("session lock").clone()
+        {
+            self.listen(client.clone(), url.clone(), id);
+        }
+        Ok(result)
+    }
+
+    /// Keeps the session's GET stream open and hands its messages on,
+    /// reconnecting (with the last event id) until the upstream ends the
+    /// session or this client is dropped.
+    fn listen(&self, client: reqwest::Client, url: String, session: String) {
+        let weak_link = Arc::downgrade(&self.link);
+        let pending = Arc::clone(&self.pending);
+        let notifications = self.notifications.clone();
+        let (next_id, timeout) = (Arc::clone(&self.next_id), self.timeout);
+        tokio::spawn(async move {
+            let mut last_event: Option<String> = None;
+            let mut backoff = Duration::from_millis(100);
+            loop {
+                // Stop once every handle to this client is gone.
+                if weak_link.strong_count() == 0 {
+                    return;
+                }
+                let mut request = client
+                    .get(&url)
+                    .header("accept", "text/event-stream")
+                    .header("mcp-protocol-version", UPSTREAM_VERSION)
+                    .header("mcp-session-id", &session);
+                if let Some(id) = &last_event {
+                    request = request.header("last-event-id", id);
+                }
+                match request.send().await {
+                    Ok(response) if response.status().is_success() => {
+                        backoff = Duration::from_millis(100);
+                        let mut stream = response.bytes_stream();
+                        // Bytes, not text, until an event is whole: a chunk
+                        // may end inside a multi-byte character.
+                        let mut buffer: Vec<u8> = Vec::new();
+                        while let Some(Ok(chunk)) = futures::StreamExt::next(&mut stream).await {
+                            buffer.extend_from_slice(&chunk);
+                            while let Some(end) = buffer.windows(2).position(|w| w == b"\n\n") {
+                                let bytes: Vec<u8> = buffer.drain(..end + 2).collect();
+                                let event = String::from_utf8_lossy(&bytes);
+                                if let Some(id) = event.lines().find_map(|l| l.strip_prefix("id:")) {
+                                    last_event = Some(id.trim().to_owned());
+                                }
+                                let Some(link) = weak_link.upgrade() else { return };
+                                let this = Upstream {
+                                    link,
+                                    pending: Arc::clone(&pending),
+                                    next_id: Arc::clone(&next_id),
+                                    notifications: notifications.clone(),
+                                    timeout,
+                                };
+                                for data in sse_data(&event) {
+                                    if let Ok(message) = serde_json::from_str::<Value>(&data) {
+                                        this.on_message(message);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    // The session is gone (404) or streams are not offered (405): stop.
+                    Ok(response) if matches!(response.status().as_u16(), 404 | 405) => return,
+                    Ok(_) | Err(_) => {}
+                }
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(5));
+            }
+        });
+    }
+
+    /// Sends a request and waits for its result (or error).
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        self.request_with_id(id, method, params).await
+    }
+
+    /// A fresh request id (for requests that need to know theirs up front).
+    pub fn next_id(&self) -> i64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Sends a request with the given id and waits for its answer.
+    pub async fn request_with_id(&self, id: i64, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let (tx, rx) = oneshot::channel();
+        self.pending.lock().expect("pending lock").insert(id, tx);
+        let sent = self.send(&message, method == "initialize").await;
+        if let Err(e) = sent {
+            self.pending.lock().expect("pending lock").remove(&id);
+            return Err(e);
+        }
+        match tokio::time::timeout(self.timeout, rx).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(_)) => {
+                Err(ErrorObject::internal(format!("the upstream server went away during {method}")))
+            }
+            Err(_) => {
+                self.pending.lock().expect("pending lock").remove(&id);
+                self.notify("notifications/cancelled", Some(json!({"requestId": id, "reason": "timed out"})))
+                    .await;
+                Err(ErrorObject::internal(format!(
+                    "the upstream server did not answer {method} within {} s",
+                    self.timeout.as_secs()
+                )))
+            }
+        }
+    }
+
+    /// Sends a notification (errors are logged, not returned: nobody waits).
+    pub async fn notify(&self, method: &str, params: Option<Value>) {
+        let mut message = json!({"jsonrpc": "2.0", "method": method});
+        if let Some(params) = params {
+            message["params"] = params;
+        }
+        if let Err(e) = self.send(&message, false).await {
+            tracing::warn!(method, error = %e.message, "could not notify the upstream server");
+        }
+    }
+
+    async fn send(&self, message: &Value, initialize: bool) -> Result<(), ErrorObject> {
+        match &*self.link {
+            Link::Stdio { outgoing, .. } => {
+                let mut bytes = serde_json::to_vec(message).expect("JSON serializes");
+                bytes.push(b'\n');
+                outgoing
+                    .send(bytes)
+                    .map_err(|_| ErrorObject::internal("the upstream server's input is closed"))
+            }
+            Link::Http { client, url, session } => {
+                let mut request = client
+                    .post(url)
+                    .header("content-type", "application/json")
+                    .header("accept", "application/json, text/event-stream")
+                    .body(message.to_string());
+                if !initialize {
+                    request = request.header("mcp-protocol-version", UPSTREAM_VERSION);
+                }
+                if let Some(id) = session.lock().expect("session lock").clone() {
+                    request = request.header("mcp-session-id", id);
+                }
+                let response = request.send().await.map_err(|e| {
+                    ErrorObject::internal(format!("the upstream server at {url} could not be reached: {e}"))
+                })?;
+                if let Some(id) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
+                    *session.lock().expect("session lock") = Some(id.to_owned());
+                }
+                let status = response.status();
+                if status.as_u16() == 202 {
+                    return Ok(());
+                }
+                let sse = response
+                    .headers()
+                    .get("content-type")
+                    .and_then(|v| v.to_str().ok())
+                    .is_some_and(|t| t.starts_with("text/event-stream"));
+                let body = response.text().await.map_err(|e| ErrorObject::internal(e.to_string()))?;
+                if !status.is_success() && !sse && serde_json::from_str::<Value>(&body).is_err() {
+                    return Err(ErrorObject::internal(format!(
+                        "the upstream server answered HTTP {status}: {}",
+                        body.chars().take(200).collect::<String>()
+                    )));
+                }
+                if sse {
+                    for data in sse_data(&body) {
+                        if let Ok(message) = serde_json::from_str::<Value>(&data) {
+                            self.on_message(message);
+                        }
+                    }
+                } else if let Ok(message) = serde_json::from_str::<Value>(&body) {
+                    match message {
+                        Value::Array(items) => items.into_iter().for_each(|m| self.on_message(m)),
+                        one => self.on_message(one),
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn on_message(&self, message: Value) {
+        let id = message.get("id").and_then(Value::as_i64);
+        let method = message.get("method").and_then(Value::as_str).map(str::to_owned);
+        match (id, method) {
+            (Some(id), None) => {
+                let Some(tx) = self.pending.lock().expect("pending lock").remove(&id) else { return };
+                let answer = match message.get("error") {
+                    Some(error) => Err(serde_json::from_value(error.clone()).unwrap_or_else(|_| {
+                        ErrorObject::internal(format!(
+                            "the upstream server sent an unreadable error: {error}"
+                        ))
+                    })),
+                    None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
+                };
+                let _ = tx.send(answer);
+            }
+            (_, Some(method)) if message.get("id").is_some() => {
+                // A request from the upstream to us.
+                let id = message["id"].clone();
+                let answer = if method == "ping" {
+                    json!({"jsonrpc": "2.0", "id": id, "result": {}})
+                } else {
+                    json!({"jsonrpc": "2.0", "id": id, "error": {
+                        "code": -32601,
+                        "message": format!("{method} is not available through this proxy")
+                    }})
+                };
+                let upstream = self.clone();
+                tokio::spawn(async move {
+                    let _ = upstream.send(&answer, false).await;
+                });
+            }
+            (_, Some(_)) => {
+                let _ = self.notifications.send(message);
+            }
+            (None, None) => tracing::warn!(%message, "a message from the upstream server that is neither"),
+        }
+    }
+
+    fn fail_all(&self, why: &str) {
+        for (_, tx) in self.pending.lock().expect("pending lock").drain() {
+            let _ = tx.send(Err(ErrorObject::internal(why)));
+        }
+    }
+}
+
+/// The `data` of each event of an SSE body (multi-line data joined by `\n`).
+fn sse_data(body: &str) -> Vec<String> {
+    let mut events = Vec::new();
+    let mut data: Option<String> = None;
+    for line in body.lines() {
+        if line.is_empty() {
+            if let Some(d) = data.take() {
+                events.push(d);
+            }
+        } else if let Some(rest) = line.strip_prefix("data:") {
+            let rest = rest.strip_prefix(' ').unwrap_or(rest);
+            match &mut data {
+                Some(d) => {
+                    d.push('\n');
+                    d.push_str(rest);
+                }
+                None => data = Some(rest.to_owned()),
+            }
+        }
+    }
+    if let Some(d) = data {
+        events.push(d);
+    }
+    events.retain(|d| !d.is_empty());
+    events
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sse_data;
+
+    #[test]
+    fn sse_events_are_split_and_multi_line_data_joined() {
+        let body = "id: 1\ndata:\n\nevent: message\ndata: {\"a\":\ndata: 1}\n\ndata: last";
+        assert_eq!(sse_data(body), ["{\"a\":\n1}", "last"]);
+    }
+}

@@ -1,0 +1,458 @@
+//! Front another MCP server and serve its tools, prompts, resources and
+//! resource templates as your own: a [`Proxy`] connects to an [`Upstream`]
+//! (a child process over stdio, or a Streamable HTTP URL), lists what it
+//! offers, and registers a forwarding handler for each item in an
+//! [`switchboard_server::ServerBuilder`]. Everything the server adds applies to the
+//! re-exported items too: every protocol revision (a 2024-11-05 client can
+//! use a 2025-11-25 upstream, and a 2026-07-28 client a stdio-only one),
+//! authorization and scopes, rate limits, middleware, metrics.
+//!
+//! What crosses the proxy:
+//! - calls, prompt renders and reads, with the upstream's results and
+//!   JSON-RPC errors passed through (a resource the upstream does not have
+//!   is this server's not-found error for the client's revision);
+//! - argument completion, when the upstream offers it;
+//! - cancellation (a cancelled client request cancels the upstream one)
+//!   and progress (relayed as the upstream reports it; over HTTP it arrives
+//!   when the upstream's answer does);
+//! - list changes and resource updates, after [`Proxy::follow`].
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use switchboard_proxy::{Proxy, Upstream};
+//! let upstream = Upstream::spawn("npx", &["-y".into(), "@modelcontextprotocol/server-everything".into()])?;
+//! let proxy = Proxy::connect(upstream, None).await?;
+//! let builder = proxy.register(switchboard_server::Server::builder("front", "1")).await?;
+//! let server = builder.build()?;
+//! proxy.follow(server.clone());
+//! server.serve_stdio().await?;
+//! # Ok(()) }
+//! ```
+
+mod client;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use switchboard_server::types::prompts::GetPromptResult;
+use switchboard_server::types::resources::ReadResourceResult;
+use switchboard_server::types::{Implementation, ResourceContents};
+use switchboard_server::{
+    CallToolResult, Completer, CompletionRequest, ErrorObject, HandlerError, Prompt, RequestContext,
+    Resource, ResourceTemplate, Server, ServerBuilder, Tool, ToolError,
+};
+
+pub use client::Upstream;
+
+/// Errors from connecting to or listing an upstream server.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The upstream program could not be started.
+    #[error("could not start the upstream server {0:?}: {1}")]
+    Spawn(String, #[source] std::io::Error),
+    /// The upstream misbehaved (closed, unreachable, unreadable).
+    #[error("upstream server: {0}")]
+    Upstream(String),
+    /// The upstream answered a request with an error.
+    #[error("upstream server error during {0}: {1}")]
+    Rpc(&'static str, ErrorObject),
+    /// Registering what the upstream offers failed.
+    #[error(transparent)]
+    Server(#[from] switchboard_server::Error),
+}
+
+/// Most pages read from one upstream list (a list that never ends is cut).
+const MAX_PAGES: usize = 10_000;
+
+/// A connected upstream and what it announced.
+#[derive(Clone)]
+pub struct Proxy {
+    upstream: Upstream,
+    /// Prepended (with `_`) to the names of tools and prompts.
+    prefix: Option<String>,
+    info: Implementation,
+    capabilities: Value,
+    instructions: Option<String>,
+    /// Upstream request id → the client request it serves (progress relay).
+    progress: Arc<Mutex<HashMap<i64, RequestContext>>>,
+    /// The resource URIs registered from the upstream (for list changes).
+    resources: Arc<Mutex<HashSet<String>>>,
+}
+
+impl std::fmt::Debug for Proxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Proxy").field("upstream", &self.info).finish_non_exhaustive()
+    }
+}
+
+impl Proxy {
+    /// Runs the `initialize` handshake with `upstream`. With a `prefix`,
+    /// tools and prompts are re-exported as `{prefix}_{name}`.
+    pub async fn connect(upstream: Upstream, prefix: Option<String>) -> Result<Self, Error> {
+        let result =
+            upstream.initialize("switchboard-proxy").await.map_err(|e| Error::Rpc("initialize", e))?;
+        let info = serde_json::from_value(result["serverInfo"].clone())
+            .map_err(|e| Error::Upstream(format!("unreadable serverInfo: {e}")))?;
+        let proxy = Self {
+            upstream,
+            prefix,
+            info,
+            capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+            instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
+            progress: Arc::default(),
+            resources: Arc::default(),
+        };
+        proxy.relay_progress();
+        Ok(proxy)
+    }
+
+    /// The upstream's name and version.
+    pub fn upstream_info(&self) -> &Implementation {
+        &self.info
+    }
+
+    /// The upstream's `instructions`, if it sent any.
+    pub fn instructions(&self) -> Option<&str> {
+        self.instructions.as_deref()
+    }
+
+    fn offers(&self, capability: &str) -> bool {
+        self.capabilities.get(capability).is_some_and(|c| !c.is_null())
+    }
+
+    fn local_name(&self, name: &str) -> String {
+        match &self.prefix {
+            Some(prefix) => format!("{prefix}_{name}"),
+            None => name.to_owned(),
+        }
+    }
+
+    /// Registers everything the upstream offers in `builder`.
+    pub async fn register(&self, mut builder: ServerBuilder) -> Result<ServerBuilder, Error> {
+        for tool in self.tools().await? {
+            builder = builder.tool(tool);
+        }
+        for prompt in self.prompts().await? {
+            builder = builder.prompt(prompt);
+        }
+        for resource in self.resources().await? {
+            builder = builder.resource(resource);
+        }
+        for template in self.resource_templates().await? {
+            builder = builder.resource_template(template);
+        }
+        if self.offers("tools") {
+            builder = builder.enable_tools();
+        }
+        if self.offers("prompts") {
+            builder = builder.enable_prompts();
+        }
+        if self.offers("resources") {
+            builder = builder.enable_resources();
+        }
+        Ok(builder)
+    }
+
+    async fn list_all<T: DeserializeOwned>(&self, method: &'static str, key: &str) -> Result<Vec<T>, Error> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = match &cursor {
+                Some(c) => json!({"cursor": c}),
+                None => json!({}),
+            };
+            let page = self.upstream.request(method, params).await.map_err(|e| Error::Rpc(method, e))?;
+            let list = page.get(key).cloned().unwrap_or_else(|| json!([]));
+            let list: Vec<Value> = serde_json::from_value(list)
+                .map_err(|e| Error::Upstream(format!("{method}: {key} is not a list: {e}")))?;
+            for item in list {
+                match serde_json::from_value::<T>(item.clone()) {
+                    Ok(item) => items.push(item),
+                    Err(e) => tracing::warn!(method, %item, error = %e, "skipping an unreadable item"),
+                }
+            }
+            cursor = page.get("nextCursor").and_then(Value::as_str).map(str::to_owned);
+            if cursor.is_none() {
+                return Ok(items);
+            }
+        }
+        tracing::warn!(method, "the upstream list did not end within {MAX_PAGES} pages; the rest is cut");
+        Ok(items)
+    }
+
+    /// The upstream's tools, each forwarding its calls.
+    pub async fn tools(&self) -> Result<Vec<Tool>, Error> {
+        if !self.offers("tools") {
+            return Ok(Vec::new());
+        }
+        let defs: Vec<switchboard_server::types::tools::Tool> = self.list_all("tools/list", "tools").await?;
+        Ok(defs.into_iter().map(|def| self.tool(def)).collect())
+    }
+
+    fn tool(&self, mut def: switchboard_server::types::tools::Tool) -> Tool {
+        let remote = std::mem::take(&mut def.name);
+        def.name = self.local_name(&remote);
+        let proxy = self.clone();
+        Tool::from_definition(def).raw_handler(move |arguments: Value, ctx: RequestContext| {
+            let (proxy, remote) = (proxy.clone(), remote.clone());
+            async move {
+                let result = proxy
+                    .forward(&ctx, "tools/call", json!({"name": remote, "arguments": arguments}))
+                    .await
+                    .map_err(ToolError::Protocol)?;
+                decode::<CallToolResult>(result).map_err(ToolError::Protocol)
+            }
+        })
+    }
+
+    /// The upstream's prompts, each forwarding its renders (and completion).
+    pub async fn prompts(&self) -> Result<Vec<Prompt>, Error> {
+        if !self.offers("prompts") {
+            return Ok(Vec::new());
+        }
+        let defs: Vec<switchboard_server::types::prompts::Prompt> =
+            self.list_all("prompts/list", "prompts").await?;
+        Ok(defs.into_iter().map(|def| self.prompt(def)).collect())
+    }
+
+    fn prompt(&self, mut def: switchboard_server::types::prompts::Prompt) -> Prompt {
+        let remote = std::mem::take(&mut def.name);
+        def.name = self.local_name(&remote);
+        let arguments: Vec<String> = def.arguments.iter().flatten().map(|a| a.name.clone()).collect();
+        let proxy = self.clone();
+        let forward_name = remote.clone();
+        let mut prompt = Prompt::from_definition(def).raw_handler(
+            move |arguments: BTreeMap<String, String>, ctx: RequestContext| {
+                let (proxy, remote) = (proxy.clone(), forward_name.clone());
+                async move {
+                    let result = proxy
+                        .forward(&ctx, "prompts/get", json!({"name": remote, "arguments": arguments}))
+                        .await
+                        .map_err(handler_error)?;
+                    decode::<GetPromptResult>(result).map_err(HandlerError::Rpc)
+                }
+            },
+        );
+        if self.offers("completions") {
+            for argument in arguments {
+                let reference = json!({"type": "ref/prompt", "name": remote});
+                prompt = prompt.complete(argument, Arc::new(Forwarded { proxy: self.clone(), reference }));
+            }
+        }
+        prompt
+    }
+
+    /// The upstream's resources, each forwarding its reads.
+    pub async fn resources(&self) -> Result<Vec<Resource>, Error> {
+        if !self.offers("resources") {
+            return Ok(Vec::new());
+        }
+        let defs: Vec<switchboard_server::types::resources::Resource> =
+            self.list_all("resources/list", "resources").await?;
+        *self.resources.lock().expect("resources lock") = defs.iter().map(|d| d.uri.clone()).collect();
+        Ok(defs
+            .into_iter()
+            .map(|def| {
+                let proxy = self.clone();
+                Resource::from_definition(def).handler(
+                    move |read: switchboard_server::ReadRequest, ctx: RequestContext| {
+                        let proxy = proxy.clone();
+                        async move { proxy.read(&ctx, &read.uri).await }
+                    },
+                )
+            })
+            .collect())
+    }
+
+    /// The upstream's resource templates, each forwarding reads of the URIs
+    /// they match (and completion of their variables).
+    pub async fn resource_templates(&self) -> Result<Vec<ResourceTemplate>, Error> {
+        if !self.offers("resources") {
+            return Ok(Vec::new());
+        }
+        let defs: Vec<switchboard_server::types::resources::ResourceTemplate> =
+            self.list_all("resources/templates/list", "resourceTemplates").await?;
+        let mut templates = Vec::with_capacity(defs.len());
+        for def in defs {
+            let text = def.uri_template.clone();
+            let variables = template_variables(&text);
+            let mut template = match ResourceTemplate::from_definition(def) {
+                Ok(t) => t,
+                Err(e) => {
+                    tracing::warn!(template = %text, error = %e, "skipping an invalid upstream template");
+                    continue;
+                }
+            };
+            let proxy = self.clone();
+            template = template.handler(move |read: switchboard_server::ReadRequest, ctx: RequestContext| {
+                let proxy = proxy.clone();
+                async move { proxy.read(&ctx, &read.uri).await }
+            });
+            if self.offers("completions") {
+                for variable in variables {
+                    let reference = json!({"type": "ref/resource", "uri": text});
+                    template =
+                        template.complete(variable, Arc::new(Forwarded { proxy: self.clone(), reference }));
+                }
+            }
+            templates.push(template);
+        }
+        Ok(templates)
+    }
+
+    async fn read(&self, ctx: &RequestContext, uri: &str) -> Result<Vec<ResourceContents>, HandlerError> {
+        let result = self.forward(ctx, "resources/read", json!({"uri": uri})).await.map_err(handler_error)?;
+        Ok(decode::<ReadResourceResult>(result).map_err(HandlerError::Rpc)?.contents)
+    }
+
+    /// Sends one client request upstream, relaying its progress and its
+    /// cancellation.
+    async fn forward(
+        &self,
+        ctx: &RequestContext,
+        method: &str,
+        mut params: Value,
+    ) -> Result<Value, ErrorObject> {
+        let id = self.upstream.next_id();
+        let relay = ctx.progress_token().is_some();
+        if relay {
+            params["_meta"] = json!({"progressToken": id});
+            self.progress.lock().expect("progress lock").insert(id, ctx.clone());
+        }
+        let answer = tokio::select! {
+            answer = self.upstream.request_with_id(id, method, params) => answer,
+            () = ctx.cancelled() => {
+                self.upstream
+                    .notify("notifications/cancelled", Some(json!({"requestId": id, "reason": "cancelled by the client"})))
+                    .await;
+                Err(ErrorObject::internal("cancelled"))
+            }
+        };
+        if relay {
+            self.progress.lock().expect("progress lock").remove(&id);
+        }
+        answer
+    }
+
+    /// Relays the upstream's progress notifications to the client requests
+    /// they belong to.
+    fn relay_progress(&self) {
+        let mut notifications = self.upstream.notifications();
+        let progress = Arc::clone(&self.progress);
+        tokio::spawn(async move {
+            loop {
+                let note = match notifications.recv().await {
+                    Ok(note) => note,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                };
+                if note["method"] != "notifications/progress" {
+                    continue;
+                }
+                let params = &note["params"];
+                let Some(token) = params["progressToken"].as_i64() else { continue };
+                let ctx = progress.lock().expect("progress lock").get(&token).cloned();
+                if let (Some(ctx), Some(value)) = (ctx, params["progress"].as_f64()) {
+                    ctx.progress(value, params["total"].as_f64(), params["message"].as_str()).await;
+                }
+            }
+        });
+    }
+
+    /// Follows the upstream's changes on `server` (which should serve only
+    /// this proxy's items: lists are replaced wholesale): list changes are
+    /// re-listed and announced, resource updates passed on. Runs until the
+    /// upstream goes away.
+    pub fn follow(&self, server: Server) -> tokio::task::JoinHandle<()> {
+        let proxy = self.clone();
+        let mut notifications = self.upstream.notifications();
+        tokio::spawn(async move {
+            loop {
+                let note = match notifications.recv().await {
+                    Ok(note) => note,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                };
+                if let Err(e) = proxy.apply(&server, &note).await {
+                    tracing::warn!(error = %e, "could not follow an upstream change");
+                }
+            }
+        })
+    }
+
+    async fn apply(&self, server: &Server, note: &Value) -> Result<(), Error> {
+        match note["method"].as_str().unwrap_or_default() {
+            "notifications/tools/list_changed" => {
+                server.replace_tools(self.tools().await?)?;
+            }
+            "notifications/prompts/list_changed" => {
+                server.replace_prompts(self.prompts().await?)?;
+            }
+            "notifications/resources/list_changed" => {
+                let before = self.resources.lock().expect("resources lock").clone();
+                let resources = self.resources().await?;
+                let now = self.resources.lock().expect("resources lock").clone();
+                let gone: Vec<String> = before.difference(&now).cloned().collect();
+                server.update_resources(resources, &gone)?;
+                server.replace_resource_templates(self.resource_templates().await?)?;
+            }
+            "notifications/resources/updated" => {
+                if let Some(uri) = note["params"]["uri"].as_str() {
+                    server.notify_resource_updated(uri);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Completion of one prompt argument or template variable, asked upstream.
+struct Forwarded {
+    proxy: Proxy,
+    reference: Value,
+}
+
+impl Completer for Forwarded {
+    fn complete(
+        &self,
+        request: CompletionRequest,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, Result<Vec<String>, HandlerError>> {
+        let proxy = self.proxy.clone();
+        let params = json!({
+            "ref": self.reference,
+            "argument": {"name": request.argument, "value": request.value},
+            "context": {"arguments": request.context},
+        });
+        Box::pin(async move {
+            let result = proxy.forward(&ctx, "completion/complete", params).await.map_err(handler_error)?;
+            Ok(result["completion"]["values"]
+                .as_array()
+                .map(|values| values.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+                .unwrap_or_default())
+        })
+    }
+}
+
+/// An upstream error as this server's: its not-found becomes ours (spelled
+/// for the client's revision), anything else passes through.
+fn handler_error(error: ErrorObject) -> HandlerError {
+    if error.code.0 == -32002 { HandlerError::NotFound } else { HandlerError::Rpc(error) }
+}
+
+fn decode<T: DeserializeOwned>(value: Value) -> Result<T, ErrorObject> {
+    serde_json::from_value(value)
+        .map_err(|e| ErrorObject::internal(format!("the upstream server's result is unreadable: {e}")))
+}
+
+/// The variable names of an RFC 6570 template.
+fn template_variables(template: &str) -> Vec<String> {
+    switchboard_server::uri_template::UriTemplate::parse(template)
+        .map(|t| t.variables().map(str::to_owned).collect())
+        .unwrap_or_default()
+}

@@ -1,0 +1,317 @@
+//! What a handler knows about the request it serves, and how it talks back.
+//!
+//! A [`RequestContext`] is cheap to clone and carries the request id, the
+//! negotiated (or per-request) protocol revision, a cancellation token that
+//! fires on `notifications/cancelled` (or a closed stream), the caller's
+//! progress token and identity. Progress sent through it is dropped once the
+//! request has been answered or cancelled, so a handler can never emit
+//! progress after its response (spec: `basic/utilities/progress.mdx`).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::Value;
+use switchboard_types::jsonrpc::encode_notification;
+use switchboard_types::logging::{LoggingLevel, LoggingMessageParams};
+use switchboard_types::notifications::{ProgressParams, ProgressToken, method};
+use switchboard_types::{ClientCapabilities, ErrorObject, Implementation, Meta, ProtocolVersion, RequestId};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::shape;
+
+/// Where serialized messages for one client go.
+pub type Outbound = mpsc::Sender<Vec<u8>>;
+
+/// The authenticated identity of a caller, set by the transport. stdio has
+/// none (the local user runs the server); the HTTP transport fills it from
+/// the bearer token of each request.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Principal {
+    /// A stable subject identifier (e.g. the token's `sub`).
+    pub subject: String,
+    /// The OAuth scopes the token grants.
+    pub scopes: BTreeSet<String>,
+}
+
+impl Principal {
+    /// A principal with this subject and no scopes.
+    pub fn new(subject: impl Into<String>) -> Self {
+        Self { subject: subject.into(), scopes: BTreeSet::new() }
+    }
+
+    /// The same principal granted `scopes`.
+    #[must_use]
+    pub fn with_scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes.extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Whether every scope of `required` is granted.
+    pub fn has_scopes(&self, required: &[String]) -> bool {
+        required.iter().all(|s| self.scopes.contains(s))
+    }
+}
+
+/// Whether a registration that requires `scopes` is visible to and usable
+/// by `principal`. Without a principal (stdio, or HTTP without
+/// authorization) there is nobody to restrict: everything is allowed.
+pub(crate) fn permits(principal: Option<&Principal>, scopes: &[String]) -> bool {
+    scopes.is_empty() || principal.is_none_or(|p| p.has_scopes(scopes))
+}
+
+/// What a transport knows about one incoming message beyond its bytes.
+#[derive(Debug, Clone, Default)]
+pub struct Via {
+    /// Where messages about the request go (an HTTP POST's own SSE stream);
+    /// `None`: the session's queue.
+    pub stream: Option<Outbound>,
+    /// Who sent it, when the transport authenticates every message (HTTP
+    /// bearer tokens); `None`: the session's principal.
+    pub principal: Option<Principal>,
+    /// The transport's headers for this message (HTTP), names lower-case,
+    /// in the order received.
+    pub headers: Option<Arc<Vec<(String, String)>>>,
+}
+
+/// Per-request information and capabilities handed to handlers.
+#[derive(Debug, Clone)]
+pub struct RequestContext {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    id: RequestId,
+    version: ProtocolVersion,
+    cancel: CancellationToken,
+    progress_token: Option<ProgressToken>,
+    last_progress: Mutex<Option<f64>>,
+    finished: AtomicBool,
+    outbound: Outbound,
+    principal: Option<Principal>,
+    client_info: Option<Implementation>,
+    client_capabilities: ClientCapabilities,
+    meta: Option<Meta>,
+    log_level: Option<LoggingLevel>,
+    peer: Option<Arc<crate::session::Session>>,
+    headers: Option<Arc<Vec<(String, String)>>>,
+}
+
+/// Everything needed to build a [`RequestContext`]; filled by the dispatcher.
+#[derive(Debug)]
+pub(crate) struct ContextParts {
+    pub id: RequestId,
+    pub version: ProtocolVersion,
+    pub cancel: CancellationToken,
+    pub progress_token: Option<ProgressToken>,
+    pub outbound: Outbound,
+    pub principal: Option<Principal>,
+    pub client_info: Option<Implementation>,
+    pub client_capabilities: ClientCapabilities,
+    pub meta: Option<Meta>,
+    /// Threshold for `notifications/message`; `None` sends no log messages.
+    pub log_level: Option<LoggingLevel>,
+    /// The session to send server→client requests through (legacy only).
+    pub peer: Option<Arc<crate::session::Session>>,
+    /// The transport's headers (HTTP).
+    pub headers: Option<Arc<Vec<(String, String)>>>,
+}
+
+impl RequestContext {
+    pub(crate) fn new(p: ContextParts) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                id: p.id,
+                version: p.version,
+                cancel: p.cancel,
+                progress_token: p.progress_token,
+                last_progress: Mutex::new(None),
+                finished: AtomicBool::new(false),
+                outbound: p.outbound,
+                principal: p.principal,
+                client_info: p.client_info,
+                client_capabilities: p.client_capabilities,
+                meta: p.meta,
+                log_level: p.log_level,
+                peer: p.peer,
+                headers: p.headers,
+            }),
+        }
+    }
+
+    /// A context for calling a handler outside any connection (unit tests,
+    /// `switchboard call`): latest revision, no progress token, nobody listening.
+    pub fn detached(id: RequestId) -> Self {
+        Self::detached_as(id, None)
+    }
+
+    /// Like [`RequestContext::detached`], acting as `principal`.
+    pub fn detached_as(id: RequestId, principal: Option<Principal>) -> Self {
+        let (tx, _rx) = mpsc::channel(1);
+        Self::new(ContextParts {
+            id,
+            version: ProtocolVersion::LATEST,
+            cancel: CancellationToken::new(),
+            progress_token: None,
+            outbound: tx,
+            principal,
+            client_info: None,
+            client_capabilities: ClientCapabilities::default(),
+            meta: None,
+            log_level: None,
+            peer: None,
+            headers: None,
+        })
+    }
+
+    /// The transport's headers for this request (HTTP; `None` on stdio),
+    /// names lower-case.
+    pub fn headers(&self) -> Option<&[(String, String)]> {
+        self.inner.headers.as_deref().map(Vec::as_slice)
+    }
+
+    /// The first value of header `name` (case-insensitive), if any.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers()?.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    /// The JSON-RPC id of the request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.id
+    }
+
+    /// The protocol revision this request is served under.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.version
+    }
+
+    /// The caller's identity, if the transport authenticated one.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner.principal.as_ref()
+    }
+
+    /// The client's self-reported identity (not for security decisions).
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.client_info.as_ref()
+    }
+
+    /// What the client declared it can do: negotiated by `initialize`
+    /// (legacy) or sent with this very request (2026-07-28).
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.client_capabilities
+    }
+
+    /// The request's `_meta`, as sent.
+    pub fn meta(&self) -> Option<&Meta> {
+        self.inner.meta.as_ref()
+    }
+
+    /// True once the client cancelled this request.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    /// Completes when the client cancels this request. The dispatcher already
+    /// drops the handler's future on cancellation; use this to stop work that
+    /// runs elsewhere (a spawned task, a child process).
+    pub async fn cancelled(&self) {
+        self.inner.cancel.cancelled().await
+    }
+
+    /// The cancellation token itself, to hand to other tasks.
+    pub fn cancellation_token(&self) -> CancellationToken {
+        self.inner.cancel.clone()
+    }
+
+    /// The caller's progress token, if it asked for progress.
+    pub fn progress_token(&self) -> Option<&ProgressToken> {
+        self.inner.progress_token.as_ref()
+    }
+
+    /// Reports progress. Sends `notifications/progress` only when the caller
+    /// gave a progress token, the request is still running, and `progress`
+    /// is greater than the last value sent (the spec requires strictly
+    /// increasing values); otherwise it does nothing. Returns whether a
+    /// notification was queued.
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        let Some(token) = &self.inner.progress_token else { return false };
+        if self.is_cancelled() || self.inner.finished.load(Ordering::Acquire) || !progress.is_finite() {
+            return false;
+        }
+        {
+            let mut last = self.inner.last_progress.lock().expect("progress lock poisoned");
+            if last.is_some_and(|l| progress <= l) {
+                return false;
+            }
+            *last = Some(progress);
+        }
+        let params = ProgressParams {
+            progress_token: token.clone(),
+            progress,
+            total,
+            message: message.map(str::to_owned),
+        };
+        let params = shape::progress(params, self.inner.version);
+        let bytes = encode_notification(method::PROGRESS, Some(&params));
+        self.inner.outbound.send(bytes).await.is_ok()
+    }
+
+    /// Sends a log message (`notifications/message`) about this request, if
+    /// the server offers logging and `level` is at or above the client's
+    /// threshold: the level set with `logging/setLevel` (legacy; the
+    /// server's default before that), or the request's own
+    /// `io.modelcontextprotocol/logLevel` (2026-07-28; none when absent).
+    /// Returns whether a message was queued. Keep secrets and personal data
+    /// out of `data`.
+    pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: Value) -> bool {
+        let Some(threshold) = self.inner.log_level else { return false };
+        if level < threshold || self.is_cancelled() || self.inner.finished.load(Ordering::Acquire) {
+            return false;
+        }
+        let params = LoggingMessageParams { level, logger: logger.map(str::to_owned), data };
+        let bytes = encode_notification(method::MESSAGE, Some(&params));
+        self.inner.outbound.send(bytes).await.is_ok()
+    }
+
+    /// Sends a request to the client and waits for its answer: the legacy
+    /// revisions' `sampling/createMessage`, `elicitation/create` and
+    /// `roots/list`. Fails with `-32601` when the client did not declare
+    /// the capability the method needs, and in the 2026-07-28 model, where
+    /// servers may not send requests. Cancelling this request abandons the
+    /// wait.
+    pub async fn request_client(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        let Some(session) = &self.inner.peer else {
+            return Err(ErrorObject::method_not_found(method).with_data(serde_json::json!({
+                "reason": "the 2026-07-28 model has no server-to-client requests"
+            })));
+        };
+        let caps = &self.inner.client_capabilities;
+        let declared = match method {
+            "sampling/createMessage" => caps.sampling.is_some(),
+            "elicitation/create" => caps.elicitation.is_some(),
+            "roots/list" => caps.roots.is_some(),
+            _ => true,
+        };
+        if !declared {
+            return Err(ErrorObject::method_not_found(method).with_data(serde_json::json!({
+                "reason": "the client did not declare the capability this request needs"
+            })));
+        }
+        tokio::select! {
+            r = session.request_client(&self.inner.outbound, method, params) => r,
+            _ = self.inner.cancel.cancelled() => Err(ErrorObject::internal("the request was cancelled")),
+        }
+    }
+
+    /// Marks the request answered: later progress is dropped.
+    pub(crate) fn finish(&self) {
+        self.inner.finished.store(true, Ordering::Release);
+    }
+}

@@ -1,0 +1,644 @@
+//! From bytes to a response: parse, classify, route, run, answer.
+//!
+//! [`Server::accept`] does the synchronous part of handling one frame on the
+//! connection's own task: it parses the envelope (borrowing, params kept raw),
+//! applies the JSON-RPC rules, decides the era from `_meta`, checks the
+//! lifecycle, looks the method up, and registers the request's cancellation
+//! token. Errors found there, and notifications, are finished on the spot
+//! ([`Accepted::Done`]), in arrival order. A request that reaches a handler
+//! comes back as [`Accepted::Pending`]: a future the transport may run
+//! concurrently with others. Registering the token before that future
+//! exists is what makes a `notifications/cancelled` that follows right
+//! behind its request find it.
+//!
+//! The future catches panics (`-32603`), drops the handler when the request
+//! is cancelled (and then answers nothing, as the cancellation utility asks),
+//! and serializes the response once.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use futures::future::{BoxFuture, join_all};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use switchboard_types::jsonrpc::{MessageKind, encode_error, encode_result};
+use switchboard_types::notifications::{CancelledParams, method};
+use switchboard_types::{ErrorObject, IncomingMessage, ProtocolVersion, RequestId};
+use tokio_util::sync::CancellationToken;
+
+use crate::context::{ContextParts, Outbound, RequestContext, Via};
+use crate::lifecycle::RequestMeta;
+use crate::server::Server;
+use crate::session::Session;
+
+/// The outcome of [`Server::accept`].
+pub enum Accepted {
+    /// Fully handled; send these bytes if any (a notification gets none).
+    Done(Option<Vec<u8>>),
+    /// A request for a handler: run the future, then send what it yields
+    /// (nothing when the request was cancelled).
+    Pending(BoxFuture<'static, Option<Vec<u8>>>),
+}
+
+impl std::fmt::Debug for Accepted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Accepted::Done(b) => f.debug_tuple("Done").field(&b.as_ref().map(|b| b.len())).finish(),
+            Accepted::Pending(_) => f.write_str("Pending(..)"),
+        }
+    }
+}
+
+impl Accepted {
+    /// Runs a pending request to completion.
+    pub async fn resolve(self) -> Option<Vec<u8>> {
+        match self {
+            Accepted::Done(bytes) => bytes,
+            Accepted::Pending(fut) => fut.await,
+        }
+    }
+}
+
+/// A handler's result: a map the dispatcher may still decorate, or a JSON
+/// object already serialized (list pages, written from cached JSON).
+pub(crate) enum Output {
+    Map(Map<String, Value>),
+    Raw(Vec<u8>),
+}
+
+impl Output {
+    /// True for a `tools/call` result that reports a tool error (`isError`).
+    pub(crate) fn is_tool_error(&self) -> bool {
+        match self {
+            Output::Map(map) => map.get("isError").and_then(Value::as_bool) == Some(true),
+            Output::Raw(_) => false,
+        }
+    }
+}
+
+/// What a request names: its `params.name` (a tool or prompt) or its
+/// `params.uri` (a resource), when it has one.
+pub(crate) fn target_of(params: Option<&RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        name: Option<String>,
+        uri: Option<String>,
+    }
+    let named: Named = serde_json::from_str(params?.get()).ok()?;
+    named.name.or(named.uri)
+}
+
+impl From<Map<String, Value>> for Output {
+    fn from(map: Map<String, Value>) -> Self {
+        Output::Map(map)
+    }
+}
+
+/// Serializes a success response around an already serialized result.
+fn encode_raw_result(id: &RequestId, result: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(result.len() + 48);
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    serde_json::to_writer(&mut out, id).expect("ids serialize; qed");
+    out.extend_from_slice(b",\"result\":");
+    out.extend_from_slice(result);
+    out.push(b'}');
+    out
+}
+
+/// Methods the server routes to handlers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Route {
+    Ping,
+    Discover,
+    ToolsList,
+    ToolsCall,
+    ResourcesList,
+    ResourceTemplatesList,
+    ResourcesRead,
+    ResourcesSubscribe,
+    ResourcesUnsubscribe,
+    PromptsList,
+    PromptsGet,
+    Complete,
+    Listen,
+    SetLevel,
+}
+
+/// Methods 2026-07-28 removed; as modern requests they are `-32601`
+/// (spec.md §b.1, conformance `stateless.ts`).
+const REMOVED_IN_2026: [&str; 5] =
+    ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
+
+/// Parses a method's params into its type; failures are `-32602` with
+/// serde's explanation. Absent params read as `{}`.
+pub(crate) fn parse_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
+    serde_json::from_str(params.map_or("{}", RawValue::get)).map_err(ErrorObject::invalid_params)
+}
+
+/// Serializes a result struct into the map the decorators work on.
+pub(crate) fn to_map<T: Serialize>(value: &T) -> Result<Map<String, Value>, ErrorObject> {
+    match serde_json::to_value(value) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(ErrorObject::internal("a result must be a JSON object")),
+        Err(e) => Err(ErrorObject::internal(e)),
+    }
+}
+
+fn error_bytes(id: Option<&RequestId>, error: ErrorObject) -> Accepted {
+    Accepted::Done(Some(encode_error(id, &error)))
+}
+
+impl Server {
+    /// Handles one frame (a message or a 2025-03-26 batch) from `session`.
+    pub fn accept(&self, session: &Arc<Session>, frame: &[u8]) -> Accepted {
+        self.accept_on(session, frame, None)
+    }
+
+    /// Like [`Server::accept`], but messages that belong to the request
+    /// (progress, request-scoped notifications) go to `stream` instead of
+    /// the session's queue. The HTTP transport passes the POST's own SSE
+    /// stream here; stdio has one stream for everything.
+    pub fn accept_on(&self, session: &Arc<Session>, frame: &[u8], stream: Option<&Outbound>) -> Accepted {
+        self.accept_via(session, frame, &Via { stream: stream.cloned(), ..Via::default() })
+    }
+
+    /// Like [`Server::accept`], with what the transport knows about this
+    /// message: its own stream, its authenticated principal (which
+    /// overrides the session's), its headers (handed to handlers through
+    /// [`RequestContext::headers`]).
+    pub fn accept_via(&self, session: &Arc<Session>, frame: &[u8], via: &Via) -> Accepted {
+        if frame.trim_ascii_start().first() == Some(&b'[') {
+            return self.accept_batch(session, frame, via);
+        }
+        self.accept_one(session, frame, false, via)
+    }
+
+    /// Handles one frame and waits for its response: the simple entry point
+    /// for transports that answer each message on its own (and for tests).
+    pub async fn handle_frame(&self, session: &Arc<Session>, frame: &[u8]) -> Option<Vec<u8>> {
+        self.accept(session, frame).resolve().await
+    }
+
+    /// [`Server::handle_frame`] with what the transport knows about the
+    /// message (see [`Server::accept_via`]).
+    pub async fn handle_frame_via(&self, session: &Arc<Session>, frame: &[u8], via: &Via) -> Option<Vec<u8>> {
+        self.accept_via(session, frame, via).resolve().await
+    }
+
+    fn accept_batch(&self, session: &Arc<Session>, frame: &[u8], via: &Via) -> Accepted {
+        let items: Vec<&RawValue> = match serde_json::from_slice(frame) {
+            Ok(items) => items,
+            Err(e) if e.is_data() => {
+                return error_bytes(None, ErrorObject::invalid_request("malformed batch"));
+            }
+            Err(e) => return error_bytes(None, ErrorObject::parse_error(e)),
+        };
+        match session.negotiated_version() {
+            Some(v) if v.allows_batches() => {}
+            Some(v) => {
+                return error_bytes(
+                    None,
+                    ErrorObject::invalid_request(format!(
+                        "JSON-RPC batches are accepted only under protocol revision 2025-03-26; this connection negotiated {v}: send one message per line"
+                    )),
+                );
+            }
+            None => {
+                return error_bytes(
+                    None,
+                    ErrorObject::invalid_request(
+                        "JSON-RPC batches are accepted only after initialize negotiated 2025-03-26 (initialize itself must not be batched)",
+                    ),
+                );
+            }
+        }
+        if items.is_empty() {
+            return error_bytes(None, ErrorObject::invalid_request("empty batch"));
+        }
+        let parts: Vec<Accepted> =
+            items.iter().map(|raw| self.accept_one(session, raw.get().as_bytes(), true, via)).collect();
+        Accepted::Pending(Box::pin(async move {
+            let responses: Vec<Vec<u8>> =
+                join_all(parts.into_iter().map(Accepted::resolve)).await.into_iter().flatten().collect();
+            if responses.is_empty() {
+                return None;
+            }
+            let mut out = Vec::with_capacity(responses.iter().map(|r| r.len() + 1).sum::<usize>() + 1);
+            out.push(b'[');
+            for (i, r) in responses.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(r);
+            }
+            out.push(b']');
+            Some(out)
+        }))
+    }
+
+    fn accept_one(&self, session: &Arc<Session>, frame: &[u8], in_batch: bool, via: &Via) -> Accepted {
+        let message = match IncomingMessage::parse(frame) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::debug!(error = %e, bytes = frame.len(), "unreadable message");
+                return error_bytes(None, e);
+            }
+        };
+        let kind = match message.kind() {
+            Ok(k) => k,
+            Err(e) => {
+                // Address the error to the id when it can be read; a null or
+                // malformed id gets `"id": null`.
+                return error_bytes(message.readable_id().as_ref(), e);
+            }
+        };
+        match kind {
+            MessageKind::Notification { method, params } => {
+                self.on_notification(session, method, params);
+                Accepted::Done(None)
+            }
+            // The core sends no requests to clients, so there is nothing to
+            // match a response against; JSON-RPC forbids answering it.
+            MessageKind::Response { id } => {
+                let outcome = match (message.result, message.error) {
+                    (Some(result), _) => serde_json::from_str::<Value>(result.get()).map_err(|e| {
+                        ErrorObject::internal(format!("unreadable result from the client: {e}"))
+                    }),
+                    (None, Some(error)) => Err(serde_json::from_str::<ErrorObject>(error.get())
+                        .unwrap_or_else(|_| {
+                            ErrorObject::internal(format!(
+                                "unreadable error from the client: {}",
+                                error.get()
+                            ))
+                        })),
+                    (None, None) => Err(ErrorObject::internal("empty response from the client")),
+                };
+                if !session.complete_request(&id, outcome) {
+                    tracing::debug!(%id, "ignoring a response to no pending request");
+                }
+                Accepted::Done(None)
+            }
+            MessageKind::Request { id, method, params } => {
+                self.accept_request(session, id, method, params, in_batch, via)
+            }
+        }
+    }
+
+    fn on_notification(&self, session: &Session, method: &str, params: Option<&RawValue>) {
+        match method {
+            method::INITIALIZED => session.mark_ready(),
+            method::CANCELLED => match parse_params::<CancelledParams>(params) {
+                Ok(p) => {
+                    let found = session.cancel(&p.request_id);
+                    tracing::debug!(id = %p.request_id, found, reason = ?p.reason, "cancel");
+                }
+                // Malformed notifications are ignored: they are never answered.
+                Err(e) => tracing::debug!(error = %e, "ignoring malformed notifications/cancelled"),
+            },
+            other => tracing::debug!(method = other, "ignoring notification"),
+        }
+    }
+
+    fn accept_request(
+        &self,
+        session: &Arc<Session>,
+        id: RequestId,
+        method: &str,
+        params: Option<&RawValue>,
+        in_batch: bool,
+        via: &Via,
+    ) -> Accepted {
+        tracing::debug!(%id, method, "request");
+        let meta = RequestMeta::peek(params);
+        let modern = method == "server/discover" || meta.is_modern();
+        let inner = &self.inner;
+        let (version, client_info, client_capabilities) = if modern {
+            let version = match meta.validate_modern() {
+                Ok(v) => v,
+                Err(e) => return error_bytes(Some(&id), e),
+            };
+            if REMOVED_IN_2026.contains(&method) {
+                return error_bytes(
+                    Some(&id),
+                    ErrorObject::method_not_found(method).with_data(serde_json::json!({
+                        "reason": format!("{method} does not exist in protocol revision {version}")
+                    })),
+                );
+            }
+            if let Err(e) = meta.log_level() {
+                return error_bytes(Some(&id), e);
+            }
+            (version, meta.client_info(), meta.client_capabilities())
+        } else {
+            match method {
+                "initialize" if in_batch => {
+                    return error_bytes(
+                        Some(&id),
+                        ErrorObject::invalid_request("initialize must not be part of a batch"),
+                    );
+                }
+                "initialize" => {
+                    return Accepted::Done(Some(match inner.initialize(session, params) {
+                        Ok(result) => encode_result(&id, &result),
+                        Err(e) => encode_error(Some(&id), &e),
+                    }));
+                }
+                _ => {}
+            }
+            match session.negotiated() {
+                Some(n) => (n.version, Some(n.client_info), n.client_capabilities),
+                None if method == "ping" => (ProtocolVersion::LATEST_LEGACY, None, Default::default()),
+                None => {
+                    return error_bytes(
+                        Some(&id),
+                        ErrorObject::invalid_request(format!(
+                            "Server not initialized: send initialize before {method} (or use the 2026-07-28 per-request _meta)"
+                        )),
+                    );
+                }
+            }
+        };
+        let route = match self.route(method, version) {
+            Some(r) => r,
+            None => return error_bytes(Some(&id), ErrorObject::method_not_found(method)),
+        };
+        if route == Route::Ping {
+            return Accepted::Done(Some(encode_result(&id, &Map::new())));
+        }
+        let max_in_flight = inner.options.max_in_flight;
+        if session.in_flight() >= max_in_flight {
+            return error_bytes(Some(&id), crate::limits::too_many_in_flight(max_in_flight));
+        }
+        if route == Route::ToolsCall {
+            // A caller is its principal, or without one its connection.
+            let caller = match via.principal.as_ref().or(session.principal()) {
+                Some(p) => format!("principal:{}", p.subject),
+                None => format!("connection:{:p}", Arc::as_ptr(session)),
+            };
+            if let Err(e) = inner.limits.admit_tool_call(&caller) {
+                return error_bytes(Some(&id), e);
+            }
+        }
+        let token = CancellationToken::new();
+        if !session.register(&id, &token) {
+            return error_bytes(
+                Some(&id),
+                ErrorObject::invalid_request(format!(
+                    "request id {id} is already in use by a request in flight"
+                )),
+            );
+        }
+        let ctx = RequestContext::new(ContextParts {
+            id: id.clone(),
+            version,
+            cancel: token.clone(),
+            progress_token: meta.progress_token(),
+            outbound: via.stream.as_ref().unwrap_or(session.outbound()).clone(),
+            principal: via.principal.clone().or_else(|| session.principal().cloned()),
+            client_info,
+            client_capabilities,
+            log_level: if !inner.logging_enabled {
+                None
+            } else if modern {
+                meta.log_level().ok().flatten()
+            } else {
+                session.log_level().or(inner.options.default_log_level)
+            },
+            peer: (!modern).then(|| Arc::clone(session)),
+            meta: meta.meta,
+            headers: via.headers.clone(),
+        });
+        let params: Option<Box<RawValue>> = params.map(ToOwned::to_owned);
+        let server = self.clone();
+        let session = Arc::clone(session);
+        // Server middleware, when there is any, sees the method by name.
+        let layered = inner.layered.as_ref().map(|stack| (stack.clone(), Arc::<str>::from(method)));
+        let span = request_span(method, &id, route, &ctx, params.as_deref());
+        Accepted::Pending(Box::pin(tracing::Instrument::instrument(
+            async move {
+                let run = async {
+                    match layered {
+                        None => server.run(route, &session, &ctx, params.as_deref()).await,
+                        Some((stack, method)) => {
+                            crate::middleware::run_layered(
+                                stack,
+                                method,
+                                route,
+                                Arc::clone(&session),
+                                ctx.clone(),
+                                params,
+                            )
+                            .await
+                        }
+                    }
+                };
+                let limit = server.inner.options.handler_timeout;
+                let work = async move {
+                    match limit {
+                        None => run.await,
+                        Some(limit) => tokio::time::timeout(limit, run).await.unwrap_or_else(|_| {
+                            Err(ErrorObject::internal(format!(
+                                "the request did not finish within {} s and was stopped (handler timeout)",
+                                limit.as_secs_f64()
+                            )))
+                        }),
+                    }
+                };
+                let outcome = tokio::select! {
+                    biased;
+                    _ = token.cancelled() => None,
+                    r = AssertUnwindSafe(work).catch_unwind() => Some(r),
+                };
+                ctx.finish();
+                session.unregister(&id);
+                record_outcome(outcome.as_ref());
+                let bytes = match outcome? {
+                    Ok(Ok(Output::Map(mut result))) => {
+                        if modern {
+                            server.inner.decorate_modern(
+                                &mut result,
+                                route_cache(&server, route, ctx.principal().is_some()),
+                            );
+                        }
+                        encode_result(&id, &result)
+                    }
+                    Ok(Ok(Output::Raw(result))) => {
+                        let result = if modern {
+                            server.inner.decorate_modern_raw(
+                                result,
+                                route_cache(&server, route, ctx.principal().is_some()),
+                            )
+                        } else {
+                            result
+                        };
+                        encode_raw_result(&id, &result)
+                    }
+                    Ok(Err(error)) => encode_error(Some(&id), &error),
+                    Err(panic) => {
+                        let what = panic
+                            .downcast_ref::<&str>()
+                            .map(|s| (*s).to_owned())
+                            .or_else(|| panic.downcast_ref::<String>().cloned())
+                            .unwrap_or_else(|| "unknown panic".into());
+                        tracing::error!(%id, panic = %what, "handler panicked");
+                        encode_error(Some(&id), &ErrorObject::internal("the handler panicked"))
+                    }
+                };
+                let max = server.inner.options.max_response_size;
+                if bytes.len() > max {
+                    tracing::warn!(%id, bytes = bytes.len(), max, "response over the size limit replaced by an error");
+                    return Some(encode_error(
+                        Some(&id),
+                        &ErrorObject::internal(format!(
+                            "the response ({} bytes) is larger than this server sends ({max} bytes); ask for less \
+                         (a page, a range, a narrower query)",
+                            bytes.len()
+                        )),
+                    ));
+                }
+                Some(bytes)
+            },
+            span,
+        )))
+    }
+
+    /// True if `method` is served under `version` (what a transport checks
+    /// before dispatching, e.g. to answer `404` in 2026-07-28).
+    pub fn method_available(&self, method: &str, version: ProtocolVersion) -> bool {
+        if !version.is_legacy() && REMOVED_IN_2026.contains(&method) {
+            return false;
+        }
+        (version.is_legacy() && method == "initialize") || self.route(method, version).is_some()
+    }
+
+    /// Looks a method up. Methods of primitives the server does not
+    /// advertise are unknown (`-32601`), as are methods of the other era.
+    fn route(&self, method: &str, version: ProtocolVersion) -> Option<Route> {
+        let inner = &self.inner;
+        let legacy = version.is_legacy();
+        Some(match method {
+            "ping" if legacy => Route::Ping,
+            "server/discover" => Route::Discover,
+            "tools/list" if inner.tools_enabled => Route::ToolsList,
+            "tools/call" if inner.tools_enabled => Route::ToolsCall,
+            "resources/list" if inner.resources_enabled => Route::ResourcesList,
+            "resources/templates/list" if inner.resources_enabled => Route::ResourceTemplatesList,
+            "resources/read" if inner.resources_enabled => Route::ResourcesRead,
+            "resources/subscribe" if inner.resources_enabled && legacy => Route::ResourcesSubscribe,
+            "resources/unsubscribe" if inner.resources_enabled && legacy => Route::ResourcesUnsubscribe,
+            "prompts/list" if inner.prompts_enabled => Route::PromptsList,
+            "prompts/get" if inner.prompts_enabled => Route::PromptsGet,
+            "completion/complete" if inner.completions_enabled() => Route::Complete,
+            "subscriptions/listen" if !legacy => Route::Listen,
+            "logging/setLevel" if legacy && inner.logging_enabled => Route::SetLevel,
+            _ => return None,
+        })
+    }
+
+    pub(crate) async fn run(
+        &self,
+        route: Route,
+        session: &Arc<Session>,
+        ctx: &RequestContext,
+        params: Option<&RawValue>,
+    ) -> Result<Output, ErrorObject> {
+        let map = match route {
+            Route::Ping => Ok(Map::new()),
+            Route::Discover => self.inner.discover(),
+            Route::ToolsList => return self.list_tools(ctx, params),
+            Route::ToolsCall => self.call_tool(ctx, params).await,
+            Route::ResourcesList => return self.list_resources(ctx, params),
+            Route::ResourceTemplatesList => return self.list_resource_templates(ctx, params),
+            Route::ResourcesRead => self.read_resource(ctx, params).await,
+            Route::ResourcesSubscribe => self.subscribe(session, ctx, params, true),
+            Route::ResourcesUnsubscribe => self.subscribe(session, ctx, params, false),
+            Route::PromptsList => return self.list_prompts(ctx, params),
+            Route::PromptsGet => self.get_prompt(ctx, params).await,
+            Route::Complete => self.complete(ctx, params).await,
+            Route::Listen => self.listen(session, ctx, params).await,
+            Route::SetLevel => {
+                let p: switchboard_types::logging::SetLevelParams = parse_params(params)?;
+                session.set_log_level(p.level);
+                Ok(Map::new())
+            }
+        };
+        map.map(Output::Map)
+    }
+}
+
+/// The `mcp.request` span of one request (OpenTelemetry-style names): its
+/// method and id, what it names (tool, prompt, resource URI), the caller's
+/// principal, and (recorded when it ends) its outcome. Disabled spans (the
+/// usual case without a subscriber at INFO) cost a check and nothing else.
+fn request_span(
+    method: &str,
+    id: &RequestId,
+    route: Route,
+    ctx: &RequestContext,
+    params: Option<&RawValue>,
+) -> tracing::Span {
+    let span = tracing::info_span!(
+        "mcp.request",
+        mcp.method = method,
+        mcp.id = %id,
+        mcp.target = tracing::field::Empty,
+        mcp.principal = tracing::field::Empty,
+        mcp.outcome = tracing::field::Empty,
+        mcp.error_code = tracing::field::Empty,
+    );
+    if span.is_disabled() {
+        return span;
+    }
+    if let Some(principal) = ctx.principal() {
+        span.record("mcp.principal", principal.subject.as_str());
+    }
+    if matches!(route, Route::ToolsCall | Route::PromptsGet | Route::ResourcesRead | Route::Complete)
+        && let Some(target) = target_of(params)
+    {
+        span.record("mcp.target", target.as_str());
+    }
+    span
+}
+
+/// Records how the current request ended on its span, and logs it at DEBUG.
+fn record_outcome(outcome: Option<&std::thread::Result<Result<Output, ErrorObject>>>) {
+    let span = tracing::Span::current();
+    let (what, code) = match outcome {
+        None => ("cancelled", None),
+        Some(Err(_)) => ("panic", None),
+        Some(Ok(Err(error))) => ("error", Some(error.code.0)),
+        Some(Ok(Ok(output))) if output.is_tool_error() => ("tool_error", None),
+        Some(Ok(Ok(_))) => ("ok", None),
+    };
+    if !span.is_disabled() {
+        span.record("mcp.outcome", what);
+        if let Some(code) = code {
+            span.record("mcp.error_code", code);
+        }
+    }
+    tracing::debug!(outcome = what, code, "request finished");
+}
+
+fn route_cache(
+    server: &Server,
+    route: Route,
+    authenticated: bool,
+) -> Option<(std::time::Duration, switchboard_types::lifecycle::CacheScope)> {
+    use switchboard_types::lifecycle::CacheScope;
+    let o = &server.inner.options;
+    // The six cacheable results (2026-07-28 `server/utilities/caching.mdx`).
+    // For an authenticated caller lists and reads depend on its scopes, so
+    // they may be cached for that caller only; discovery never does.
+    let scope = if authenticated { CacheScope::Private } else { CacheScope::Public };
+    match route {
+        Route::Discover => Some((o.discover_ttl, CacheScope::Public)),
+        Route::ToolsList | Route::PromptsList | Route::ResourcesList | Route::ResourceTemplatesList => {
+            Some((o.list_ttl, scope))
+        }
+        Route::ResourcesRead => Some((o.read_ttl, scope)),
+        _ => None,
+    }
+}

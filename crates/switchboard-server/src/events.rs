@@ -1,0 +1,209 @@
+//! The server's event bus: list changes and resource updates, published from
+//! anywhere in the application and delivered to every open connection.
+//!
+//! A bounded `tokio::sync::broadcast` channel carries events to each
+//! connection's loop. A connection that falls behind far enough to miss
+//! events is told so by the channel, and then over-approximates: it sends
+//! every `list_changed` it may send and `resources/updated` for every URI its
+//! client subscribed to, so an acknowledged change is never silently lost.
+//!
+//! With a shared state store the bus spans instances: events are published
+//! on the store's channel in the order they were sent here, and events of
+//! other instances are delivered here as if sent locally.
+
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::{broadcast, mpsc};
+
+use crate::state::StateStore;
+
+/// Which list changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum ListKind {
+    /// `tools/list`.
+    Tools = 1,
+    /// `prompts/list`.
+    Prompts = 2,
+    /// `resources/list`.
+    Resources = 3,
+    /// `resources/templates/list`.
+    ResourceTemplates = 4,
+}
+
+impl ListKind {
+    /// The list method.
+    pub fn method(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools/list",
+            ListKind::Prompts => "prompts/list",
+            ListKind::Resources => "resources/list",
+            ListKind::ResourceTemplates => "resources/templates/list",
+        }
+    }
+
+    /// The notification announcing a change of this list.
+    pub fn notification(self) -> &'static str {
+        use switchboard_types::notifications::method;
+        match self {
+            ListKind::Tools => method::TOOLS_LIST_CHANGED,
+            ListKind::Prompts => method::PROMPTS_LIST_CHANGED,
+            ListKind::Resources | ListKind::ResourceTemplates => method::RESOURCES_LIST_CHANGED,
+        }
+    }
+}
+
+/// Something every connection may need to tell its client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerEvent {
+    /// A list changed.
+    ListChanged(ListKind),
+    /// The resource at this URI changed.
+    ResourceUpdated(String),
+    /// A log message for every session whose threshold it meets
+    /// (`notifications/message`; [`Server::log_to_clients`](crate::Server::log_to_clients)).
+    /// Local to this instance: each instance logs what happened to it.
+    Log(LogEvent),
+}
+
+/// A server-wide log message ([`ServerEvent::Log`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogEvent {
+    /// Its severity.
+    pub level: switchboard_types::logging::LoggingLevel,
+    /// The logger's name, if any.
+    pub logger: Option<String>,
+    /// The message: any JSON (keep secrets out).
+    pub data: serde_json::Value,
+}
+
+/// The sending side, shared by the registries and the public API. With a
+/// shared [`StateStore`](crate::state::StateStore) it also publishes every
+/// event to the other instances and delivers theirs here.
+#[derive(Debug, Clone)]
+pub(crate) struct EventBus {
+    tx: broadcast::Sender<ServerEvent>,
+    remote: Option<Arc<Remote>>,
+}
+
+/// The bridge to other instances: a publisher draining `outbox` in order
+/// and a subscriber injecting the others' events, both started on the
+/// first use inside a runtime.
+#[derive(Debug)]
+struct Remote {
+    store: Arc<dyn StateStore>,
+    channel: String,
+    /// This instance's id: its own messages come back and are skipped.
+    instance: String,
+    outbox: mpsc::UnboundedSender<ServerEvent>,
+    pending: Mutex<Option<mpsc::UnboundedReceiver<ServerEvent>>>,
+    /// Set once the server is built: the registrations of start-up are
+    /// not news to the other instances.
+    live: std::sync::atomic::AtomicBool,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Wire {
+    from: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    updated: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    list: Option<u8>,
+}
+
+impl EventBus {
+    pub(crate) fn new(capacity: usize) -> Self {
+        Self { tx: broadcast::channel(capacity.max(1)).0, remote: None }
+    }
+
+    /// A bus whose events also travel through `store` on `channel`.
+    pub(crate) fn shared(capacity: usize, store: Arc<dyn StateStore>, channel: String) -> Self {
+        let mut id = [0u8; 12];
+        getrandom::fill(&mut id).expect("the operating system's random source is available");
+        let instance: String = id.iter().map(|b| format!("{b:02x}")).collect();
+        let (outbox, pending) = mpsc::unbounded_channel();
+        let remote = Remote {
+            store,
+            channel,
+            instance,
+            outbox,
+            pending: Mutex::new(Some(pending)),
+            live: std::sync::atomic::AtomicBool::new(false),
+        };
+        let bus = Self { tx: broadcast::channel(capacity.max(1)).0, remote: Some(Arc::new(remote)) };
+        bus.start_bridge();
+        bus
+    }
+
+    /// Publishes an event; nobody listening is fine.
+    pub(crate) fn send(&self, event: ServerEvent) {
+        if let Some(remote) = &self.remote
+            && remote.live.load(std::sync::atomic::Ordering::Acquire)
+            && !matches!(event, ServerEvent::Log(_))
+        {
+            let _ = remote.outbox.send(event.clone());
+            self.start_bridge();
+        }
+        let _ = self.tx.send(event);
+    }
+
+    /// From now on, events also go to the other instances (called when the
+    /// server is built).
+    pub(crate) fn go_live(&self) {
+        if let Some(remote) = &self.remote {
+            remote.live.store(true, std::sync::atomic::Ordering::Release);
+        }
+    }
+
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<ServerEvent> {
+        self.start_bridge();
+        self.tx.subscribe()
+    }
+
+    /// Starts the bridge tasks once, when called inside a tokio runtime.
+    fn start_bridge(&self) {
+        let Some(remote) = &self.remote else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let Some(mut outbox) = remote.pending.lock().expect("bridge lock poisoned").take() else { return };
+        let publisher = Arc::clone(remote);
+        runtime.spawn(async move {
+            while let Some(event) = outbox.recv().await {
+                let wire = match event {
+                    ServerEvent::ResourceUpdated(uri) => {
+                        Wire { from: publisher.instance.clone(), updated: Some(uri), list: None }
+                    }
+                    ServerEvent::ListChanged(kind) => {
+                        Wire { from: publisher.instance.clone(), updated: None, list: Some(kind as u8) }
+                    }
+                    // Never queued for other instances (see `send`).
+                    ServerEvent::Log(_) => continue,
+                };
+                let bytes = serde_json::to_vec(&wire).expect("events serialize");
+                if let Err(e) = publisher.store.publish(&publisher.channel, bytes).await {
+                    tracing::warn!(error = %e, "an event could not reach the other instances");
+                }
+            }
+        });
+        let subscriber = Arc::clone(remote);
+        let tx = self.tx.clone();
+        runtime.spawn(async move {
+            let mut messages = subscriber.store.subscribe(&subscriber.channel);
+            while let Some(bytes) = futures::StreamExt::next(&mut messages).await {
+                let Ok(wire) = serde_json::from_slice::<Wire>(&bytes) else { continue };
+                if wire.from == subscriber.instance {
+                    continue;
+                }
+                let event = match (wire.updated, wire.list) {
+                    (Some(uri), _) => ServerEvent::ResourceUpdated(uri),
+                    (None, Some(1)) => ServerEvent::ListChanged(ListKind::Tools),
+                    (None, Some(2)) => ServerEvent::ListChanged(ListKind::Prompts),
+                    (None, Some(3)) => ServerEvent::ListChanged(ListKind::Resources),
+                    (None, Some(4)) => ServerEvent::ListChanged(ListKind::ResourceTemplates),
+                    _ => continue,
+                };
+                let _ = tx.send(event);
+            }
+        });
+    }
+}

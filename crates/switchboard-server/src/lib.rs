@@ -1,0 +1,205 @@
+//! A framework for Model Context Protocol (MCP) servers.
+//!
+//! Build a [`Server`] from [`Tool`]s, then serve it over a [`Transport`]
+//! (stdio here, Streamable HTTP in `switchboard-http`). One server speaks every
+//! revision from 2024-11-05 to 2026-07-28: legacy clients negotiate with
+//! `initialize`, 2026-07-28 clients send their version and capabilities in
+//! each request's `_meta`, and every result is shaped for the revision in use.
+//!
+//! ```no_run
+//! use switchboard_server::{Json, RequestContext, Server, Tool};
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Args { name: String }
+//!
+//! #[derive(Serialize, JsonSchema)]
+//! struct Greeting { message: String }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), switchboard_server::Error> {
+//!     Server::builder("greeter", "1.0.0")
+//!         .tool(Tool::new("greet").description("Greets someone by name.").handler(
+//!             |args: Args, _ctx: RequestContext| async move {
+//!                 Ok(Json(Greeting { message: format!("Hello, {}!", args.name) }))
+//!             },
+//!         ))
+//!         .build()?
+//!         .serve_stdio()
+//!         .await
+//! }
+//! ```
+//!
+//! The main pieces:
+//! - [`Tool`], [`Json`], [`ToolError`]: tools as typed async functions.
+//! - [`Resource`], [`ResourceTemplate`] (RFC 6570), [`FileRoot`]: resources.
+//! - [`Prompt`]: prompts with typed arguments; [`complete_from`] and
+//!   [`completer_fn`] for argument completion.
+//! - [`Server::notify_resource_updated`]: change notifications from anywhere.
+//! - [`RequestContext`]: cancellation, progress, identity for one request.
+//! - [`HandleStore`]: state behind opaque handles for stateful tools.
+//! - [`Server::accept`]: the dispatcher, for transports of your own.
+//! - [`transport`]: the [`Transport`] seam and newline-delimited JSON (stdio).
+//! - [`macro@tool`], [`macro@tools`], [`macro@resource`], [`macro@prompt`]
+//!   (the default `macros` feature): the same builders generated from plain
+//!   async functions, with their signatures and templates checked at compile
+//!   time:
+//!
+//! ```
+//! # #[cfg(feature = "macros")] {
+//! use switchboard_server::{Server, ToolError, tool};
+//!
+//! /// Greets someone by name.
+//! #[tool]
+//! async fn greet(name: String) -> Result<String, ToolError> {
+//!     Ok(format!("Hello, {name}!"))
+//! }
+//!
+//! let server = Server::builder("greeter", "1.0.0").tool(greet_tool()).build().unwrap();
+//! assert_eq!(server.tools()[0].description.as_deref(), Some("Greets someone by name."));
+//! # }
+//! ```
+//!
+//! Every primitive, served and used through the in-memory client of
+//! `switchboard-testkit` (how this crate's own tests drive a server):
+//!
+//! ```
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//! use switchboard_server::types::{PromptMessage, ResourceContents};
+//! use switchboard_server::{
+//!     HandleStore, NoArgs, Prompt, RequestContext, Resource, ResourceTemplate, Server, Tool, ToolError,
+//!     complete_from,
+//! };
+//! use serde::Deserialize;
+//!
+//! #[derive(Deserialize, schemars::JsonSchema)]
+//! struct Add { counter: String, by: i64 }
+//! #[derive(Deserialize, schemars::JsonSchema)]
+//! struct Review { language: String }
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! // A stateful tool pair: state lives behind an opaque, expiring handle.
+//! let counters = Arc::new(HandleStore::<i64>::new("counter", Duration::from_secs(600)));
+//! let store = Arc::clone(&counters);
+//! let create = Tool::new("counter_create").handler(move |_: NoArgs, ctx: RequestContext| {
+//!     let store = Arc::clone(&store);
+//!     async move { Ok(store.create(&ctx, 0)) }
+//! });
+//! let add = Tool::new("counter_add").handler(move |args: Add, ctx: RequestContext| {
+//!     let store = Arc::clone(&counters);
+//!     async move {
+//!         let counter = store.get(&ctx, &args.counter)?;
+//!         let mut value = counter.lock().await;
+//!         *value += args.by;
+//!         Ok::<_, ToolError>(value.to_string())
+//!     }
+//! });
+//! // A fixed resource and a template whose variables reach the handler.
+//! let readme = Resource::new("docs://readme", "readme").mime_type("text/plain").text("Read me.");
+//! let chapter = ResourceTemplate::new("docs://chapter/{n}", "chapter").unwrap().handler(|read, _ctx| async move {
+//!     let text = format!("Chapter {}", read.var("n").unwrap_or("?"));
+//!     Ok(ResourceContents::text(read.uri, None, text))
+//! });
+//! // A prompt with a completed argument.
+//! let review = Prompt::new("review")
+//!     .handler(|args: Review, _ctx: RequestContext| async move {
+//!         Ok(PromptMessage::user(format!("Review this {} code.", args.language)))
+//!     })
+//!     .unwrap()
+//!     .complete("language", complete_from(["rust", "ruby", "python"]));
+//!
+//! let server = Server::builder("tour", "1")
+//!     .tool(create).tool(add).resource(readme).resource_template(chapter).prompt(review)
+//!     .build()
+//!     .unwrap();
+//! let mut client = switchboard_testkit::TestClient::connect_legacy(&server, "2025-11-25").await;
+//!
+//! let created = client.call_tool("counter_create", serde_json::json!({})).await.unwrap();
+//! let handle = created["content"][0]["text"].as_str().unwrap().to_owned();
+//! let added = client.call_tool("counter_add", serde_json::json!({"counter": handle, "by": 2})).await.unwrap();
+//! assert_eq!(added["content"][0]["text"], "2");
+//! let forged = client.call_tool("counter_add", serde_json::json!({"counter": "forged", "by": 1})).await.unwrap();
+//! assert_eq!(forged["isError"], true, "a forged handle is a tool error the model can read");
+//!
+//! let read = client.read_resource("docs://chapter/7").await.unwrap();
+//! assert_eq!(read["contents"][0]["text"], "Chapter 7");
+//! let prompt = client.get_prompt("review", serde_json::json!({"language": "rust"})).await.unwrap();
+//! assert_eq!(prompt["messages"][0]["content"]["text"], "Review this rust code.");
+//! let completion = client
+//!     .complete(serde_json::json!({"type": "ref/prompt", "name": "review"}), "language", "r")
+//!     .await
+//!     .unwrap();
+//! assert_eq!(completion["completion"]["values"], serde_json::json!(["rust", "ruby"]));
+//! # });
+//! ```
+
+mod catalog;
+mod completion;
+mod context;
+mod dispatch;
+mod error;
+mod events;
+mod files;
+mod handler_error;
+mod handles;
+mod lifecycle;
+mod limits;
+mod listen;
+#[cfg(feature = "macros")]
+mod macro_support;
+pub mod middleware;
+mod options;
+mod page_json;
+mod prompt;
+mod prompts_methods;
+mod resource;
+mod resource_source;
+mod resources_methods;
+mod schema;
+mod scopes;
+mod server;
+mod server_bulk;
+mod session;
+mod setters;
+mod shape;
+mod shared_handles;
+pub mod state;
+mod tool;
+mod tools_methods;
+pub mod transport;
+mod uri;
+
+pub use completion::{Completer, CompletionRequest, complete_from, completer_fn};
+pub use context::{Outbound, Principal, RequestContext, Via};
+pub use dispatch::Accepted;
+pub use error::{Error, Result};
+pub use events::{ListKind, LogEvent, ServerEvent};
+pub use files::{FileAccessError, FileRoot};
+pub use handler_error::HandlerError;
+pub use handles::HandleStore;
+pub use limits::RateLimit;
+pub use options::{ArgumentErrorMode, ServerOptions};
+pub use prompt::{IntoPromptResult, Prompt, PromptHandler};
+pub use resource::{IntoContents, ReadRequest, Resource, ResourceHandler, ResourceTemplate, base64_encode};
+pub use resource_source::{ResourcePage, ResourceSource, SourceRead};
+pub use server::{Server, ServerBuilder};
+pub use session::{Negotiated, Session, SessionSnapshot};
+/// `#[tool]`, `#[tools]`, `#[resource]` and `#[prompt]`: builders from plain
+/// async functions (the `macros` feature, on by default; see `switchboard-macros`).
+#[cfg(feature = "macros")]
+pub use switchboard_macros::{prompt, resource, tool, tools};
+pub use switchboard_types as types;
+pub use switchboard_types::{CallToolResult, ContentBlock, ErrorObject, ProtocolVersion, RequestId};
+pub use switchboard_uri_template as uri_template;
+pub use tool::{IntoToolResult, Json, NoArgs, Tool, ToolError, ToolHandler, schema_of};
+pub use transport::Transport;
+pub use uri::validate_uri;
+
+/// For the code the macros generate; not a public API.
+#[cfg(feature = "macros")]
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::macro_support::*;
+}

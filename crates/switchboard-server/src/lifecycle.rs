@@ -1,0 +1,279 @@
+//! The two lifecycle models: legacy `initialize` and 2026-07-28 per-request
+//! `_meta` with `server/discover`.
+//!
+//! Era is decided before method (spec.md §b.1, §e.1): a request whose
+//! `_meta` carries `io.modelcontextprotocol/protocolVersion`, or any
+//! `server/discover`, is served statelessly under 2026-07-28 rules; anything
+//! else is legacy and needs the connection's `initialize` first.
+//!
+//! Version negotiation (`docs/specification/<legacy>/basic/lifecycle.mdx`
+//! §Version Negotiation): a supported legacy version is echoed; anything else
+//! (older, newer, junk, and `2026-07-28`, which has no handshake) gets the
+//! latest legacy revision as a counter-offer, never an error.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+use switchboard_types::lifecycle::{CacheScope, PromptsCapability, ResourcesCapability, ToolsCapability};
+use switchboard_types::meta::{CLIENT_CAPABILITIES, CLIENT_INFO, PROGRESS_TOKEN, PROTOCOL_VERSION};
+use switchboard_types::{
+    ClientCapabilities, DiscoverResult, ErrorCode, ErrorObject, Implementation, InitializeParams,
+    InitializeResult, Meta, ProtocolVersion, RequestId, ServerCapabilities,
+};
+
+use crate::server::ServerInner;
+use crate::session::{Negotiated, Session};
+use crate::shape;
+
+/// The `_meta` of a request, peeked before the method's own params are parsed.
+#[derive(Debug, Default)]
+pub(crate) struct RequestMeta {
+    /// The whole `_meta` object, if it was one.
+    pub meta: Option<Meta>,
+    /// `_meta` was present but not an object.
+    pub malformed: bool,
+}
+
+impl RequestMeta {
+    /// Reads `params._meta` without parsing the rest of the params.
+    pub(crate) fn peek(params: Option<&RawValue>) -> Self {
+        #[derive(Deserialize)]
+        struct Peek<'a> {
+            #[serde(rename = "_meta", borrow, default)]
+            meta: Option<&'a RawValue>,
+        }
+        let Some(params) = params else { return Self::default() };
+        if !params.get().starts_with('{') {
+            return Self::default();
+        }
+        match serde_json::from_str::<Peek<'_>>(params.get()) {
+            Ok(Peek { meta: None }) => Self::default(),
+            Ok(Peek { meta: Some(raw) }) => match serde_json::from_str::<Meta>(raw.get()) {
+                Ok(meta) => Self { meta: Some(meta), malformed: false },
+                Err(_) => Self { meta: None, malformed: raw.get() != "null" },
+            },
+            Err(_) => Self::default(),
+        }
+    }
+
+    /// True if this request opts into the 2026-07-28 model.
+    pub(crate) fn is_modern(&self) -> bool {
+        self.meta.as_ref().is_some_and(|m| m.contains_key(PROTOCOL_VERSION))
+    }
+
+    /// The progress token, if a valid one was given.
+    pub(crate) fn progress_token(&self) -> Option<RequestId> {
+        let raw = self.meta.as_ref()?.get(PROGRESS_TOKEN)?;
+        serde_json::from_value(raw.clone()).ok()
+    }
+
+    /// The 2026-07-28 per-request log level: `Ok(None)` when absent,
+    /// `-32602` when it is not a valid level.
+    pub(crate) fn log_level(&self) -> Result<Option<switchboard_types::logging::LoggingLevel>, ErrorObject> {
+        match self.meta.as_ref().and_then(|m| m.get(switchboard_types::meta::LOG_LEVEL)) {
+            None => Ok(None),
+            Some(v) => serde_json::from_value(v.clone()).map(Some).map_err(|_| {
+                ErrorObject::invalid_params(format!(
+                    "params._meta[\"{}\"] must be one of debug, info, notice, warning, error, critical, alert, emergency",
+                    switchboard_types::meta::LOG_LEVEL
+                ))
+            }),
+        }
+    }
+
+    /// The client's self-description (2026-07-28 `clientInfo`), if valid.
+    pub(crate) fn client_info(&self) -> Option<Implementation> {
+        let raw = self.meta.as_ref()?.get(CLIENT_INFO)?;
+        serde_json::from_value(raw.clone()).ok()
+    }
+
+    /// Applies the 2026-07-28 per-request rules
+    /// (`docs/specification/2026-07-28/basic/index.mdx` §`_meta`): the
+    /// version and client capabilities are required (`-32602`), and the
+    /// version must be one the server serves per request (`-32022`).
+    pub(crate) fn validate_modern(&self) -> Result<ProtocolVersion, ErrorObject> {
+        let missing = |field: &str, what: &str| {
+            ErrorObject::invalid_params(format!(
+                "2026-07-28 requests must carry params._meta[\"{field}\"] ({what})"
+            ))
+            .with_data(json!({"missing": field}))
+        };
+        if self.malformed {
+            return Err(ErrorObject::invalid_params("params._meta must be an object"));
+        }
+        let meta = self.meta.as_ref();
+        let version = match meta.and_then(|m| m.get(PROTOCOL_VERSION)) {
+            Some(Value::String(v)) => v,
+            Some(_) => return Err(missing(PROTOCOL_VERSION, "a version string such as \"2026-07-28\"")),
+            None => return Err(missing(PROTOCOL_VERSION, "a version string such as \"2026-07-28\"")),
+        };
+        match meta.and_then(|m| m.get(CLIENT_CAPABILITIES)) {
+            Some(Value::Object(_)) => {}
+            _ => return Err(missing(CLIENT_CAPABILITIES, "an object, {} when the client has none")),
+        }
+        match ProtocolVersion::parse(version) {
+            Some(v) if !v.is_legacy() => Ok(v),
+            parsed => {
+                let hint = if parsed.is_some() {
+                    " (that revision is negotiated with `initialize`, not sent per request)"
+                } else {
+                    ""
+                };
+                Err(ErrorObject::new(
+                    ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+                    format!("Unsupported protocol version {version:?}{hint}"),
+                )
+                .with_data(json!({"supported": supported_versions(), "requested": version})))
+            }
+        }
+    }
+
+    /// The declared client capabilities (already validated as an object).
+    pub(crate) fn client_capabilities(&self) -> ClientCapabilities {
+        self.meta
+            .as_ref()
+            .and_then(|m| m.get(CLIENT_CAPABILITIES))
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default()
+    }
+}
+
+/// Every revision served, newest first: the list `server/discover` returns
+/// and `-32022` errors carry, identical by construction.
+pub(crate) fn supported_versions() -> Vec<&'static str> {
+    ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect()
+}
+
+/// The legacy counter-offer rule.
+pub(crate) fn negotiate(requested: &str) -> ProtocolVersion {
+    match ProtocolVersion::parse(requested) {
+        Some(v) if v.is_legacy() => v,
+        _ => ProtocolVersion::LATEST_LEGACY,
+    }
+}
+
+impl ServerInner {
+    /// The capabilities object for `version`.
+    ///
+    /// Exactly what is wired up: a primitive appears when something of its
+    /// kind is registered (or it was enabled for run-time registration);
+    /// `completions` when a prompt or template has a completer, from
+    /// 2025-03-26 on (2024-11-05 has no such flag; the method still works).
+    pub(crate) fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
+        ServerCapabilities {
+            tools: self.tools_enabled.then_some(ToolsCapability { list_changed: Some(true) }),
+            prompts: self.prompts_enabled.then_some(PromptsCapability { list_changed: Some(true) }),
+            resources: self
+                .resources_enabled
+                .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
+            logging: self.logging_enabled.then(|| Value::Object(Map::new())),
+            completions: (self.completions_enabled() && version >= ProtocolVersion::V2025_03_26)
+                .then(|| Value::Object(Map::new())),
+            ..ServerCapabilities::default()
+        }
+    }
+
+    /// Answers a legacy `initialize`.
+    pub(crate) fn initialize(
+        &self,
+        session: &Session,
+        params: Option<&RawValue>,
+    ) -> Result<Map<String, Value>, ErrorObject> {
+        let params: InitializeParams = crate::dispatch::parse_params(params)?;
+        let version = negotiate(&params.protocol_version);
+        let negotiated =
+            Negotiated { version, client_capabilities: params.capabilities, client_info: params.client_info };
+        if !session.initialize(negotiated) {
+            return Err(ErrorObject::invalid_request(
+                "initialize was already answered on this connection; open a new connection to start over",
+            ));
+        }
+        let result = InitializeResult {
+            protocol_version: version.as_str().to_owned(),
+            capabilities: self.capabilities(version),
+            server_info: shape::implementation(&self.info, version),
+            instructions: self.instructions.clone(),
+        };
+        crate::dispatch::to_map(&result)
+    }
+
+    /// Answers `server/discover` (2026-07-28).
+    pub(crate) fn discover(&self) -> Result<Map<String, Value>, ErrorObject> {
+        let result = DiscoverResult {
+            supported_versions: supported_versions().into_iter().map(str::to_owned).collect(),
+            capabilities: self.capabilities(ProtocolVersion::LATEST),
+            instructions: self.instructions.clone(),
+        };
+        crate::dispatch::to_map(&result)
+    }
+
+    /// [`ServerInner::decorate_modern`] for a result already serialized as a
+    /// JSON object without `_meta`: the fields are spliced in after `{`.
+    pub(crate) fn decorate_modern_raw(
+        &self,
+        result: Vec<u8>,
+        cache: Option<(std::time::Duration, CacheScope)>,
+    ) -> Vec<u8> {
+        let mut extra = Map::new();
+        self.decorate_modern(&mut extra, cache);
+        let extra = serde_json::to_vec(&extra).expect("a map serializes; qed");
+        let mut out = Vec::with_capacity(result.len() + extra.len());
+        out.extend_from_slice(&extra[..extra.len() - 1]);
+        if result.len() > 2 {
+            out.push(b',');
+            out.extend_from_slice(&result[1..]);
+        } else {
+            out.push(b'}');
+        }
+        out
+    }
+
+    /// Adds what every 2026-07-28 result carries: `resultType`, the server's
+    /// identity in `_meta`, and cache hints on cacheable results.
+    pub(crate) fn decorate_modern(
+        &self,
+        result: &mut Map<String, Value>,
+        cache: Option<(std::time::Duration, CacheScope)>,
+    ) {
+        result.insert("resultType".into(), Value::String("complete".into()));
+        if let Some((ttl, scope)) = cache {
+            let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
+            result.insert("ttlMs".into(), Value::from(ms));
+            result.insert(
+                "cacheScope".into(),
+                serde_json::to_value(scope).expect("CacheScope serializes; qed"),
+            );
+        }
+        let meta = result.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(meta) = meta {
+            meta.insert(switchboard_types::meta::SERVER_INFO.into(), self.modern_info.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counter_offers_the_latest_legacy_revision() {
+        assert_eq!(negotiate("2025-06-18"), ProtocolVersion::V2025_06_18);
+        assert_eq!(negotiate("2024-11-05"), ProtocolVersion::V2024_11_05);
+        for other in ["2026-07-28", "2024-10-07", "2026-01-01", "1.0.0", ""] {
+            assert_eq!(negotiate(other), ProtocolVersion::V2025_11_25, "{other}");
+        }
+    }
+
+    #[test]
+    fn peeks_meta_without_the_rest() {
+        let raw = RawValue::from_string(
+            r#"{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p"}}"#.into(),
+        )
+        .unwrap();
+        let m = RequestMeta::peek(Some(&raw));
+        assert!(m.is_modern());
+        assert_eq!(m.progress_token(), Some(RequestId::from("p")));
+        let raw = RawValue::from_string(r#"{"_meta":5}"#.into()).unwrap();
+        assert!(RequestMeta::peek(Some(&raw)).malformed);
+    }
+}

@@ -1,0 +1,117 @@
+//! Limits that keep one caller from exhausting the server: a rate limit
+//! on `tools/call` per caller and for everyone together, a cap on requests
+//! in flight per connection, and a time limit per handler.
+//!
+//! The spec asks servers to rate-limit tool invocations
+//! (`docs/specification/<rev>/server/tools.mdx` §Security Considerations).
+//! Refusals are JSON-RPC errors with code `-32029` and `data.retryAfterMs`
+//! where a wait helps, so a client (or a model) knows when to try again.
+//! A caller is its authenticated principal's subject, or, without one,
+//! its connection (session).
+
+use std::num::NonZeroU32;
+use std::time::Duration;
+
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota};
+use serde_json::json;
+use switchboard_types::{ErrorCode, ErrorObject};
+
+/// A token bucket: `per_minute` sustained, up to `burst` at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    /// Calls allowed per minute on average.
+    pub per_minute: u32,
+    /// Calls allowed back to back before the rate applies.
+    pub burst: u32,
+}
+
+impl RateLimit {
+    fn quota(self) -> Quota {
+        let per_minute = NonZeroU32::new(self.per_minute.max(1)).expect("at least 1; qed");
+        let burst = NonZeroU32::new(self.burst.max(1)).expect("at least 1; qed");
+        Quota::per_minute(per_minute).allow_burst(burst)
+    }
+}
+
+/// The limiters of one server.
+pub(crate) struct Limiters {
+    per_caller: Option<(RateLimit, DefaultKeyedRateLimiter<String>)>,
+    global: Option<(RateLimit, DefaultDirectRateLimiter)>,
+    checks: std::sync::atomic::AtomicU64,
+}
+
+impl Limiters {
+    pub fn new(per_caller: Option<RateLimit>, global: Option<RateLimit>) -> Self {
+        Self {
+            per_caller: per_caller.map(|l| (l, governor::RateLimiter::keyed(l.quota()))),
+            global: global.map(|l| (l, governor::RateLimiter::direct(l.quota()))),
+            checks: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// Takes one `tools/call` from `caller`'s budget and the global one.
+    pub fn admit_tool_call(&self, caller: &str) -> Result<(), ErrorObject> {
+        if let Some((limit, limiter)) = &self.per_caller {
+            // Forget idle callers now and then, so the table stays small.
+            if self.checks.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 4096 == 4095 {
+                limiter.retain_recent();
+            }
+            if let Err(not_until) = limiter.check_key(&caller.to_owned()) {
+                let wait = not_until.wait_time_from(DefaultClock::default().now());
+                return Err(refused(
+                    format!("rate limit: at most {} tool calls per minute per caller", limit.per_minute),
+                    wait,
+                ));
+            }
+        }
+        if let Some((limit, limiter)) = &self.global
+            && let Err(not_until) = limiter.check()
+        {
+            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            return Err(refused(
+                format!("rate limit: this server takes at most {} tool calls per minute", limit.per_minute),
+                wait,
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn refused(what: String, wait: Duration) -> ErrorObject {
+    let ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
+    ErrorObject::new(ErrorCode::RATE_LIMITED, format!("{what}; retry in {:.1} s", ms as f64 / 1000.0))
+        .with_data(json!({"retryAfterMs": ms}))
+}
+
+/// Too many requests in flight on one connection.
+pub(crate) fn too_many_in_flight(limit: usize) -> ErrorObject {
+    ErrorObject::new(
+        ErrorCode::RATE_LIMITED,
+        format!("{limit} requests are already in flight on this connection; wait for some to finish"),
+    )
+    .with_data(json!({"maxInFlight": limit}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_caller_budgets_are_separate_and_global_is_shared() {
+        let l = Limiters::new(Some(RateLimit { per_minute: 60, burst: 2 }), None);
+        assert!(l.admit_tool_call("a").is_ok());
+        assert!(l.admit_tool_call("a").is_ok());
+        let e = l.admit_tool_call("a").unwrap_err();
+        assert_eq!(e.code, ErrorCode::RATE_LIMITED);
+        assert!(e.message.contains("per caller"), "{}", e.message);
+        assert!(e.data.unwrap()["retryAfterMs"].as_u64().unwrap() > 0);
+        assert!(l.admit_tool_call("b").is_ok(), "another caller has its own budget");
+
+        let g = Limiters::new(None, Some(RateLimit { per_minute: 60, burst: 3 }));
+        for caller in ["a", "b", "c"] {
+            assert!(g.admit_tool_call(caller).is_ok());
+        }
+        assert!(g.admit_tool_call("d").unwrap_err().message.contains("this server"));
+    }
+}

@@ -1,0 +1,334 @@
+//! `resources/list`, `resources/templates/list`, `resources/read`,
+//! `resources/subscribe` and `resources/unsubscribe`.
+//!
+//! Spec: `docs/specification/<rev>/server/resources.mdx`. A read looks for a
+//! resource registered under the exact URI first, then tries the templates
+//! in registration order; the first whose RFC 6570 pattern matches gets the
+//! read with the matched variables. A resource that does not exist is
+//! `-32002` with `data.uri` for legacy revisions and `-32602` with
+//! `data.uri` in 2026-07-28 — never an empty `contents`.
+
+use std::sync::{Arc, OnceLock};
+
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+use switchboard_types::pagination::PaginatedParams;
+use switchboard_types::resources::UriParams;
+use switchboard_types::{ErrorCode, ErrorObject, ProtocolVersion, ResourceContents};
+use switchboard_uri_template::UriTemplate;
+
+use crate::completion::Completer;
+use crate::context::{RequestContext, permits};
+use crate::dispatch::{Output, parse_params};
+use crate::error::{Error, Result};
+use crate::events::ListKind;
+use crate::page_json::PageWriter;
+use crate::resource::{ReadRequest, Resource, ResourceHandler, ResourceTemplate};
+use crate::resource_source::{ResourcePage, SOURCE_PHASE, decode_position, encode_position};
+use crate::server::Server;
+use crate::session::Session;
+use crate::shape;
+use crate::uri::validate_uri;
+
+/// Room reserved per computed item of a page: enough for a URI, a name and
+/// a MIME type, so a typical page is written without growing its buffer.
+const COMPUTED_ITEM_BYTES: usize = 128;
+
+/// A registered resource.
+pub(crate) struct ResourceEntry {
+    pub def: switchboard_types::resources::Resource,
+    pub handler: Arc<dyn ResourceHandler>,
+    /// Scopes a caller must hold.
+    pub scopes: Box<[String]>,
+    rendered: [OnceLock<Box<str>>; 5],
+}
+
+impl ResourceEntry {
+    pub(crate) fn prepare(resource: Resource) -> Result<Self> {
+        validate_uri(&resource.def.uri)
+            .map_err(|reason| Error::InvalidUri { uri: resource.def.uri.clone(), reason })?;
+        let handler = resource
+            .handler
+            .ok_or_else(|| Error::MissingHandler(format!("resource {:?}", resource.def.uri)))?;
+        Ok(Self { def: resource.def, handler, scopes: resource.scopes.into(), rendered: Default::default() })
+    }
+
+    fn rendered(&self, version: ProtocolVersion) -> &str {
+        self.rendered[version as usize]
+            .get_or_init(|| shape::metadata(&self.def, version).to_string().into_boxed_str())
+    }
+}
+
+/// A registered resource template.
+pub(crate) struct TemplateEntry {
+    pub def: switchboard_types::resources::ResourceTemplate,
+    pub template: UriTemplate,
+    pub handler: Arc<dyn ResourceHandler>,
+    pub completers: std::collections::HashMap<String, Arc<dyn Completer>>,
+    /// Scopes a caller must hold.
+    pub scopes: Box<[String]>,
+    rendered: [OnceLock<Box<str>>; 5],
+}
+
+impl TemplateEntry {
+    pub(crate) fn prepare(template: ResourceTemplate) -> Result<Self> {
+        let handler = template.handler.ok_or_else(|| {
+            Error::MissingHandler(format!("resource template {:?}", template.def.uri_template))
+        })?;
+        let known: Vec<&str> = template.template.variables().collect();
+        if let Some(unknown) = template.completers.keys().find(|k| !known.contains(&k.as_str())) {
+            return Err(Error::InvalidUri {
+                uri: template.def.uri_template.clone(),
+                reason: format!(
+                    "a completer is registered for {unknown:?}, which is not a variable of the template"
+                ),
+            });
+        }
+        Ok(Self {
+            def: template.def,
+            template: template.template,
+            handler,
+            completers: template.completers,
+            scopes: template.scopes.into(),
+            rendered: Default::default(),
+        })
+    }
+
+    fn rendered(&self, version: ProtocolVersion) -> &str {
+        self.rendered[version as usize]
+            .get_or_init(|| shape::metadata(&self.def, version).to_string().into_boxed_str())
+    }
+}
+
+/// The resource-not-found error of `version`.
+pub(crate) fn not_found(uri: &str, version: ProtocolVersion) -> ErrorObject {
+    let error = if version.is_legacy() {
+        ErrorObject::new(ErrorCode::RESOURCE_NOT_FOUND, format!("Resource not found: {uri}"))
+    } else {
+        ErrorObject::invalid_params(format!("Resource not found: {uri}"))
+    };
+    error.with_data(json!({"uri": uri}))
+}
+
+fn checked_uri(params: &UriParams) -> std::result::Result<(), ErrorObject> {
+    validate_uri(&params.uri).map_err(|reason| {
+        ErrorObject::invalid_params(format!("invalid resource URI {:?}: {reason}", params.uri))
+            .with_data(json!({"uri": params.uri}))
+    })
+}
+
+impl Server {
+    pub(crate) fn list_resources(
+        &self,
+        ctx: &RequestContext,
+        params: Option<&RawValue>,
+    ) -> std::result::Result<crate::dispatch::Output, ErrorObject> {
+        let version = ctx.protocol_version();
+        if self.inner.sources.is_empty() {
+            return self.list_page(
+                &self.inner.resources,
+                ListKind::Resources,
+                "resources",
+                params,
+                |e| permits(ctx.principal(), &e.scopes),
+                |e| e.rendered(version),
+            );
+        }
+        // Registered resources first, then each source in order; a page
+        // fills up across the boundaries.
+        let params: PaginatedParams = parse_params(params)?;
+        let codec = self.inner.cursors.load();
+        let page_size = self.inner.options.page_size.max(1);
+        let after = match params.cursor.as_deref() {
+            None => None,
+            Some(c) => Some(codec.decode(ListKind::Resources, c)?),
+        };
+        let set = self.inner.resources.load();
+        let (registered, mut next, mut position) = match after {
+            Some(seq) if seq >= SOURCE_PHASE => {
+                let (index, offset) = decode_position(seq);
+                (Vec::new(), None, self.next_source_position(index, offset))
+            }
+            _ => {
+                let (page, next) =
+                    set.page_of(params.cursor.as_deref(), page_size, &codec, ListKind::Resources, |e| {
+                        permits(ctx.principal(), &e.scopes)
+                    })?;
+                let position = if next.is_none() { self.next_source_position(0, 0) } else { None };
+                (page, next, position)
+            }
+        };
+        // One buffer, written front to back: the registered items from
+        // their cached JSON, then each source's items as it pushes them.
+        let mut room = page_size - registered.len();
+        let registered_bytes: usize = registered.iter().map(|e| e.value.rendered(version).len() + 1).sum();
+        let mut page = PageWriter::new("resources", registered_bytes + room * COMPUTED_ITEM_BYTES);
+        for entry in &registered {
+            page.item(entry.value.rendered(version).as_bytes());
+        }
+        while room > 0 {
+            let Some((index, offset)) = position else { break };
+            let source = &self.inner.sources[index];
+            let end = (offset + room).min(source.len());
+            source.list_into(offset..end, &mut ResourcePage::new(&mut page, version, end - offset));
+            room -= end - offset;
+            position = self.next_source_position(index, end);
+        }
+        if let Some((index, offset)) = position {
+            next = Some(codec.encode(ListKind::Resources, encode_position(index, offset)));
+        }
+        Ok(page.finish(next))
+    }
+
+    /// The first position at or after (`index`, `offset`) that names an item.
+    fn next_source_position(&self, index: usize, offset: usize) -> Option<(usize, usize)> {
+        let sources = &self.inner.sources;
+        let mut offset = offset;
+        for (i, source) in sources.iter().enumerate().skip(index) {
+            if offset < source.len() {
+                return Some((i, offset));
+            }
+            offset = 0;
+        }
+        None
+    }
+
+    pub(crate) fn list_resource_templates(
+        &self,
+        ctx: &RequestContext,
+        params: Option<&RawValue>,
+    ) -> std::result::Result<crate::dispatch::Output, ErrorObject> {
+        let version = ctx.protocol_version();
+        self.list_page(
+            &self.inner.templates,
+            ListKind::ResourceTemplates,
+            "resourceTemplates",
+            params,
+            |e| permits(ctx.principal(), &e.scopes),
+            |e| e.rendered(version),
+        )
+    }
+
+    /// Finds who serves `uri` for `principal` among the registered
+    /// resources and templates: the exact resource, else the first matching
+    /// template; what the caller may not use is not there.
+    pub(crate) fn find_resource(
+        &self,
+        uri: &str,
+        principal: Option<&crate::Principal>,
+    ) -> Option<(Arc<dyn ResourceHandler>, ReadRequest)> {
+        if let Some(item) = self.inner.resources.load().get(uri) {
+            if !permits(principal, &item.value.scopes) {
+                return None;
+            }
+            let request = ReadRequest { uri: uri.to_owned(), variables: Default::default() };
+            return Some((Arc::clone(&item.value.handler), request));
+        }
+        let templates = self.inner.templates.load();
+        templates.iter().filter(|item| permits(principal, &item.value.scopes)).find_map(|item| {
+            let variables = item.value.template.matches(uri)?;
+            Some((Arc::clone(&item.value.handler), ReadRequest { uri: uri.to_owned(), variables }))
+        })
+    }
+
+    pub(crate) async fn read_resource(
+        &self,
+        ctx: &RequestContext,
+        params: Option<&RawValue>,
+    ) -> std::result::Result<Map<String, Value>, ErrorObject> {
+        let params: UriParams = parse_params(params)?;
+        checked_uri(&params)?;
+        let version = ctx.protocol_version();
+        // Registered resources, then sources, then templates.
+        let principal = ctx.principal();
+        let exact = self
+            .inner
+            .resources
+            .load()
+            .get(params.uri.as_str())
+            .map(|item| (permits(principal, &item.value.scopes), Arc::clone(&item.value.handler)));
+        let read = match exact {
+            Some((false, _)) => return Err(not_found(&params.uri, version)),
+            Some((true, handler)) => handler
+                .read(ReadRequest { uri: params.uri.clone(), variables: Default::default() }, ctx.clone()),
+            None => match self.inner.sources.iter().find_map(|s| s.read(&params.uri, ctx.clone())) {
+                Some(read) => read,
+                None => {
+                    let Some((handler, request)) = self.find_resource(&params.uri, principal) else {
+                        return Err(not_found(&params.uri, version));
+                    };
+                    handler.read(request, ctx.clone())
+                }
+            },
+        };
+        let contents = read.await.map_err(|e| e.into_error(|| not_found(&params.uri, version)))?;
+        if contents.is_empty() {
+            // Never an empty `contents` for a resource that is not there.
+            return Err(not_found(&params.uri, version));
+        }
+        let contents: Vec<Value> = contents
+            .into_iter()
+            .map(|c| shape::resource_contents(c, version))
+            .collect::<Vec<ResourceContents>>()
+            .iter()
+            .map(|c| serde_json::to_value(c).expect("ResourceContents serializes; qed"))
+            .collect();
+        let mut map = Map::with_capacity(1);
+        map.insert("contents".into(), Value::Array(contents));
+        Ok(map)
+    }
+
+    pub(crate) fn subscribe(
+        &self,
+        session: &Session,
+        ctx: &RequestContext,
+        params: Option<&RawValue>,
+        subscribe: bool,
+    ) -> std::result::Result<Map<String, Value>, ErrorObject> {
+        let params: UriParams = parse_params(params)?;
+        checked_uri(&params)?;
+        if subscribe {
+            let known = self.find_resource(&params.uri, ctx.principal()).is_some()
+                || self.inner.sources.iter().any(|s| s.read(&params.uri, ctx.clone()).is_some());
+            if !known {
+                return Err(not_found(&params.uri, ctx.protocol_version()));
+            }
+            session.subscribe(params.uri);
+        } else {
+            // Unsubscribing from something not subscribed is harmless.
+            session.unsubscribe(&params.uri);
+        }
+        Ok(Map::new())
+    }
+}
+
+impl Server {
+    /// One page of a list method: parses the cursor, pages the catalog and
+    /// writes the result straight from each item's cached JSON for the
+    /// request's revision (no per-request rendering or `Value` copies).
+    pub(crate) fn list_page<T>(
+        &self,
+        catalog: &crate::catalog::Catalog<T>,
+        kind: ListKind,
+        key: &str,
+        params: Option<&RawValue>,
+        keep: impl Fn(&T) -> bool,
+        render: impl Fn(&T) -> &str,
+    ) -> std::result::Result<Output, ErrorObject> {
+        let params: PaginatedParams = parse_params(params)?;
+        let set = catalog.load();
+        let (page, next) = set.page_of(
+            params.cursor.as_deref(),
+            self.inner.options.page_size,
+            &self.inner.cursors.load(),
+            kind,
+            keep,
+        )?;
+        let bytes = page.iter().map(|e| render(&e.value).len() + 1).sum();
+        let mut out = PageWriter::new(key, bytes);
+        for entry in &page {
+            out.item(render(&entry.value).as_bytes());
+        }
+        Ok(out.finish(next))
+    }
+}

@@ -1,0 +1,112 @@
+//! Changing many registrations at once, with one announcement.
+//!
+//! A file watcher that saw forty files change, or a configuration reload
+//! that rebuilt every tool, should not send forty `list_changed`
+//! notifications, nor any when nothing a client can see changed. These
+//! methods publish one new snapshot per list and announce it once, only
+//! when the visible list changed (`notifications/*/list_changed` in
+//! `docs/specification/<rev>/server/{tools,prompts,resources}.mdx`).
+
+use std::sync::atomic::Ordering;
+
+use crate::error::{Error, Result};
+use crate::prompt::Prompt;
+use crate::prompts_methods::PromptEntry;
+use crate::resource::{Resource, ResourceTemplate};
+use crate::resources_methods::{ResourceEntry, TemplateEntry};
+use crate::server::Server;
+use crate::tool::Tool;
+use crate::tools_methods::ToolEntry;
+
+/// Fails on the first key that appears twice in `keys`.
+fn unique<'a>(keys: impl Iterator<Item = &'a str>, error: impl Fn(String) -> Error) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for key in keys {
+        if !seen.insert(key) {
+            return Err(error(key.to_owned()));
+        }
+    }
+    Ok(())
+}
+
+impl Server {
+    /// Adds or replaces every resource of `upserts` and removes the URIs in
+    /// `removals`, in one step. Clients hear one `resources/list_changed` if
+    /// a resource came or went, and `resources/updated` for each replaced
+    /// resource they subscribed to. Nothing changes if a resource is invalid.
+    pub fn update_resources(&self, upserts: Vec<Resource>, removals: &[String]) -> Result<()> {
+        let mut entries = Vec::with_capacity(upserts.len());
+        for resource in upserts {
+            let entry = ResourceEntry::prepare(resource)?;
+            entries.push((entry.def.uri.clone(), entry));
+        }
+        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateResource)?;
+        let replaced = self.inner.resources.apply(entries, removals, |added, removed| added || removed);
+        for uri in replaced {
+            self.notify_resource_updated(uri);
+        }
+        Ok(())
+    }
+
+    /// Makes the tool list exactly `tools` (tools already registered keep
+    /// their place). Announces `tools/list_changed` only if a tool came,
+    /// went, or changed its definition; handlers are replaced either way.
+    /// Returns whether it announced. Nothing changes if a tool is invalid.
+    pub fn replace_tools(&self, tools: Vec<Tool>) -> Result<bool> {
+        let mut entries = Vec::with_capacity(tools.len());
+        for tool in tools {
+            let entry = ToolEntry::prepare(tool)?;
+            entries.push((entry.def.name.clone(), entry));
+        }
+        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateTool)?;
+        Ok(self.inner.tools.replace_all(entries, |old, new| old.def != new.def))
+    }
+
+    /// Makes the prompt list exactly `prompts`, like [`Server::replace_tools`].
+    pub fn replace_prompts(&self, prompts: Vec<Prompt>) -> Result<bool> {
+        let mut entries = Vec::with_capacity(prompts.len());
+        let mut completers = false;
+        for prompt in prompts {
+            let entry = PromptEntry::prepare(prompt)?;
+            completers |= !entry.completers.is_empty();
+            entries.push((entry.def.name.clone(), entry));
+        }
+        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicatePrompt)?;
+        if completers {
+            self.inner.has_completers.store(true, Ordering::Release);
+        }
+        Ok(self.inner.prompts.replace_all(entries, |old, new| old.def != new.def))
+    }
+
+    /// Makes the resource-template list exactly `templates`, like
+    /// [`Server::replace_tools`].
+    pub fn replace_resource_templates(&self, templates: Vec<ResourceTemplate>) -> Result<bool> {
+        let mut entries = Vec::with_capacity(templates.len());
+        let mut completers = false;
+        for template in templates {
+            let entry = TemplateEntry::prepare(template)?;
+            completers |= !entry.completers.is_empty();
+            entries.push((entry.def.uri_template.clone(), entry));
+        }
+        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateResource)?;
+        if completers {
+            self.inner.has_completers.store(true, Ordering::Release);
+        }
+        Ok(self.inner.templates.replace_all(entries, |old, new| old.def != new.def))
+    }
+
+    /// The registered prompts' definitions, in listing order.
+    pub fn prompts(&self) -> Vec<switchboard_types::Prompt> {
+        self.inner.prompts.load().iter().map(|e| e.value.def.clone()).collect()
+    }
+
+    /// The registered resources' definitions, in listing order.
+    pub fn resources(&self) -> Vec<switchboard_types::resources::Resource> {
+        self.inner.resources.load().iter().map(|e| e.value.def.clone()).collect()
+    }
+
+    /// The registered resource templates' definitions, in listing order.
+    pub fn resource_templates(&self) -> Vec<switchboard_types::resources::ResourceTemplate> {
+        self.inner.templates.load().iter().map(|e| e.value.def.clone()).collect()
+    }
+}

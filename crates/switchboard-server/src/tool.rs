@@ -1,0 +1,425 @@
+//! Tools: a definition plus an async handler.
+//!
+//! The usual way is a typed handler: the argument type derives the input
+//! schema (schemars) and is deserialized after the arguments passed JSON
+//! Schema validation; the return type decides the output schema
+//! ([`Json<T>`] gives a structured result with `outputSchema`).
+//!
+//! ```
+//! use switchboard_server::{Json, RequestContext, Tool, ToolError};
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct AddArgs { a: i64, b: i64 }
+//!
+//! #[derive(Serialize, JsonSchema)]
+//! struct Sum { sum: i64 }
+//!
+//! let tool = Tool::new("add")
+//!     .description("Adds two integers.")
+//!     .handler(|args: AddArgs, _ctx: RequestContext| async move {
+//!         let sum = args.a.checked_add(args.b).ok_or_else(|| ToolError::new("overflow"))?;
+//!         Ok(Json(Sum { sum }))
+//!     });
+//! assert_eq!(tool.name(), "add");
+//! ```
+//!
+//! Spec: `docs/specification/<rev>/server/tools.mdx`.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use switchboard_types::tools::ToolAnnotations;
+use switchboard_types::{CallToolResult, ContentBlock, ErrorObject};
+
+use crate::context::RequestContext;
+
+/// The failure of a tool handler.
+///
+/// [`ToolError::Execution`] becomes a tool execution error: a normal result
+/// with `isError: true` whose text the model reads and can act on. Any
+/// `std::error::Error` converts into it, so `?` works in handlers.
+/// [`ToolError::Protocol`] becomes a JSON-RPC error response instead; use it
+/// only for faults of the request itself, not of the tool's work.
+pub enum ToolError {
+    /// The tool ran and failed: `isError: true`.
+    Execution(String),
+    /// The request is wrong at the protocol level: a JSON-RPC error.
+    Protocol(ErrorObject),
+}
+
+impl ToolError {
+    /// An execution error with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError::Execution(message.into())
+    }
+
+    /// A protocol error.
+    pub fn protocol(error: ErrorObject) -> Self {
+        ToolError::Protocol(error)
+    }
+}
+
+impl fmt::Debug for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolError::Execution(m) => f.debug_tuple("Execution").field(m).finish(),
+            ToolError::Protocol(e) => f.debug_tuple("Protocol").field(e).finish(),
+        }
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolError::Execution(m) => f.write_str(m),
+            ToolError::Protocol(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+// `ToolError` deliberately does not implement `std::error::Error`, so that
+// this blanket conversion (the `anyhow` pattern) does not overlap with
+// `From<T> for T`.
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
+    fn from(e: E) -> Self {
+        ToolError::Execution(error_chain(&e))
+    }
+}
+
+/// An error and its sources, `outer: inner: innermost`.
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    message
+}
+
+/// Converts a handler's success value into a `CallToolResult` and says which
+/// output schema (if any) that implies.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool result",
+    label = "a tool returns `String`, `Json<T>` (structured), `CallToolResult` or content blocks"
+)]
+pub trait IntoToolResult {
+    /// The `outputSchema` this return type declares, if any.
+    fn output_schema() -> Option<Value> {
+        None
+    }
+    /// The result.
+    fn into_tool_result(self) -> Result<CallToolResult, ToolError>;
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
+        Ok(self)
+    }
+}
+
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
+        Ok(CallToolResult::text(self))
+    }
+}
+
+impl IntoToolResult for &'static str {
+    fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
+        Ok(CallToolResult::text(self))
+    }
+}
+
+impl IntoToolResult for ContentBlock {
+    fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
+        Ok(CallToolResult::success(vec![self]))
+    }
+}
+
+impl IntoToolResult for Vec<ContentBlock> {
+    fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
+        Ok(CallToolResult::success(self))
+    }
+}
+
+/// A structured result: serialized into `structuredContent` (with a JSON text
+/// copy in `content`), and `T`'s schema becomes the tool's `outputSchema`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+    fn output_schema() -> Option<Value> {
+        Some(schema_of::<T>())
+    }
+    fn into_tool_result(self) -> Result<CallToolResult, ToolError> {
+        let value = serde_json::to_value(&self.0).map_err(|e| {
+            ToolError::protocol(ErrorObject::internal(format!("result does not serialize: {e}")))
+        })?;
+        Ok(CallToolResult::structured(value))
+    }
+}
+
+/// Arguments of a tool that takes none: schema
+/// `{"type":"object","additionalProperties":false}` (the form the spec
+/// recommends for parameterless tools).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NoArgs;
+
+impl<'de> serde::Deserialize<'de> for NoArgs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d).map(|_| NoArgs)
+    }
+}
+
+impl JsonSchema for NoArgs {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NoArgs".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "object", "additionalProperties": false})
+    }
+}
+
+/// The JSON Schema of `T` as a tool schema: 2020-12 (schemars' default), with
+/// the root `$schema` and `title` removed because 2020-12 is MCP's default
+/// dialect and the title only repeats the Rust type name.
+pub fn schema_of<T: JsonSchema>() -> Value {
+    let mut value = schemars::schema_for!(T).to_value();
+    if let Value::Object(map) = &mut value {
+        if map.get("$schema").and_then(Value::as_str).is_some_and(|s| s.contains("2020-12")) {
+            map.remove("$schema");
+        }
+        map.remove("title");
+    }
+    value
+}
+
+/// The type-erased handler behind every tool.
+pub trait ToolHandler: Send + Sync + 'static {
+    /// Runs the tool with arguments that already passed `inputSchema`.
+    fn call(
+        &self,
+        arguments: Value,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, Result<CallToolResult, ToolError>>;
+}
+
+struct TypedHandler<F, A> {
+    f: F,
+    _args: std::marker::PhantomData<fn(A)>,
+}
+
+impl<F, A, Fut, O> ToolHandler for TypedHandler<F, A>
+where
+    F: Fn(A, RequestContext) -> Fut + Send + Sync + 'static,
+    A: DeserializeOwned + Send + 'static,
+    Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
+    O: IntoToolResult + 'static,
+{
+    fn call(
+        &self,
+        arguments: Value,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, Result<CallToolResult, ToolError>> {
+        match serde_json::from_value::<A>(arguments) {
+            Ok(args) => {
+                let fut = (self.f)(args, ctx);
+                Box::pin(async move { fut.await?.into_tool_result() })
+            }
+            // The schema accepted what the Rust type does not: still the
+            // caller's input, so an execution error the model can read.
+            Err(e) => Box::pin(async move { Err(ToolError::new(format!("Invalid arguments: {e}"))) }),
+        }
+    }
+}
+
+struct RawHandler<F>(F);
+
+impl<F, Fut> ToolHandler for RawHandler<F>
+where
+    F: Fn(Value, RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<CallToolResult, ToolError>> + Send + 'static,
+{
+    fn call(
+        &self,
+        arguments: Value,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, Result<CallToolResult, ToolError>> {
+        Box::pin((self.0)(arguments, ctx))
+    }
+}
+
+/// A tool: its wire definition and its handler. Register it with
+/// [`ServerBuilder::tool`](crate::ServerBuilder::tool) or at run time with
+/// [`Server::add_tool`](crate::Server::add_tool).
+pub struct Tool {
+    pub(crate) def: switchboard_types::Tool,
+    pub(crate) handler: Option<Arc<dyn ToolHandler>>,
+    pub(crate) scopes: Vec<String>,
+    /// Tower layers around the handler, applied at registration.
+    pub(crate) layers: Vec<crate::middleware::PendingToolLayer>,
+    /// Schemas set by hand, which a typed handler must not overwrite.
+    explicit_input: bool,
+    explicit_output: bool,
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool").field("def", &self.def).finish_non_exhaustive()
+    }
+}
+
+impl Tool {
+    /// A tool with this name, no arguments and no handler yet.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            def: switchboard_types::Tool {
+                name: name.into(),
+                title: None,
+                description: None,
+                input_schema: json!({"type": "object", "additionalProperties": false}),
+                output_schema: None,
+                annotations: None,
+                icons: None,
+                execution: None,
+                meta: None,
+            },
+            handler: None,
+            scopes: Vec::new(),
+            layers: Vec::new(),
+            explicit_input: false,
+            explicit_output: false,
+        }
+    }
+
+    /// A tool with this wire definition (schemas, annotations, …) and no
+    /// handler yet: for tools described elsewhere, e.g. by a proxied
+    /// server. Its schemas are kept even if a typed handler is set later.
+    pub fn from_definition(def: switchboard_types::Tool) -> Self {
+        let explicit_output = def.output_schema.is_some();
+        Self { def, explicit_input: true, explicit_output, ..Self::new("") }
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.def.name
+    }
+
+    /// The wire definition as it stands.
+    pub fn definition(&self) -> &switchboard_types::Tool {
+        &self.def
+    }
+
+    crate::setters::metadata_setters!();
+
+    /// Behaviour hints (sent to 2025-03-26 and later clients).
+    #[must_use]
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.def.annotations = Some(annotations);
+        self
+    }
+
+    /// Marks the tool read-only (`readOnlyHint: true`).
+    #[must_use]
+    pub fn read_only(mut self) -> Self {
+        self.def.annotations.get_or_insert_with(Default::default).read_only_hint = Some(true);
+        self
+    }
+
+    /// Replaces the input schema (its root must be `type: "object"`). It
+    /// wins over the schema a typed [`Tool::handler`] derives, whichever is
+    /// called first.
+    #[must_use]
+    pub fn input_schema(mut self, schema: Value) -> Self {
+        self.def.input_schema = schema;
+        self.explicit_input = true;
+        self
+    }
+
+    /// Wraps this tool's handler in a [tower] layer: a timeout, a
+    /// concurrency limit, an authorization check, logging, or one of your
+    /// own (see [`middleware`](crate::middleware)). The layer's service
+    /// takes a [`ToolCall`](crate::middleware::ToolCall) whose arguments
+    /// already passed the input schema. Layers added later wrap earlier
+    /// ones; `layer` and `handler` may come in either order.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use switchboard_server::{RequestContext, Tool};
+    ///
+    /// let slow = Tool::new("slow")
+    ///     .handler(|_: switchboard_server::NoArgs, _: RequestContext| async { Ok("done") })
+    ///     .layer(tower::timeout::TimeoutLayer::new(Duration::from_secs(5)))
+    ///     .layer(tower::limit::ConcurrencyLimitLayer::new(2));
+    /// ```
+    ///
+    /// [tower]: https://docs.rs/tower
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: tower::Layer<crate::middleware::ToolStack> + Send + Sync + 'static,
+        L::Service: tower::Service<crate::middleware::ToolCall, Response = CallToolResult>
+            + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as tower::Service<crate::middleware::ToolCall>>::Error: Into<crate::middleware::BoxError>,
+        <L::Service as tower::Service<crate::middleware::ToolCall>>::Future: Send + 'static,
+    {
+        self.layers.push(crate::middleware::pending_tool_layer(layer));
+        self
+    }
+
+    /// Replaces the output schema (wins over a derived one, like
+    /// [`Tool::input_schema`]).
+    #[must_use]
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.def.output_schema = Some(schema);
+        self.explicit_output = true;
+        self
+    }
+
+    /// Sets a typed handler. `A`'s schema becomes the input schema and `O`'s
+    /// (if it has one, as [`Json<T>`] does) the output schema, unless they
+    /// were set by hand.
+    #[must_use]
+    pub fn handler<F, A, Fut, O>(mut self, f: F) -> Self
+    where
+        F: Fn(A, RequestContext) -> Fut + Send + Sync + 'static,
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
+        O: IntoToolResult + 'static,
+    {
+        if !self.explicit_input {
+            self.def.input_schema = schema_of::<A>();
+        }
+        if !self.explicit_output
+            && let Some(schema) = O::output_schema()
+        {
+            self.def.output_schema = Some(schema);
+        }
+        self.handler = Some(Arc::new(TypedHandler { f, _args: std::marker::PhantomData }));
+        self
+    }
+
+    /// Sets an untyped handler that receives the validated arguments as a
+    /// JSON object; the schemas are whatever [`Tool::input_schema`] and
+    /// [`Tool::output_schema`] set.
+    #[must_use]
+    pub fn raw_handler<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(Value, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CallToolResult, ToolError>> + Send + 'static,
+    {
+        self.handler = Some(Arc::new(RawHandler(f)));
+        self
+    }
+}

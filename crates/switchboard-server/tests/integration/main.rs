@@ -1,0 +1,38 @@
+//! Integration tests of the framework through `switchboard-testkit`: every module
+//! drives a real connection loop over an in-memory pipe.
+
+/// Batches, malformed input, limits: every bad line gets its error and the server keeps serving.
+mod bad_input;
+/// Bulk registration changes with one announcement.
+mod bulk;
+mod common;
+/// Switching registrations off and on, mounting, tower layers.
+mod composition;
+/// Cancellation, progress, panics, concurrency, end of input.
+mod concurrency;
+/// Stateful tools through handles.
+mod handles;
+/// initialize, version negotiation, 2026-07-28 per-request `_meta`, server/discover.
+mod lifecycle;
+/// Rate limits, requests in flight, handler timeout.
+mod limits;
+/// 2026-07-28 subscriptions/listen streams.
+mod listen;
+/// `mcp.request` tracing spans.
+mod observability;
+/// Logging and server-to-client requests.
+mod peer;
+/// prompts/list, prompts/get, completion/complete.
+mod prompts;
+/// Property tests: random bytes and random JSON never panic the dispatcher.
+mod properties;
+/// resources, templates, reads, legacy subscriptions and list changes.
+mod resources;
+/// Scopes: lists and calls per authenticated principal.
+mod scopes;
+/// Resources computed on demand.
+mod sources;
+/// Shared state across instances: the event bus, handles, cursor keys.
+mod state;
+/// tools/list, tools/call, validation, structured output, shaping, registration.
+mod tools;

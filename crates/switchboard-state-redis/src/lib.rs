@@ -1,0 +1,611 @@
+//! A [`StateStore`] on Redis, for several `switchboard-server` instances behind one
+//! address.
+//!
+//! # Why
+//!
+//! [`MemoryStore`](switchboard_server::state::MemoryStore) keeps server state
+//! (stateful-tool handles, legacy HTTP sessions and their event logs, the
+//! cursor key, the change-notification bus) inside one process. Once a load
+//! balancer spreads clients over several instances, every instance must see
+//! the same state: [`RedisStore`] keeps it in one Redis server, with exactly
+//! the same semantics as the memory store (the tests run one suite of
+//! assertions against both).
+//!
+//! # How
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), switchboard_server::state::StateError> {
+//! use std::time::Duration;
+//! use switchboard_server::state::StateStore;
+//! use switchboard_state_redis::RedisStore;
+//!
+//! let store = RedisStore::connect("redis://127.0.0.1:6379", "switchboard-prod").await?;
+//! store.set("greeting", b"hi".to_vec(), Duration::from_secs(60)).await?;
+//! assert_eq!(store.get("greeting").await?, Some(b"hi".to_vec()));
+//! # Ok(()) }
+//! ```
+//!
+//! Hand the `Arc<RedisStore>` to `ServerBuilder::state` (and to the HTTP
+//! transport) on every instance, with the same URL and namespace.
+//!
+//! * Commands go through one [`ConnectionManager`], which reconnects by
+//!   itself; a command that may safely run twice (every one but `append`
+//!   and `publish`) is sent once more when the first attempt failed on the
+//!   connection, so the first request after Redis returns succeeds. Every command is bounded in time: while Redis is unreachable
+//!   each operation fails within a few seconds with a [`StateError`] naming
+//!   the operation, and succeeds again once Redis is back.
+//! * Every Redis key starts with `{namespace}:`, so deployments sharing a
+//!   server do not see each other. Inside a namespace, values live at
+//!   `{namespace}:v:{key}`, logs at `{namespace}:log:{key}` (a list of
+//!   `seq:value` entries) with their counter at `{namespace}:seq:{key}`, so
+//!   a value and a log may share a key as in the memory store.
+//! * Values use `SET … PX`; [`set_if_absent`](StateStore::set_if_absent) is
+//!   `SET NX PX`, [`compare_and_set`](StateStore::compare_and_set) a Lua
+//!   script (compare with `GET`, then `SET … PX`, atomic in Redis), [`touch`](StateStore::touch) `PEXPIRE`, [`delete`](StateStore::delete)
+//!   `DEL`. Appending to a log (counter, push, trim, expiry) and the
+//!   operations that span a value and a log run as Lua scripts, so each is
+//!   atomic.
+//! * [`publish`](StateStore::publish) is `PUBLISH` on `{namespace}:{channel}`.
+//!   Each [`subscribe`](StateStore::subscribe) runs a task with its own
+//!   pub/sub connection that forwards messages to the returned stream; when
+//!   the connection is lost it reconnects with backoff (100 ms doubling to
+//!   2 s) and subscribes again, until the stream is dropped. The stream
+//!   ends when the `RedisStore` is dropped. Messages published while no
+//!   connection was up are lost, as Redis pub/sub does not keep them.
+//!   [`RedisStore::subscribe_ready`] waits until Redis confirmed the
+//!   subscription, for callers that must not miss the next message.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig, PubSub};
+use redis::{Client, Script, Value};
+use switchboard_server::state::{LogEntries, StateError, StateStore};
+use tokio::sync::{mpsc, watch};
+
+/// Longest time one operation may take before it fails with a
+/// [`StateError`], whatever the connection is doing.
+pub const OPERATION_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long Redis may take to answer one command.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long establishing one connection may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+/// First pause before a lost subscription connects again.
+const RESUBSCRIBE_MIN_DELAY: Duration = Duration::from_millis(100);
+/// Longest pause between two subscription attempts.
+const RESUBSCRIBE_MAX_DELAY: Duration = Duration::from_secs(2);
+/// Messages buffered per subscription before Redis is made to wait.
+const SUBSCRIPTION_BUFFER: usize = 4096;
+
+/// Appends to a log atomically. KEYS: log list, counter. ARGV: value,
+/// max_len (decimal, at least 1), ttl in ms.
+const APPEND: &str = r"
+local seq = redis.call('INCR', KEYS[2])
+redis.call('RPUSH', KEYS[1], string.format('%d:', seq) .. ARGV[1])
+redis.call('LTRIM', KEYS[1], '-' .. ARGV[2], -1)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return seq
+";
+
+/// Removes a value and a log. KEYS: value, log list, counter. Returns 1 if
+/// either existed.
+const DELETE: &str = r"
+local value = redis.call('DEL', KEYS[1])
+local log = redis.call('DEL', KEYS[2])
+redis.call('DEL', KEYS[3])
+if value + log > 0 then return 1 end
+return 0
+";
+
+/// Renews a value's time to live or else a log's. KEYS: value, log list,
+/// counter. ARGV: ttl in ms. Returns 1 if something was renewed.
+const TOUCH: &str = r"
+if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 1 then return 1 end
+if redis.call('PEXPIRE', KEYS[2], ARGV[1]) == 1 then
+  redis.call('PEXPIRE', KEYS[3], ARGV[1])
+  return 1
+end
+return 0
+";
+
+/// Compare-and-set. KEYS: value. ARGV: "1" and the expected value, or "0"
+/// and "" for "absent"; the new value; ttl in ms. Returns 1 if replaced.
+const COMPARE_AND_SET: &str = r"
+local current = redis.call('GET', KEYS[1])
+if ARGV[1] == '1' then
+  if current ~= ARGV[2] then return 0 end
+elseif current then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+return 1
+";
+
+/// The [`StateStore`] on Redis. See the [crate docs](crate).
+pub struct RedisStore {
+    client: Client,
+    /// The managed connection, once the first one was made ([`RedisStore::start`]
+    /// makes it in the background).
+    conn: Arc<tokio::sync::OnceCell<ConnectionManager>>,
+    /// Why the first connection has not been made yet.
+    connecting: Arc<std::sync::Mutex<String>>,
+    namespace: String,
+    append: Script,
+    delete: Script,
+    touch: Script,
+    compare_and_set: Script,
+    /// Dropped with the store, which ends every subscription task.
+    _alive: watch::Sender<()>,
+    alive: watch::Receiver<()>,
+}
+
+impl fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("server", &self.client.get_connection_info().addr().to_string())
+            .field("namespace", &self.namespace)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisStore {
+    /// Connects to the Redis server at `url` (`redis://host:port[/db]`),
+    /// keeping every key under `{namespace}:`. Fails if the URL is invalid
+    /// or the first connection cannot be made; later connection losses are
+    /// repaired by themselves.
+    pub async fn connect(url: &str, namespace: &str) -> Result<Arc<RedisStore>, StateError> {
+        let store = Self::unconnected(url, namespace)?;
+        let conn = establish(&store.client).await.map_err(|e| StateError(format!("redis connect: {e}")))?;
+        let _ = store.conn.set(conn);
+        Ok(store)
+    }
+
+    /// Like [`RedisStore::connect`], but does not wait for Redis: the first
+    /// connection is made in the background, retried with backoff (100 ms
+    /// doubling to 2 s) until it succeeds or the store is dropped.
+    /// Meanwhile every operation fails at once with a [`StateError`] saying
+    /// so. For a server that must start, and serve what needs no shared
+    /// state, while Redis is down. Fails only for an invalid URL.
+    pub fn start(url: &str, namespace: &str) -> Result<Arc<RedisStore>, StateError> {
+        let store = Self::unconnected(url, namespace)?;
+        let (client, cell, why, mut alive) = (
+            store.client.clone(),
+            Arc::clone(&store.conn),
+            Arc::clone(&store.connecting),
+            store.alive.clone(),
+        );
+        tokio::spawn(async move {
+            let mut delay = RESUBSCRIBE_MIN_DELAY;
+            loop {
+                match establish(&client).await {
+                    Ok(conn) => {
+                        let _ = cell.set(conn);
+                        return;
+                    }
+                    Err(e) => *why.lock().unwrap_or_else(|p| p.into_inner()) = e,
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(delay) => {}
+                    _ = alive.changed() => return,
+                }
+                delay = (delay * 2).min(RESUBSCRIBE_MAX_DELAY);
+            }
+        });
+        Ok(store)
+    }
+
+    /// Whether the first connection was made (the store may still be
+    /// briefly unreachable later; operations then fail and recover).
+    pub fn is_connected(&self) -> bool {
+        self.conn.initialized()
+    }
+
+    fn unconnected(url: &str, namespace: &str) -> Result<Arc<RedisStore>, StateError> {
+        let shown = redacted(url);
+        let client = Client::open(url)
+            .map_err(|e| StateError(format!("redis connect: invalid url {shown:?}: {e}")))?;
+        let (alive_tx, alive) = watch::channel(());
+        Ok(Arc::new(RedisStore {
+            client,
+            conn: Arc::new(tokio::sync::OnceCell::new()),
+            connecting: Arc::new(std::sync::Mutex::new(format!("connecting to {shown}"))),
+            namespace: namespace.to_owned(),
+            append: Script::new(APPEND),
+            delete: Script::new(DELETE),
+            touch: Script::new(TOUCH),
+            compare_and_set: Script::new(COMPARE_AND_SET),
+            _alive: alive_tx,
+            alive,
+        }))
+    }
+
+    /// The managed connection, or the reason there is none yet.
+    fn conn(&self) -> redis::RedisResult<ConnectionManager> {
+        self.conn.get().cloned().ok_or_else(|| {
+            let why = self.connecting.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            redis::RedisError::from(std::io::Error::new(
+                std::io::ErrorKind::NotConnected,
+                format!("not connected yet, retrying in the background ({why})"),
+            ))
+        })
+    }
+
+    /// The namespace every key of this store lives under.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// Like [`StateStore::subscribe`], but returns only once Redis has
+    /// confirmed the subscription, so every message published afterwards
+    /// is delivered. Fails if that first subscription cannot be made; after
+    /// that the stream resubscribes by itself like any other.
+    pub async fn subscribe_ready(&self, channel: &str) -> Result<BoxStream<'static, Vec<u8>>, StateError> {
+        let full = self.channel(channel);
+        let pubsub = open_subscription(&self.client, &full)
+            .await
+            .map_err(|e| StateError(format!("redis subscribe {full}: {e}")))?;
+        Ok(self.spawn_subscription(full, Some(pubsub)))
+    }
+
+    /// Runs `cmd` on a clone of the managed connection.
+    fn query<T: redis::FromRedisValue>(
+        &self,
+        cmd: &redis::Cmd,
+    ) -> impl Future<Output = redis::RedisResult<T>> {
+        let conn = self.conn();
+        let cmd = cmd.clone();
+        async move { cmd.query_async(&mut conn?).await }
+    }
+
+    /// Runs a script invocation on a clone of the managed connection.
+    fn invoke<'s, T: redis::FromRedisValue>(
+        &self,
+        invocation: &'s redis::ScriptInvocation<'_>,
+    ) -> impl Future<Output = redis::RedisResult<T>> + 's {
+        let conn = self.conn();
+        async move { invocation.invoke_async(&mut conn?).await }
+    }
+
+    fn value_key(&self, key: &str) -> String {
+        format!("{}:v:{key}", self.namespace)
+    }
+
+    fn log_keys(&self, key: &str) -> (String, String) {
+        (format!("{}:log:{key}", self.namespace), format!("{}:seq:{key}", self.namespace))
+    }
+
+    fn channel(&self, channel: &str) -> String {
+        format!("{}:{channel}", self.namespace)
+    }
+
+    fn spawn_subscription(&self, channel: String, first: Option<PubSub>) -> BoxStream<'static, Vec<u8>> {
+        let (tx, rx) = mpsc::channel(SUBSCRIPTION_BUFFER);
+        let task = forward(self.client.clone(), channel, first, tx, self.alive.clone());
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(task);
+            }
+            // No runtime here: start forwarding when the stream is first
+            // polled, which happens inside one.
+            Err(_) => {
+                let start = futures::stream::once(async move {
+                    tokio::spawn(task);
+                })
+                .filter_map(|()| std::future::ready(None));
+                return Box::pin(start.chain(receiver_stream(rx)));
+            }
+        }
+        Box::pin(receiver_stream(rx))
+    }
+}
+
+fn receiver_stream(rx: mpsc::Receiver<Vec<u8>>) -> impl futures::Stream<Item = Vec<u8>> + Send + 'static {
+    futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|message| (message, rx)) })
+}
+
+/// `url` without its credentials (`redis://user:secret@host` becomes
+/// `redis://***@host`), for error messages.
+fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://***{}", &rest[at..]),
+        None => url.to_owned(),
+    }
+}
+
+/// Makes the managed connection (bounded in time).
+async fn establish(client: &Client) -> Result<ConnectionManager, String> {
+    let config = ConnectionManagerConfig::new()
+        .set_response_timeout(Some(RESPONSE_TIMEOUT))
+        .set_connection_timeout(Some(CONNECT_TIMEOUT))
+        .set_number_of_retries(1)
+        .set_min_delay(Duration::from_millis(100))
+        .set_max_delay(Duration::from_millis(500));
+    let shown = redacted(&client.get_connection_info().addr().to_string());
+    match tokio::time::timeout(
+        OPERATION_TIMEOUT * 2,
+        ConnectionManager::new_with_config(client.clone(), config),
+    )
+    .await
+    {
+        Ok(Ok(conn)) => Ok(conn),
+        Ok(Err(e)) => Err(format!("{shown}: {e}")),
+        Err(_) => Err(format!("{shown}: timed out")),
+    }
+}
+
+/// Runs `op` bounded by [`OPERATION_TIMEOUT`], naming `what` in its error.
+async fn bounded<T>(
+    what: impl FnOnce() -> String,
+    op: impl Future<Output = redis::RedisResult<T>>,
+) -> Result<T, StateError> {
+    match tokio::time::timeout(OPERATION_TIMEOUT, op).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(e)) => Err(StateError(format!("redis {}: {e}", what()))),
+        Err(_) => Err(StateError(format!("redis {}: timed out after {OPERATION_TIMEOUT:?}", what()))),
+    }
+}
+
+/// Runs an idempotent command bounded like [`bounded`], and once more when
+/// the first attempt failed on the connection: after Redis comes back the
+/// connection manager reports the stale failure once before it reconnects,
+/// and a client must not see that blip. Only for commands that may safely
+/// run twice (reads, renewals, plain writes of one value, compare-and-set,
+/// whose callers recognise their own earlier write).
+async fn idempotent<T, Fut>(what: impl Fn() -> String, mut op: impl FnMut() -> Fut) -> Result<T, StateError>
+where
+    Fut: Future<Output = redis::RedisResult<T>>,
+{
+    match tokio::time::timeout(OPERATION_TIMEOUT, op()).await {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(e)) if e.is_io_error() || e.is_connection_dropped() || e.is_connection_refusal() => {
+            tracing::debug!(error = %e, "redis {}: retrying once on a fresh connection", what());
+            bounded(what, op()).await
+        }
+        Ok(Err(e)) => Err(StateError(format!("redis {}: {e}", what()))),
+        Err(_) => Err(StateError(format!("redis {}: timed out after {OPERATION_TIMEOUT:?}", what()))),
+    }
+}
+
+/// A time to live in whole milliseconds, as Redis wants it: at least 1
+/// (Redis refuses 0) and far below its overflow limit.
+fn ttl_ms(ttl: Duration) -> u64 {
+    const CENTURY_MS: u128 = 100 * 365 * 24 * 3600 * 1000;
+    ttl.as_millis().clamp(1, CENTURY_MS) as u64
+}
+
+/// Splits a log entry stored as `seq:value`.
+fn parse_entry(raw: &[u8]) -> Option<(u64, Vec<u8>)> {
+    let colon = raw.iter().position(|&b| b == b':')?;
+    let seq = std::str::from_utf8(&raw[..colon]).ok()?.parse().ok()?;
+    Some((seq, raw[colon + 1..].to_vec()))
+}
+
+async fn open_subscription(client: &Client, channel: &str) -> redis::RedisResult<PubSub> {
+    let attempt = async {
+        let mut pubsub = client.get_async_pubsub().await?;
+        pubsub.subscribe(channel).await?;
+        Ok(pubsub)
+    };
+    match tokio::time::timeout(CONNECT_TIMEOUT + RESPONSE_TIMEOUT, attempt).await {
+        Ok(result) => result,
+        Err(_) => Err(redis::RedisError::from(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "subscription timed out",
+        ))),
+    }
+}
+
+/// Forwards the messages of `channel` to `tx`, reconnecting and
+/// resubscribing after every connection loss, until `tx`'s receiver or the
+/// store (`alive`'s sender) is dropped.
+async fn forward(
+    client: Client,
+    channel: String,
+    mut first: Option<PubSub>,
+    tx: mpsc::Sender<Vec<u8>>,
+    mut alive: watch::Receiver<()>,
+) {
+    let mut delay = RESUBSCRIBE_MIN_DELAY;
+    loop {
+        let pubsub = match first.take() {
+            Some(pubsub) => Some(pubsub),
+            None => tokio::select! {
+                result = open_subscription(&client, &channel) => result.ok(),
+                _ = alive.changed() => return,
+                _ = tx.closed() => return,
+            },
+        };
+        match pubsub {
+            Some(pubsub) => {
+                delay = RESUBSCRIBE_MIN_DELAY;
+                let mut messages = pubsub.into_on_message();
+                loop {
+                    let message = tokio::select! {
+                        message = messages.next() => message,
+                        _ = alive.changed() => return,
+                        _ = tx.closed() => return,
+                    };
+                    let Some(message) = message else { break };
+                    if tx.send(message.get_payload_bytes().to_vec()).await.is_err() {
+                        return;
+                    }
+                }
+                // The connection is gone: try again at once (it may be a
+                // brief blip), then back off.
+            }
+            None => {
+                tokio::select! {
+                    _ = tokio::time::sleep(delay) => {}
+                    _ = alive.changed() => return,
+                    _ = tx.closed() => return,
+                }
+                delay = (delay * 2).min(RESUBSCRIBE_MAX_DELAY);
+            }
+        }
+    }
+}
+
+impl StateStore for RedisStore {
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StateError>> {
+        Box::pin(async move {
+            let cmd = redis::cmd("GET").arg(self.value_key(key)).clone();
+            idempotent(|| format!("get {key}"), || self.query(&cmd)).await
+        })
+    }
+
+    fn set<'a>(
+        &'a self,
+        key: &'a str,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), StateError>> {
+        Box::pin(async move {
+            let cmd =
+                redis::cmd("SET").arg(self.value_key(key)).arg(value).arg("PX").arg(ttl_ms(ttl)).clone();
+            idempotent(|| format!("set {key}"), || self.query::<Value>(&cmd)).await?;
+            Ok(())
+        })
+    }
+
+    fn set_if_absent<'a>(
+        &'a self,
+        key: &'a str,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StateError>> {
+        Box::pin(async move {
+            let cmd = redis::cmd("SET")
+                .arg(self.value_key(key))
+                .arg(value)
+                .arg("NX")
+                .arg("PX")
+                .arg(ttl_ms(ttl))
+                .clone();
+            let reply = idempotent(|| format!("set_if_absent {key}"), || self.query::<Value>(&cmd)).await?;
+            Ok(!matches!(reply, Value::Nil))
+        })
+    }
+
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: Option<&'a [u8]>,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StateError>> {
+        Box::pin(async move {
+            let mut invocation = self.compare_and_set.key(self.value_key(key));
+            match expected {
+                Some(expected) => invocation.arg("1").arg(expected),
+                None => invocation.arg("0").arg(""),
+            };
+            invocation.arg(value).arg(ttl_ms(ttl));
+            let replaced: i64 =
+                idempotent(|| format!("compare_and_set {key}"), || self.invoke(&invocation)).await?;
+            Ok(replaced == 1)
+        })
+    }
+
+    fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StateError>> {
+        Box::pin(async move {
+            let (log, seq) = self.log_keys(key);
+            let mut invocation = self.delete.key(self.value_key(key));
+            invocation.key(log).key(seq);
+            let removed: i64 = idempotent(|| format!("delete {key}"), || self.invoke(&invocation)).await?;
+            Ok(removed == 1)
+        })
+    }
+
+    fn touch<'a>(&'a self, key: &'a str, ttl: Duration) -> BoxFuture<'a, Result<bool, StateError>> {
+        Box::pin(async move {
+            let (log, seq) = self.log_keys(key);
+            let mut invocation = self.touch.key(self.value_key(key));
+            invocation.key(log).key(seq).arg(ttl_ms(ttl));
+            let renewed: i64 = idempotent(|| format!("touch {key}"), || self.invoke(&invocation)).await?;
+            Ok(renewed == 1)
+        })
+    }
+
+    fn append<'a>(
+        &'a self,
+        key: &'a str,
+        value: Vec<u8>,
+        max_len: usize,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<u64, StateError>> {
+        Box::pin(async move {
+            let mut conn = self.conn().map_err(|e| StateError(format!("redis append {key}: {e}")))?;
+            let (log, seq) = self.log_keys(key);
+            let max_len = max_len.clamp(1, i64::MAX as usize);
+            let mut invocation = self.append.key(log);
+            invocation.key(seq).arg(value).arg(max_len).arg(ttl_ms(ttl));
+            bounded(|| format!("append {key}"), invocation.invoke_async(&mut conn)).await
+        })
+    }
+
+    fn read_after<'a>(&'a self, key: &'a str, after: u64) -> BoxFuture<'a, Result<LogEntries, StateError>> {
+        Box::pin(async move {
+            let (log, _) = self.log_keys(key);
+            let cmd = redis::cmd("LRANGE").arg(log).arg(0).arg(-1).clone();
+            let raw: Vec<Vec<u8>> = idempotent(|| format!("read_after {key}"), || self.query(&cmd)).await?;
+            let mut entries = Vec::with_capacity(raw.len());
+            for item in raw {
+                let (seq, value) = parse_entry(&item)
+                    .ok_or_else(|| StateError(format!("redis read_after {key}: malformed log entry")))?;
+                if seq > after {
+                    entries.push((seq, value));
+                }
+            }
+            Ok(entries)
+        })
+    }
+
+    fn publish<'a>(&'a self, channel: &'a str, message: Vec<u8>) -> BoxFuture<'a, Result<(), StateError>> {
+        Box::pin(async move {
+            let mut conn = self.conn().map_err(|e| StateError(format!("redis publish {channel}: {e}")))?;
+            let cmd = redis::cmd("PUBLISH").arg(self.channel(channel)).arg(message).clone();
+            bounded(|| format!("publish {channel}"), cmd.query_async::<i64>(&mut conn)).await?;
+            Ok(())
+        })
+    }
+
+    fn subscribe(&self, channel: &str) -> BoxStream<'static, Vec<u8>> {
+        self.spawn_subscription(self.channel(channel), None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_parse_with_colons_in_values() {
+        assert_eq!(parse_entry(b"12:a:b"), Some((12, b"a:b".to_vec())));
+        assert_eq!(parse_entry(b"3:"), Some((3, Vec::new())));
+        assert_eq!(parse_entry(b"x:1"), None);
+        assert_eq!(parse_entry(b"nocolon"), None);
+    }
+
+    #[test]
+    fn credentials_stay_out_of_errors() {
+        assert_eq!(redacted("redis://:secret@127.0.0.1:6379/2"), "redis://***@127.0.0.1:6379/2");
+        assert_eq!(redacted("rediss://user:p@ss@host"), "rediss://***@host");
+        assert_eq!(redacted("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
+        assert_eq!(redacted("not a url"), "not a url");
+    }
+
+    #[test]
+    fn ttls_are_whole_positive_milliseconds() {
+        assert_eq!(ttl_ms(Duration::ZERO), 1);
+        assert_eq!(ttl_ms(Duration::from_micros(1500)), 1);
+        assert_eq!(ttl_ms(Duration::from_millis(200)), 200);
+        assert!(ttl_ms(Duration::MAX) < i64::MAX as u64);
+    }
+}

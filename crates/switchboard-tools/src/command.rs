@@ -1,0 +1,305 @@
+//! Command tools: run a configured program with an argv built from
+//! validated arguments, in its own process group, with a cleared
+//! environment, a timeout and an output cap.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use switchboard_server::{CallToolResult, ContentBlock, RequestContext, Tool, ToolError};
+use tokio::io::{AsyncRead, AsyncReadExt};
+
+use switchboard_tree::ServedTree;
+
+use crate::argv::{ArgvTemplate, TemplateError};
+use crate::error::ToolsError;
+use crate::paths::PathArguments;
+use crate::spec::{self, CommandToolSpec};
+
+/// How long to wait for the pipes to close after the group was killed.
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// Everything a call needs, shared by the calls of one tool.
+#[derive(Debug)]
+struct Runner {
+    name: String,
+    argv: ArgvTemplate,
+    cwd: PathBuf,
+    env: Vec<(String, String)>,
+    timeout: Duration,
+    max_output: usize,
+}
+
+/// Builds the tool for `spec` over `tree`: `cwd` resolves against the
+/// served folder, and path arguments must pass the tree's policy (see
+/// the `paths` module). Fails when the schema, the command template or the
+/// working directory is unusable.
+pub fn command_tool(spec: &CommandToolSpec, tree: &ServedTree) -> Result<Tool, ToolsError> {
+    let tool = spec.name.clone();
+    let (schema, properties) = spec::input_schema(&tool, spec.input_schema.as_ref())?;
+    let argv =
+        ArgvTemplate::parse(&spec.command, &properties, spec.allow_leading_dash).map_err(|e| match e {
+            TemplateError::Syntax(reason) => ToolsError::BadCommand { tool: tool.clone(), reason },
+            TemplateError::Unknown(placeholder) => {
+                ToolsError::UnknownPlaceholder { tool: tool.clone(), placeholder, place: "command" }
+            }
+        })?;
+    let cwd = resolve_cwd(&tool, &spec.cwd, tree.base())?;
+    let paths = PathArguments::new(&schema, tree.clone(), spec.read_only == Some(true));
+    spec::check_limits(&tool, spec.timeout, ("max_output", spec.max_output))?;
+    check_env(&tool, spec)?;
+    let mut env: Vec<(String, String)> = Vec::new();
+    for name in std::iter::once("PATH").chain(spec.env.iter().map(String::as_str)) {
+        if let Ok(value) = std::env::var(name) {
+            env.push((name.to_owned(), value));
+        }
+    }
+    env.extend(spec.set_env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let runner = Arc::new(Runner {
+        name: tool.clone(),
+        argv,
+        cwd,
+        env,
+        timeout: spec.timeout,
+        max_output: spec.max_output,
+    });
+    let t = spec.metadata().apply(Tool::new(&tool).input_schema(schema).output_schema(output_schema()));
+    Ok(t.raw_handler(move |mut args: Value, ctx: RequestContext| {
+        let runner = Arc::clone(&runner);
+        let paths = paths.clone();
+        async move {
+            paths.resolve(&runner.name, &mut args)?;
+            runner.run(args, ctx).await
+        }
+    }))
+}
+
+fn resolve_cwd(tool: &str, cwd: &Path, root: &Path) -> Result<PathBuf, ToolsError> {
+    let bad =
+        |reason: String| ToolsError::BadCwd { tool: tool.to_owned(), cwd: cwd.display().to_string(), reason };
+    let root = root.canonicalize().map_err(|e| bad(format!("the served root is not usable: {e}")))?;
+    let dir = root.join(cwd).canonicalize().map_err(|e| bad(format!("not an existing directory: {e}")))?;
+    if !dir.starts_with(&root) {
+        return Err(bad(format!("it is outside the served root {}", root.display())));
+    }
+    if !dir.is_dir() {
+        return Err(bad("not a directory".to_owned()));
+    }
+    Ok(dir)
+}
+
+/// Variable names must be non-empty without `=` or NUL, values without NUL:
+/// anything else cannot be put in a process environment.
+fn check_env(tool: &str, spec: &CommandToolSpec) -> Result<(), ToolsError> {
+    let bad = |setting: &'static str, reason: String| ToolsError::InvalidSetting {
+        tool: tool.to_owned(),
+        setting,
+        reason,
+    };
+    let bad_name = |name: &str| name.is_empty() || name.contains(['=', '\0']);
+    if let Some(name) = spec.env.iter().find(|n| bad_name(n)) {
+        return Err(bad("env", format!("{name:?} is not a valid variable name")));
+    }
+    for (name, value) in &spec.set_env {
+        if bad_name(name) {
+            return Err(bad("set_env", format!("{name:?} is not a valid variable name")));
+        }
+        if value.contains('\0') {
+            return Err(bad("set_env", format!("the value of {name:?} contains a NUL byte")));
+        }
+    }
+    Ok(())
+}
+
+fn output_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "exitCode": {"type": ["integer", "null"], "description": "null when killed by a signal"},
+            "stdout": {"type": "string"},
+            "stderr": {"type": "string"},
+            "truncated": {"type": "boolean"},
+            "timedOut": {"type": "boolean"}
+        },
+        "required": ["exitCode", "stdout", "stderr", "truncated", "timedOut"]
+    })
+}
+
+/// Output kept from one stream, up to a cap; the rest is counted and dropped.
+#[derive(Debug, Default)]
+struct Capped {
+    kept: Vec<u8>,
+    dropped: bool,
+}
+
+async fn drain(mut stream: impl AsyncRead + Unpin, cap: usize, into: Arc<Mutex<Capped>>) {
+    let mut buf = [0u8; 8192];
+    loop {
+        match stream.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let mut c = into.lock().unwrap_or_else(|p| p.into_inner());
+                let room = cap.saturating_sub(c.kept.len());
+                c.kept.extend_from_slice(&buf[..n.min(room)]);
+                c.dropped |= n > room;
+            }
+        }
+    }
+}
+
+fn take(c: &Mutex<Capped>) -> Capped {
+    std::mem::take(&mut *c.lock().unwrap_or_else(|p| p.into_inner()))
+}
+
+enum Ending {
+    Exited(std::process::ExitStatus),
+    TimedOut,
+    Cancelled,
+}
+
+impl Runner {
+    async fn run(&self, args: Value, ctx: RequestContext) -> Result<CallToolResult, ToolError> {
+        let args = match args {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        let argv = self.argv.expand(&args).map_err(|e| ToolError::new(format!("{}: {e}", self.name)))?;
+        let program = self.argv.program();
+        let mut command = tokio::process::Command::new(program);
+        command
+            .args(&argv)
+            .current_dir(&self.cwd)
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        // In a process group of its own, registered: `group` kills it and
+        // everything it started when dropped (so a cancelled call, whose
+        // future the server drops, kills them too), and so does
+        // `switchboard_process::kill_all` when switchboard stops.
+        let (mut child, mut group) = switchboard_process::spawn(&mut command).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                ToolError::new(format!(
+                    "{}: program {program:?} was not found (is it installed and on PATH?)",
+                    self.name
+                ))
+            } else {
+                ToolError::new(format!("{}: cannot start program {program:?}: {e}", self.name))
+            }
+        })?;
+        let out = Arc::new(Mutex::new(Capped::default()));
+        let err = Arc::new(Mutex::new(Capped::default()));
+        let mut readers = Vec::new();
+        if let Some(s) = child.stdout.take() {
+            readers.push(tokio::spawn(drain(s, self.max_output, Arc::clone(&out))));
+        }
+        if let Some(s) = child.stderr.take() {
+            readers.push(tokio::spawn(drain(s, self.max_output, Arc::clone(&err))));
+        }
+        let finished = async {
+            let status = child.wait().await;
+            for r in &mut readers {
+                let _ = r.await;
+            }
+            status
+        };
+        let ending = tokio::select! {
+            status = finished => Ending::Exited(status.map_err(|e| ToolError::new(format!("{}: waiting for {program:?} failed: {e}", self.name)))?),
+            () = tokio::time::sleep(self.timeout) => Ending::TimedOut,
+            () = ctx.cancelled() => Ending::Cancelled,
+        };
+        if matches!(ending, Ending::Exited(_)) {
+            // The leader was reaped; its group id may be reused from now on.
+            group.release();
+        } else {
+            group.kill();
+            let _ = child.kill().await;
+            for r in readers {
+                let abort = r.abort_handle();
+                if tokio::time::timeout(DRAIN_GRACE, r).await.is_err() {
+                    abort.abort();
+                }
+            }
+        }
+        let (stdout, stderr) = (take(&out), take(&err));
+        let (stdout, stderr, truncated) = self.shape(stdout, stderr);
+        match ending {
+            Ending::Cancelled => {
+                Err(ToolError::new(format!("{}: cancelled; the program was killed", self.name)))
+            }
+            Ending::TimedOut => {
+                let secs = self.timeout.as_secs_f64();
+                let head = format!("{}: timed out after {secs} s; the program was killed", self.name);
+                Ok(result(head, None, stdout, stderr, truncated, true))
+            }
+            Ending::Exited(status) => {
+                let code = status.code();
+                let head = match code {
+                    Some(0) => "exit code 0".to_owned(),
+                    Some(c) => format!("{}: the program exited with code {c}", self.name),
+                    None => format!("{}: the program was killed by a signal ({status})", self.name),
+                };
+                Ok(result(head, code, stdout, stderr, truncated, false))
+            }
+        }
+    }
+
+    /// Applies the shared cap: stdout first, stderr gets what is left.
+    fn shape(&self, stdout: Capped, stderr: Capped) -> (String, String, bool) {
+        let mut truncated = stdout.dropped || stderr.dropped;
+        let out = String::from_utf8_lossy(&stdout.kept).into_owned();
+        let room = self.max_output.saturating_sub(stdout.kept.len());
+        let mut err_bytes = stderr.kept;
+        if err_bytes.len() > room {
+            err_bytes.truncate(room);
+            truncated = true;
+        }
+        (out, String::from_utf8_lossy(&err_bytes).into_owned(), truncated)
+    }
+}
+
+fn result(
+    head: String,
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    truncated: bool,
+    timed_out: bool,
+) -> CallToolResult {
+    let is_error = timed_out || code != Some(0);
+    let mut text = if is_error { format!("{head}\n") } else { String::new() };
+    text.push_str(&stdout);
+    if !stderr.is_empty() {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str("--- stderr ---\n");
+        text.push_str(&stderr);
+    }
+    if truncated {
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str("[output truncated: the tool's max_output limit was reached]");
+    }
+    if text.is_empty() {
+        text.push_str("(no output)");
+    }
+    let structured = json!({
+        "exitCode": code,
+        "stdout": stdout,
+        "stderr": stderr,
+        "truncated": truncated,
+        "timedOut": timed_out,
+    });
+    CallToolResult {
+        content: vec![ContentBlock::text(text)],
+        structured_content: Some(structured),
+        is_error: is_error.then_some(true),
+        meta: None,
+    }
+}

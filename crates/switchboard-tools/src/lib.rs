@@ -1,0 +1,100 @@
+//! Tools for `switchboard` that need no Rust from the user: programs and HTTP
+//! endpoints declared in the configuration file, and built-in file tools
+//! over the served root.
+//!
+//! The `switchboard` configuration loader embeds [`CommandToolSpec`] (`[[tools.command]]`),
+//! [`HttpToolSpec`] (`[[tools.http]]`) and [`FileToolsOptions`]; this crate
+//! turns them into [`switchboard_server::Tool`]s with [`command_tool`], [`http_tool`]
+//! and [`file_tools`]. Load-time problems (a bad schema, an unknown
+//! placeholder, a `cwd` outside the root, a bad URL template or method) are
+//! [`ToolsError`]s naming the tool; problems of one call are tool execution
+//! errors (`isError: true`) whose text says what to change.
+//!
+//! ```
+//! use switchboard_tools::{CommandToolSpec, FileToolsOptions, command_tool, file_tools};
+//! use switchboard_tree::{FilesOptions, ServedTree};
+//!
+//! let root = std::env::temp_dir();
+//! let spec: CommandToolSpec = serde_json::from_value(serde_json::json!({
+//!     "name": "greet",
+//!     "command": ["echo", "hello", "{name}"],
+//!     "timeout": "5s",
+//!     "input_schema": {"type": "object", "properties": {"name": {"type": "string"}}},
+//! }))
+//! .unwrap();
+//! let tree = ServedTree::new(&root, &FilesOptions::default()).unwrap();
+//! let tool = command_tool(&spec, &tree).unwrap();
+//! assert_eq!(tool.name(), "greet");
+//! let files = file_tools(&tree, &FileToolsOptions::default());
+//! assert_eq!(files.len(), 2); // search and read_file; writing is off by default
+//! ```
+//!
+//! # Command argv templates
+//!
+//! `command` is the argv. The first element is the program, looked up in
+//! `PATH`, and must be literal. In the other elements:
+//!
+//! - an element that is exactly `{name}` is replaced by argument `name`: a
+//!   string, number or boolean gives one element, an array one element per
+//!   item, and an absent (or `null`) argument drops the element;
+//! - an element with `{name}` inside other text interpolates a string,
+//!   number or boolean (an array there is refused), and is dropped when the
+//!   argument is absent;
+//! - `{{` and `}}` are literal braces.
+//!
+//! Every placeholder must name a property of `input_schema` (checked at
+//! load). Arguments that name files (`"format": "path"`, or a name such as
+//! `file` or `src_dir`) are resolved through the served tree and passed as
+//! absolute paths; one that names an ignored, hidden, `.git` or outside
+//! path is refused (see `paths.rs` for the exact rule). Nothing goes through a shell. A substituted value that would
+//! start an element with `-` is refused, so option injection such as
+//! `--upload-pack=…` fails, unless the spec sets `allow_leading_dash = true`
+//! or a literal `--` comes earlier in the template. NUL bytes are refused.
+//!
+//! # Running a command
+//!
+//! The environment is cleared, then `PATH` and the `env` allow-list are
+//! passed through from `switchboard`'s own environment and `set_env` is applied.
+//! stdin is `/dev/null`; the program runs in its own process group, which
+//! is killed (SIGKILL) on timeout or when the request is cancelled. At most
+//! `max_output` bytes of output are kept (stdout first, then stderr). A
+//! non-zero exit, a timeout or a kill by a signal make the result
+//! `isError: true`; `structuredContent` is
+//! `{exitCode, stdout, stderr, truncated, timedOut}`.
+//!
+//! # HTTP tools
+//!
+//! `url` is an RFC 6570 template whose variables must be properties of
+//! `input_schema`; the arguments it does not use are sent as a JSON object
+//! body when `body = "json"` (and ignored otherwise). Header values may use
+//! `${VAR}` from `switchboard`'s environment, read at load (an unset variable is a
+//! load error). A JSON object response becomes `structuredContent` (with its
+//! text copy); anything else is text. A non-2xx status is `isError: true`
+//! with the status and the start of the body; connection failures and
+//! timeouts are tool errors saying so. No `outputSchema` is declared.
+//!
+//! # File tools
+//!
+//! `search` (ripgrep's matching crates), `read_file` (whole file up to
+//! `max_read_bytes`, or a 1-based inclusive line range; an `end_line` past
+//! the end reads to the end, a `start_line` past it is an error), and with
+//! `write = true`, `write_file` and `edit_file`. What they may read and
+//! write is decided by the served tree ([`switchboard_tree::ServedTree`]), the
+//! same policy the `file://` resources follow: ignored, hidden and `.git`
+//! files are neither read nor searched, a search glob only narrows, and
+//! writes never touch dotfiles, ignore files, `.git`, the configuration
+//! in use or the prompt folders.
+
+mod argv;
+mod command;
+mod error;
+mod files;
+mod http;
+mod paths;
+mod spec;
+
+pub use command::command_tool;
+pub use error::ToolsError;
+pub use files::file_tools;
+pub use http::http_tool;
+pub use spec::{BodyMode, CommandToolSpec, FileToolsOptions, HttpToolSpec};

@@ -1,0 +1,245 @@
+//! The served tree's rules, path by path: what is served, what may be
+//! written, and that a full scan and a single-path check agree.
+
+use std::path::Path;
+
+use switchboard_tree::{FilesOptions, Kind, RootSpec, ServedTree, TreeError};
+
+/// A project as a new user has one: a git folder with secrets kept out of
+/// git, nested ignore files, symlinks in and out, and a secret outside.
+fn project() -> (tempfile::TempDir, std::path::PathBuf) {
+    let base = tempfile::tempdir().unwrap();
+    let dir = base.path().join("project");
+    let write = |rel: &str, text: &str| {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(".gitignore", "ignored.log\n/build/\n*.key\n");
+    write(".env", "API_KEY=supersecret\n");
+    write(".git/config", "[core]\n\tsecret = supersecret\n");
+    write("ignored.log", "supersecret log\n");
+    write("build/out.txt", "supersecret build\n");
+    write("src/main.rs", "fn main() {}\n");
+    write("src/private.key", "supersecret key\n");
+    write("src/nested/.gitignore", "local.txt\n");
+    write("src/nested/local.txt", "supersecret nested\n");
+    write("src/nested/kept.txt", "kept\n");
+    write("docs/guide.md", "# Guide\n");
+    write("big.txt", &"x".repeat(2000));
+    std::fs::write(base.path().join("outside.txt"), "supersecret outside\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::symlink;
+        symlink(base.path().join("outside.txt"), dir.join("out-link.txt")).unwrap();
+        symlink(dir.join("src/main.rs"), dir.join("main-link.rs")).unwrap();
+        symlink(dir.join(".env"), dir.join("env-link.txt")).unwrap();
+        symlink(dir.join("ignored.log"), dir.join("log-link.txt")).unwrap();
+        symlink(base.path(), dir.join("up")).unwrap();
+        symlink(dir.join("src"), dir.join("src-link")).unwrap();
+    }
+    (base, dir)
+}
+
+fn tree(dir: &Path) -> ServedTree {
+    let options =
+        FilesOptions { max_file_size: 1000, exclude: vec!["docs/secret*".into()], ..Default::default() };
+    ServedTree::with_protected(dir, &options, [dir.join("switchboard.toml"), dir.join("prompts")]).unwrap()
+}
+
+/// Paths that must never be read, listed or searched.
+const NOT_SERVED: &[&str] = &[
+    ".env",
+    "./.env",
+    "src/../.env",
+    "/.env",
+    ".git/config",
+    ".git",
+    ".gitignore",
+    "ignored.log",
+    "build/out.txt",
+    "build",
+    "src/private.key",
+    "src/nested/local.txt",
+    "src/nested/.gitignore",
+    "out-link.txt",
+    "env-link.txt",
+    "log-link.txt",
+    "up/outside.txt",
+    "src-link/main.rs",
+    "%2e%2e/outside.txt",
+    "../outside.txt",
+    ".ENV",
+    "IGNORED.log",
+    "missing.txt",
+];
+
+#[test]
+fn only_what_the_rules_allow_is_served() {
+    let (_base, dir) = project();
+    let tree = tree(&dir);
+    for path in NOT_SERVED {
+        assert!(tree.locate(path).is_err(), "{path} must not be served");
+        assert!(tree.readable(path).is_err(), "{path} must not be readable");
+    }
+    assert_eq!(tree.readable("src/main.rs").unwrap().kind, Kind::File);
+    assert_eq!(tree.readable("./src//main.rs").unwrap().served, "src/main.rs");
+    assert_eq!(tree.readable("src/nested/kept.txt").unwrap().size, 5);
+    assert_eq!(tree.locate("src").unwrap().kind, Kind::Dir);
+    assert_eq!(tree.locate("").unwrap().kind, Kind::Dir);
+    // A symlink to a served file inside is served, and read from its target.
+    #[cfg(unix)]
+    assert!(tree.readable("main-link.rs").unwrap().path.ends_with("src/main.rs"));
+    // Too large: refused with the size.
+    assert!(matches!(tree.readable("big.txt"), Err(TreeError::TooLarge { size: 2000, max: 1000 })));
+    // A refusal of something that exists reads like one of something that does not.
+    assert_eq!(
+        tree.readable(".env").unwrap_err().to_string(),
+        tree.readable("nope").unwrap_err().to_string()
+    );
+}
+
+#[test]
+fn a_scan_and_single_checks_agree() {
+    let (_base, dir) = project();
+    let tree = tree(&dir);
+    let scan = tree.scan();
+    let listed: Vec<&str> = scan.files.keys().map(String::as_str).collect();
+    let mut expected = vec!["big.txt", "docs/guide.md", "src/main.rs", "src/nested/kept.txt"];
+    #[cfg(unix)]
+    expected.push("main-link.rs");
+    expected.sort();
+    assert_eq!(listed, expected);
+    for path in &listed {
+        assert!(tree.locate(path).is_ok(), "{path}");
+    }
+    for path in NOT_SERVED {
+        assert!(!scan.files.contains_key(*path), "{path}");
+    }
+    assert!(scan.dirs.iter().all(|d| !d.ends_with(".git") && !d.ends_with("build")));
+}
+
+#[test]
+fn a_search_walk_is_only_narrowed_by_its_glob() {
+    let (_base, dir) = project();
+    let tree = tree(&dir);
+    let walk = |start: &str, glob: Option<&str>| {
+        let mut seen = Vec::new();
+        tree.walk_files(start, glob, |f| {
+            seen.push(f.served);
+            true
+        })
+        .map(|()| {
+            seen.sort();
+            seen
+        })
+    };
+    for glob in ["*", "**", "**/.env", ".env", "../*", "*.log", "**/*.key", "build/**", ".git/*", "*link*"] {
+        let seen = walk("", Some(glob)).unwrap();
+        for path in &seen {
+            assert!(tree.locate(path).is_ok(), "glob {glob} widened to {path}");
+        }
+        assert!(!seen.iter().any(|p| p.contains("env") || p.ends_with(".log") || p.ends_with(".key")));
+    }
+    assert_eq!(walk("", Some("*.rs")).unwrap().len(), if cfg!(unix) { 2 } else { 1 });
+    assert_eq!(walk("src", None).unwrap(), ["src/main.rs", "src/nested/kept.txt"]);
+    // big.txt is above the read limit: never searched.
+    assert!(!walk("", None).unwrap().contains(&"big.txt".to_owned()));
+    for start in ["build", ".git", "../", "src-link", "up"] {
+        assert!(walk(start, None).is_err(), "{start}");
+    }
+    assert!(matches!(walk("", Some("a{")), Err(TreeError::Glob { .. })));
+}
+
+#[test]
+fn writes_never_touch_configuration_dotfiles_or_unserved_files() {
+    let (_base, dir) = project();
+    let tree = tree(&dir);
+    for path in [
+        ".env",
+        ".gitignore",
+        ".ignore",
+        ".git/config",
+        ".git/hooks/pre-commit",
+        ".switchboard/prompts/x.md",
+        ".vscode/tasks.json",
+        "src/nested/.gitignore",
+        "src/.envrc",
+        "switchboard.toml",
+        "prompts/evil.md",
+        "prompts/sub/evil.md",
+        "ignored.log",
+        "build/new.txt",
+        "src/private.key",
+        "out-link.txt",
+        "env-link.txt",
+        "up/new.txt",
+        "src-link/new.rs",
+        "docs/secret-plan.md",
+        "../escape.txt",
+        "/tmp/escape.txt",
+        "",
+        "src",
+    ] {
+        assert!(tree.writable(path).is_err(), "{path:?} must not be writable");
+    }
+    assert!(matches!(tree.writable(".git/config"), Err(TreeError::Protected(_))));
+    assert!(matches!(tree.writable("switchboard.toml"), Err(TreeError::Protected(_))));
+    let existing = tree.writable("src/main.rs").unwrap();
+    assert!(existing.exists);
+    let new = tree.writable("src/new/deeper/file.rs").unwrap();
+    assert!(!new.exists);
+    new.prepare().unwrap();
+    std::fs::write(&new.path, "x").unwrap();
+    assert!(dir.join("src/new/deeper/file.rs").is_file());
+    assert!(tree.readable("src/new/deeper/file.rs").is_ok());
+}
+
+#[test]
+fn names_that_need_not_exist_follow_the_name_rules() {
+    let (_base, dir) = project();
+    let tree = tree(&dir);
+    assert!(tree.permits_name("src/old.rs"));
+    for path in [".env", "config/.env", ".git/HEAD", "docs/secret-plan.md", "../x"] {
+        assert!(!tree.permits_name(path), "{path}");
+    }
+}
+
+#[test]
+fn hidden_files_are_served_on_request_but_never_git_or_written() {
+    let (_base, dir) = project();
+    let options = FilesOptions { hidden: true, ..Default::default() };
+    let tree = ServedTree::new(&dir, &options).unwrap();
+    assert!(tree.readable(".env").is_ok());
+    assert!(tree.readable(".git/config").is_err());
+    assert!(tree.writable(".env").is_err());
+    // Still ignored by .gitignore.
+    assert!(tree.readable("ignored.log").is_err());
+}
+
+#[test]
+fn mounted_roots_serve_under_their_prefix() {
+    let (base, dir) = project();
+    std::fs::create_dir_all(base.path().join("manual")).unwrap();
+    std::fs::write(base.path().join("manual/intro.md"), "intro").unwrap();
+    let roots = vec![
+        RootSpec { path: ".".into(), mount: String::new() },
+        RootSpec { path: "../manual".into(), mount: "docs".into() },
+    ];
+    let tree = ServedTree::new(&dir, &FilesOptions { roots, ..Default::default() }).unwrap();
+    assert!(tree.readable("docs/intro.md").unwrap().path.ends_with("manual/intro.md"));
+    // The folder's own docs/ is shadowed by the mount.
+    assert!(tree.readable("docs/guide.md").is_err());
+    let scan = tree.scan();
+    assert!(scan.files.contains_key("docs/intro.md") && !scan.files.contains_key("docs/guide.md"));
+    assert!(tree.writable("docs/new.md").unwrap().path.ends_with("manual/new.md"));
+}
+
+#[test]
+fn gitignore_off_still_hides_dotfiles_and_git() {
+    let (_base, dir) = project();
+    let tree = ServedTree::new(&dir, &FilesOptions { gitignore: false, ..Default::default() }).unwrap();
+    assert!(tree.readable("ignored.log").is_ok());
+    assert!(tree.readable(".env").is_err());
+    assert!(tree.readable(".git/config").is_err());
+}

@@ -1,0 +1,201 @@
+//! Keeping a running server in step with the disk: file changes become
+//! resource notifications, and edits to `switchboard.toml` or a prompt file
+//! rebuild the project and swap it in without dropping a connection.
+//!
+//! An edit that does not build is reported on stderr, problem by problem,
+//! and the last good project stays in force; the next good edit applies.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use switchboard_files::{DebouncedWatcher, WatchBatch};
+use switchboard_server::Server;
+
+use crate::project::Project;
+
+/// Where the project came from, to load it again.
+#[derive(Debug, Clone)]
+pub(crate) struct Source {
+    pub dir: PathBuf,
+    pub config: Option<PathBuf>,
+}
+
+impl Source {
+    /// The configuration file a reload reads (may not exist: the default).
+    fn config_path(&self) -> PathBuf {
+        self.config.clone().unwrap_or_else(|| self.dir.join(switchboard_config::FILE_NAME))
+    }
+}
+
+/// Scans the served files and announces them (then `scanned` fires), and
+/// watches what `project` was built from and keeps `server` current, until
+/// the watcher stops. The first scan runs here, not before serving, so a
+/// client's `initialize` is answered while a big folder is still walked.
+pub(crate) async fn run(
+    server: Server,
+    mut project: Project,
+    source: Source,
+    scanned: tokio::sync::oneshot::Sender<()>,
+) {
+    sync_files(&server, &project, &WatchBatch::default()).await;
+    let _ = scanned.send(());
+    let debounce = Duration::from_millis(project.config.files.debounce_ms.max(10));
+    let mut watcher = match DebouncedWatcher::new(debounce) {
+        Ok(w) => w,
+        Err(e) => {
+            tracing::warn!(error = %e, "not watching for changes");
+            return;
+        }
+    };
+    let mut watched = Watched::default();
+    watched.update(&mut watcher, &project, &source);
+    while let Some(batch) = watcher.next().await {
+        tracing::debug!(paths = ?batch.paths, overflow = batch.overflow, "changes on disk");
+        let config_touched = batch.touches(&source.config_path())
+            || project.prompts_dir.as_deref().is_some_and(|d| batch.touches(d));
+        // A batch made only of writes inside .git (`git status` refreshing
+        // the index, a commit) changes no served file: no rescan for it.
+        let only_git = !batch.overflow
+            && project.git.as_ref().is_some_and(|g| batch.paths.iter().all(|p| p.starts_with(g.git_dir())));
+        if project.config.files.watch && !only_git {
+            sync_files(&server, &project, &batch).await;
+            // New folders: watch them, then look once more for files
+            // created in them before the watch existed.
+            if watched.update(&mut watcher, &project, &source) {
+                sync_files(&server, &project, &WatchBatch::default()).await;
+                watched.update(&mut watcher, &project, &source);
+            }
+        }
+        if let Some(git) = &project.git
+            && git_refs_touched(&batch, git.git_dir())
+        {
+            for uri in git.changed_uris() {
+                server.notify_resource_updated(uri);
+            }
+        }
+        if config_touched {
+            project = reload(&server, project, &source).await;
+            watched.update(&mut watcher, &project, &source);
+        }
+    }
+}
+
+/// Whether HEAD or a ref moved (not every write to `.git`: `git status`
+/// rewrites the index without changing history).
+fn git_refs_touched(batch: &WatchBatch, git_dir: &std::path::Path) -> bool {
+    batch.overflow
+        || batch.paths.iter().any(|p| {
+            p.strip_prefix(git_dir).is_ok_and(|rel| {
+                rel.starts_with("refs") || rel.starts_with("HEAD") || rel.starts_with("packed-refs")
+            })
+        })
+}
+
+async fn sync_files(server: &Server, project: &Project, batch: &WatchBatch) {
+    let Some(files) = &project.files else { return };
+    match files.sync(server, batch).await {
+        Ok(changes) if !changes.is_empty() => tracing::info!(changes = changes.len(), "files changed"),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "updating file resources"),
+    }
+}
+
+/// What the watcher watches now: each served folder on its own, the
+/// configuration file (through its folder) and the prompts folder.
+#[derive(Default)]
+struct Watched {
+    flat: BTreeSet<PathBuf>,
+    recursive: BTreeSet<PathBuf>,
+}
+
+impl Watched {
+    /// Brings the watches in line with `project`; true if a folder was added.
+    fn update(&mut self, watcher: &mut DebouncedWatcher, project: &Project, source: &Source) -> bool {
+        let mut flat = BTreeSet::new();
+        if let Some(files) = &project.files
+            && project.config.files.watch
+        {
+            flat.extend(files.dirs());
+            flat.extend(files.watch_dirs());
+        }
+        if let Some(parent) = source.config_path().parent() {
+            flat.insert(parent.to_path_buf());
+        }
+        let mut recursive: BTreeSet<PathBuf> = project.prompts_dir.iter().cloned().collect();
+        if let Some(git) = &project.git {
+            // HEAD and packed-refs live in the git folder, branches under refs/.
+            flat.insert(git.git_dir().to_path_buf());
+            recursive.insert(git.git_dir().join("refs"));
+        }
+        let mut added = false;
+        for gone in self.flat.difference(&flat).chain(self.recursive.difference(&recursive)) {
+            watcher.unwatch(gone);
+        }
+        for dir in flat.difference(&self.flat) {
+            match watcher.watch_dir_flat(dir) {
+                Ok(()) => added = true,
+                Err(e) => tracing::warn!(error = %e, "not watched"),
+            }
+        }
+        for dir in recursive.difference(&self.recursive) {
+            if let Err(e) = watcher.watch_dir(dir) {
+                tracing::warn!(error = %e, "not watched");
+            }
+        }
+        self.flat = flat;
+        self.recursive = recursive;
+        added
+    }
+}
+
+/// Loads the project again and swaps it in; on problems keeps `current`.
+async fn reload(server: &Server, current: Project, source: &Source) -> Project {
+    let src = source.clone();
+    let loaded = tokio::task::spawn_blocking(move || {
+        let next = Project::load(&src.dir, src.config.as_deref())?;
+        next.scan_files();
+        Ok::<_, Vec<switchboard_config::Problem>>(next)
+    })
+    .await;
+    let next = match loaded {
+        Ok(Ok(next)) => next,
+        Ok(Err(problems)) => {
+            for problem in &problems {
+                tracing::error!("{problem}");
+            }
+            tracing::error!(
+                problems = problems.len(),
+                "configuration not reloaded; the last good configuration stays in force"
+            );
+            // A desktop host's user never sees stderr: tell the clients too.
+            let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
+            server.log_to_clients(
+                switchboard_server::types::logging::LoggingLevel::Error,
+                Some("switchboard"),
+                serde_json::json!({
+                    "message": "configuration not reloaded; the last good configuration stays in force",
+                    "problems": problems,
+                }),
+            );
+            return current;
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "configuration reload failed");
+            return current;
+        }
+    };
+    match next.apply(&current, server) {
+        Ok((applied, restart)) => {
+            if let Some(note) = restart {
+                tracing::warn!("{note}");
+            }
+            tracing::info!("configuration reloaded");
+            applied
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "configuration not reloaded; the last good configuration stays in force");
+            current
+        }
+    }
+}

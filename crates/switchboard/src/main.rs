@@ -1,0 +1,300 @@
+//! `switchboard`: a ready-to-run MCP server.
+//!
+//! `switchboard serve [DIR]` turns a project folder into an MCP server over stdio
+//! (or Streamable HTTP with `--http`), driven by `DIR/switchboard.toml` or, with
+//! none, an embedded default that serves the folder read-only (see
+//! `switchboard-config`). Changes on disk and edits of the configuration apply
+//! live ([`live`]). `switchboard check`, `switchboard list` and `switchboard call` inspect the
+//! same project ([`commands`]). `--fixtures` serves built-in demonstration,
+//! conformance or benchmark fixtures instead. Everything reusable lives in
+//! the library crates.
+
+mod commands;
+mod default_resources;
+mod default_tools;
+mod fixtures;
+mod live;
+mod network;
+mod project;
+mod proxy;
+mod serve;
+mod shutdown;
+mod telemetry;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand, ValueEnum};
+use switchboard_server::ServerOptions;
+
+/// A Model Context Protocol server.
+#[derive(Debug, Parser)]
+#[command(name = "switchboard", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Fixtures {
+    /// Demonstration tools (echo, add, countdown, a basket under a handle), resources and a prompt.
+    Demo,
+    /// The MCP conformance suite's fixture tools, resources and prompts.
+    Conformance,
+    /// The shared performance harness's fixtures (echo, add, 10,000 resources, greet).
+    Bench,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum SseMode {
+    /// SSE for tools/call, progress, logging and listen streams; JSON otherwise.
+    Auto,
+    /// Always SSE.
+    Always,
+    /// Always JSON.
+    Never,
+}
+
+/// Which project to serve.
+#[derive(Debug, Clone, clap::Args)]
+struct ProjectArgs {
+    /// The configuration file (default: DIR/switchboard.toml, else the embedded
+    /// default, which serves DIR read-only).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The folder to serve (default: the configuration file's folder with
+    /// --config, else the current folder, unless that is / or the home
+    /// folder). Relative paths in the configuration resolve against it.
+    #[arg(value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
+impl ProjectArgs {
+    /// The folder and configuration file `switchboard COMMAND` works on
+    /// (`command` is named in the refusal's example).
+    ///
+    /// With neither a folder nor `--config`, the current folder is used,
+    /// except `/` or the home folder: MCP hosts often start servers there,
+    /// and serving (scanning, watching, running tools in) all of it is never
+    /// what was meant. A folder named explicitly is used as given.
+    fn source(&self, command: &str) -> anyhow::Result<live::Source> {
+        let dir = match (&self.dir, &self.config) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(config)) => {
+                config.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf()
+            }
+            (None, None) => PathBuf::from("."),
+        };
+        let dir = dir.canonicalize().with_context(|| format!("the folder to serve, {}", dir.display()))?;
+        if self.dir.is_none() && self.config.is_none() {
+            refuse_implicit_folder(&dir, command)?;
+        }
+        let config = match &self.config {
+            Some(c) => {
+                Some(c.canonicalize().with_context(|| format!("the configuration file {}", c.display()))?)
+            }
+            None => None,
+        };
+        Ok(live::Source { dir, config })
+    }
+}
+
+/// Fails when `dir`, the current folder used because no folder was named,
+/// is the file system's root or the home folder (`$HOME`).
+fn refuse_implicit_folder(dir: &Path, command: &str) -> anyhow::Result<()> {
+    let home =
+        std::env::var_os("HOME").filter(|h| !h.is_empty()).and_then(|h| PathBuf::from(h).canonicalize().ok());
+    let what = if dir.parent().is_none() {
+        "the root folder"
+    } else if home.as_deref() == Some(dir) {
+        "the home folder"
+    } else {
+        return Ok(());
+    };
+    anyhow::bail!(
+        "no folder to serve was named and the current folder, {}, is {what}; \
+         name the project folder, e.g. `switchboard {command} /path/to/project`",
+        dir.display()
+    )
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve MCP over stdio (newline-delimited JSON on stdin/stdout; logs on
+    /// stderr), or over Streamable HTTP with --http.
+    Serve {
+        /// Serve Streamable HTTP on this address (e.g. 127.0.0.1:8080) at /mcp
+        /// instead of stdio. Binding a non-loopback address needs --allow-host.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<SocketAddr>,
+        /// Extra host names accepted in Host/Origin headers (DNS-rebinding
+        /// protection allows only loopback names by default).
+        #[arg(long = "allow-host", value_name = "HOST")]
+        allow_hosts: Vec<String>,
+        /// How HTTP requests are answered: SSE when the request can produce
+        /// messages before its response (auto), always SSE, or always JSON.
+        #[arg(long, value_enum, default_value_t = SseMode::Auto)]
+        sse: SseMode,
+        /// Serve built-in fixtures instead of a project folder.
+        #[arg(long, value_enum)]
+        fixtures: Option<Fixtures>,
+        /// Serve legacy HTTP clients without sessions (each request on its own).
+        #[arg(long)]
+        stateless: bool,
+        /// Largest accepted message, in bytes (default: [limits]
+        /// max_message_size, 4 MiB).
+        #[arg(long)]
+        max_message_size: Option<usize>,
+        /// Items per page of every list.
+        #[arg(long, default_value_t = 100)]
+        page_size: usize,
+        /// Serve GET /metrics over HTTP: Prometheus request counts, errors and
+        /// latencies per method and per tool (also `[http] metrics = true`).
+        #[arg(long)]
+        metrics: bool,
+        /// Where shared state lives: `memory` (this process, the default) or
+        /// a Redis URL (`redis://127.0.0.1:6379`) shared by several switchboard
+        /// instances behind one address: sessions, SSE events, handles,
+        /// notifications and the cursor key.
+        #[arg(long, value_name = "URL")]
+        state: Option<String>,
+        #[command(flatten)]
+        project: ProjectArgs,
+    },
+    /// Check a configuration and everything it names; print every problem
+    /// as file:line:column: message.
+    Check {
+        #[command(flatten)]
+        project: ProjectArgs,
+    },
+    /// Print what would be served: tools, prompts, resource templates, resources.
+    List {
+        /// Print JSON (the definitions as clients see them).
+        #[arg(long)]
+        json: bool,
+        /// List built-in fixtures instead of a project folder.
+        #[arg(long, value_enum)]
+        fixtures: Option<Fixtures>,
+        #[command(flatten)]
+        project: ProjectArgs,
+    },
+    /// Front another MCP server: serve its tools, prompts and resources over
+    /// stdio or HTTP, at every protocol revision, with switchboard's limits and
+    /// metrics. `switchboard proxy -- COMMAND ARGS…` starts a stdio server;
+    /// `switchboard proxy --url URL` speaks to a Streamable HTTP one.
+    Proxy {
+        /// The upstream's Streamable HTTP endpoint (instead of a command).
+        #[arg(long)]
+        url: Option<String>,
+        /// Prefix for re-exported tool and prompt names (`PREFIX_name`).
+        #[arg(long)]
+        prefix: Option<String>,
+        /// Serve Streamable HTTP on this address instead of stdio.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<SocketAddr>,
+        /// Extra host names accepted in Host/Origin headers.
+        #[arg(long = "allow-host", value_name = "HOST")]
+        allow_hosts: Vec<String>,
+        /// Serve GET /metrics over HTTP.
+        #[arg(long)]
+        metrics: bool,
+        /// The upstream command and its arguments (after `--`).
+        #[arg(last = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
+    /// Run one tool locally and print its result as JSON (exit status 1 if
+    /// the result is an error).
+    Call {
+        /// The tool's name.
+        tool: String,
+        /// The arguments, a JSON object.
+        #[arg(long, default_value = "{}")]
+        args: String,
+        #[command(flatten)]
+        project: ProjectArgs,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // Logs go to stderr only: stdout carries nothing but MCP messages.
+    let _telemetry = telemetry::init();
+    let result = run(cli);
+    // However the command ended (a signal, stdin closed, an error), no
+    // child process outlives switchboard: kill every group still registered.
+    switchboard_process::kill_all();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // Stopped by a signal: exit with 128 + its number (143 for SIGTERM).
+            if let Some(stopped) = e.downcast_ref::<shutdown::Terminated>() {
+                return ExitCode::from(stopped.exit_code());
+            }
+            // A closed stdout just means the client went away.
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("switchboard: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve {
+            http,
+            allow_hosts,
+            sse,
+            stateless,
+            fixtures,
+            max_message_size,
+            page_size,
+            metrics,
+            state,
+            project,
+        } => serve::run(serve::ServeArgs {
+            http,
+            allow_hosts,
+            sse,
+            stateless,
+            fixtures,
+            max_message_size,
+            page_size,
+            metrics,
+            state,
+            project,
+        }),
+        Command::Check { project } => commands::check(&project.source("check")?),
+        Command::List { json, fixtures: Some(fixtures), .. } => commands::print_listing(
+            &serve::fixture_builder(
+                ServerOptions::default(),
+                fixtures,
+                switchboard_server::state::MemoryStore::new(),
+            )
+            .build()
+            .context("building the server")?,
+            json,
+        ),
+        Command::List { json, fixtures: None, project } => commands::list(&project.source("list")?, json),
+        Command::Call { tool, args, project } => commands::call(&project.source("call TOOL")?, &tool, &args),
+        Command::Proxy { url, prefix, http, allow_hosts, metrics, command } => {
+            proxy::run(proxy::ProxyArgs { url, command, prefix, http, allow_hosts, metrics })
+        }
+    }
+}
+
+/// Turns configuration problems into one error, printing each on stderr.
+pub(crate) fn report(problems: Vec<switchboard_config::Problem>) -> anyhow::Error {
+    let cwd = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok()).unwrap_or_default();
+    for problem in &problems {
+        eprintln!("{}", problem.clone().relative_to(&cwd));
+    }
+    let s = if problems.len() == 1 { "" } else { "s" };
+    anyhow::anyhow!("{} problem{s} in the configuration (`switchboard check` lists them)", problems.len())
+}

@@ -1,0 +1,311 @@
+//! `switchboard serve`: builds the server (project folder or fixtures), its
+//! shared state, metrics and transport, and runs it until its input ends
+//! or a signal arrives (SIGTERM, SIGINT, SIGHUP: see [`crate::shutdown`];
+//! the child processes of command tools are killed then).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use switchboard_server::state::{MemoryStore, StateStore};
+use switchboard_server::{Server, ServerOptions};
+
+use crate::project::Project;
+use crate::shutdown::{Stop, Terminated};
+use crate::{Fixtures, ProjectArgs, SseMode, default_resources, default_tools, fixtures, live, report};
+
+/// How long serving waits for the first scan of the served files.
+const FIRST_SCAN_GRACE: Duration = Duration::from_millis(500);
+
+/// What `switchboard serve` was asked to do.
+#[derive(Debug)]
+pub(crate) struct ServeArgs {
+    pub http: Option<SocketAddr>,
+    pub allow_hosts: Vec<String>,
+    pub sse: SseMode,
+    pub stateless: bool,
+    pub fixtures: Option<Fixtures>,
+    pub max_message_size: Option<usize>,
+    pub page_size: usize,
+    pub metrics: bool,
+    pub state: Option<String>,
+    pub project: ProjectArgs,
+}
+
+/// The state every instance shares: in memory for one process, or a Redis
+/// server for several behind one address.
+struct Shared {
+    store: Arc<dyn StateStore>,
+    /// Whether other processes share it (then sessions, events and the
+    /// cursor key go through it too).
+    distributed: bool,
+}
+
+async fn connect_state(url: Option<&str>) -> anyhow::Result<Shared> {
+    match url {
+        None | Some("memory") | Some("memory://") => {
+            Ok(Shared { store: MemoryStore::new(), distributed: false })
+        }
+        Some(url) if url.starts_with("redis://") || url.starts_with("rediss://") => {
+            // Connects in the background: an instance starts (and serves
+            // what needs no shared state, with /readyz at 503) while Redis
+            // is down, and serves shared state as soon as it is back.
+            let store = switchboard_state_redis::RedisStore::start(url, "switchboard")
+                .with_context(|| format!("the state store at {}", redacted(url)))?;
+            Ok(Shared { store, distributed: true })
+        }
+        Some(other) => anyhow::bail!("--state takes memory or a redis:// URL, not {other:?}"),
+    }
+}
+
+/// How long starting waits for the shared state store before it serves
+/// without it.
+const STARTUP_WAIT: Duration = Duration::from_secs(2);
+
+/// The cursor key every instance shares, tried with backoff for up to
+/// `wait` (`None` when the store did not answer in time).
+async fn shared_cursor_key(store: &Arc<dyn StateStore>, wait: Duration) -> Option<[u8; 32]> {
+    let deadline = tokio::time::Instant::now().checked_add(wait);
+    let mut delay = Duration::from_millis(50);
+    loop {
+        match switchboard_server::state::shared_secret(store.as_ref(), "cursor").await {
+            Ok(key) => return Some(key),
+            Err(e) if deadline.is_some_and(|d| tokio::time::Instant::now() + delay > d) => {
+                tracing::warn!(error = %e, "starting without the state store; retrying in the background");
+                eprintln!(
+                    "switchboard: the state store does not answer ({e}); serving without it until it does"
+                );
+                return None;
+            }
+            Err(_) => {}
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_secs(2));
+    }
+}
+
+/// `url` without its credentials (`redis://***@host:port`), for messages.
+fn redacted(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => format!("{}***{}", &url[..scheme + 3], &url[at..]),
+        _ => url.to_owned(),
+    }
+}
+
+pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
+    // stdio runs on one thread: a message is read, dispatched and answered
+    // without hopping between cores. HTTP uses every core.
+    let runtime = match args.http {
+        None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+        Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
+    }
+    .context("starting the async runtime")?;
+    let shared = runtime.block_on(connect_state(args.state.as_deref()))?;
+    let mut options = ServerOptions::default();
+    options.page_size = args.page_size;
+    // Every instance signs cursors with the same key: read it now if the
+    // store answers soon, else adopt it once the store is back.
+    let cursor_key =
+        shared.distributed.then(|| runtime.block_on(shared_cursor_key(&shared.store, STARTUP_WAIT)));
+    options.cursor_key = cursor_key.flatten();
+    let mut http_options = switchboard_http::HttpOptions::default();
+    if shared.distributed {
+        http_options.state = Some(Arc::clone(&shared.store));
+    }
+    // Metrics are counted by a server layer and read at /metrics.
+    let mut metrics = args.metrics.then(switchboard_metrics::Metrics::new);
+    let decorate = |builder: switchboard_server::ServerBuilder,
+                    metrics: Option<&Arc<switchboard_metrics::Metrics>>| {
+        let builder = with_metrics(builder, metrics);
+        if shared.distributed { builder.state(Arc::clone(&shared.store)) } else { builder }
+    };
+    let _guard = runtime.enter();
+    let (server, live) = match args.fixtures {
+        Some(fixtures) => {
+            if let Some(max) = args.max_message_size {
+                options.max_message_size = max;
+            }
+            let builder = fixture_builder(options, fixtures, Arc::clone(&shared.store));
+            (decorate(builder, metrics.as_ref()).build().context("building the server")?, None)
+        }
+        None => {
+            let source = args.project.source("serve")?;
+            let mut loaded = Project::load(&source.dir, source.config.as_deref()).map_err(report)?;
+            if let Some(max) = args.max_message_size {
+                loaded.config.limits.max_message_size = max;
+            }
+            http_options.allowed_hosts.extend(loaded.config.http.allowed_hosts.iter().cloned());
+            http_options.auth = loaded.auth.clone();
+            if metrics.is_none() && loaded.config.http.metrics {
+                metrics = Some(switchboard_metrics::Metrics::new());
+            }
+            let server = loaded.serve(options, |b| decorate(b, metrics.as_ref()))?;
+            (server, Some((loaded, source)))
+        }
+    };
+    if cursor_key.is_some_and(|k| k.is_none()) {
+        let (server, store) = (server.clone(), Arc::clone(&shared.store));
+        runtime.spawn(async move {
+            let key = shared_cursor_key(&store, Duration::MAX).await.expect("waits until the store answers");
+            server.set_cursor_key(key);
+            tracing::info!("the state store answers: cursors are signed with the shared key");
+        });
+    }
+    http_options.metrics = metrics.map(metrics_text);
+    http_options.max_body = server.options().max_message_size;
+    if let Some((loaded, source)) = live {
+        let (scanned, first_scan) = tokio::sync::oneshot::channel();
+        runtime.spawn(live::run(server.clone(), loaded, source, scanned));
+        // A project folder is scanned in milliseconds: wait for it, so the
+        // first resources/list is complete. A huge folder (a whole disk)
+        // must not hold up `initialize`: past the grace, serve at once and
+        // announce the files (list_changed) when the scan ends.
+        let _ = runtime.block_on(tokio::time::timeout(FIRST_SCAN_GRACE, first_scan));
+    }
+    // From here a signal kills the tools' processes and stops the server
+    // (without handlers, it would kill switchboard at once and leave them running).
+    let stop = Stop::listen();
+    let result = match args.http {
+        None => {
+            tracing::info!(version = env!("CARGO_PKG_VERSION"), "switchboard serving MCP on stdio");
+            runtime.block_on(stop.run(async { server.serve_stdio().await.context("serving stdio") }))
+        }
+        Some(addr) => runtime.block_on(serve_http(
+            server,
+            addr,
+            http_options,
+            args.allow_hosts,
+            args.sse,
+            args.stateless,
+            stop,
+        )),
+    };
+    // Handlers may still hold blocking work; do not wait for it.
+    drop(_guard);
+    runtime.shutdown_background();
+    result
+}
+
+pub(crate) async fn serve_http(
+    server: Server,
+    addr: SocketAddr,
+    mut http_options: switchboard_http::HttpOptions,
+    allow_hosts: Vec<String>,
+    sse: SseMode,
+    stateless: bool,
+    stop: Stop,
+) -> anyhow::Result<()> {
+    if !addr.ip().is_loopback() && allow_hosts.is_empty() && http_options.allowed_hosts.len() <= 3 {
+        anyhow::bail!(
+            "{addr} is not a loopback address: name the host names clients will use with --allow-host \
+             (DNS-rebinding protection), or bind 127.0.0.1"
+        );
+    }
+    if !addr.ip().is_loopback() && http_options.auth.is_none() {
+        tracing::warn!(
+            %addr,
+            "serving a non-loopback address without authorization: anyone who can reach it can call every tool; \
+             configure [http.auth] in switchboard.toml"
+        );
+        eprintln!(
+            "switchboard: warning: {addr} is served without authorization ([http.auth] in switchboard.toml)"
+        );
+    }
+    http_options.allowed_hosts.extend(allow_hosts);
+    http_options.legacy_sessions = !stateless;
+    http_options.response_mode = match sse {
+        SseMode::Auto => switchboard_http::ResponseMode::Auto,
+        SseMode::Always => switchboard_http::ResponseMode::Sse,
+        SseMode::Never => switchboard_http::ResponseMode::Json,
+    };
+    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("binding {addr}"))?;
+    let local = listener.local_addr()?;
+    // The one line on stdout in HTTP mode: where to connect.
+    println!("switchboard listening on http://{local}/mcp");
+    tracing::info!(%local, "switchboard serving MCP over Streamable HTTP");
+    // On SIGTERM, SIGINT or SIGHUP the child processes are killed first
+    // (so requests waiting on them end), then the server stops gracefully.
+    let signalled = stop.clone().signalled();
+    switchboard_http::serve_listener(server, listener, http_options, async move {
+        signalled.await;
+    })
+    .await
+    .context("serving HTTP")?;
+    match stop.received() {
+        Some(signal) => Err(Terminated(signal).into()),
+        None => Ok(()),
+    }
+}
+
+/// `builder` with the metrics layer, when metrics are on.
+pub(crate) fn with_metrics(
+    builder: switchboard_server::ServerBuilder,
+    metrics: Option<&std::sync::Arc<switchboard_metrics::Metrics>>,
+) -> switchboard_server::ServerBuilder {
+    match metrics {
+        Some(metrics) => builder.layer(metrics.layer()),
+        None => builder,
+    }
+}
+
+pub(crate) fn metrics_text(
+    metrics: std::sync::Arc<switchboard_metrics::Metrics>,
+) -> switchboard_http::MetricsText {
+    switchboard_http::MetricsText(std::sync::Arc::new(move || metrics.render()))
+}
+
+/// A server builder over built-in fixtures (the demo's baskets live in `state`).
+pub(crate) fn fixture_builder(
+    options: ServerOptions,
+    fixtures: Fixtures,
+    state: Arc<dyn StateStore>,
+) -> switchboard_server::ServerBuilder {
+    match fixtures {
+        Fixtures::Conformance => {
+            let builder =
+                Server::builder("switchboard-conformance", env!("CARGO_PKG_VERSION")).options(options);
+            return fixtures::conformance(builder);
+        }
+        Fixtures::Bench => {
+            let builder = Server::builder("switchboard-bench", env!("CARGO_PKG_VERSION")).options(options);
+            return fixtures::bench(builder);
+        }
+        Fixtures::Demo => {}
+    }
+    let mut builder = Server::builder("switchboard", env!("CARGO_PKG_VERSION"))
+        .title("switchboard")
+        .description("A ready-to-run MCP server")
+        .instructions(
+            "switchboard's default tools: echo, add, word_count, countdown (reports progress, can be cancelled), \
+             and a shopping basket kept under a handle (create_basket, add_item, view_basket). \
+             Resources: switchboard://server/info, switchboard://server/guide and switchboard://tools/{name}. \
+             Prompt: code_review.",
+        )
+        .enable_logging()
+        .options(options);
+    let tools = default_tools::all(state);
+    let definitions: Vec<_> = tools.iter().map(|t| t.definition().clone()).collect();
+    let names: Vec<String> = definitions.iter().map(|t| t.name.clone()).collect();
+    for tool in tools {
+        builder = builder.tool(tool);
+    }
+    for resource in default_resources::resources(&names) {
+        builder = builder.resource(resource);
+    }
+    builder = builder.resource_template(default_resources::tool_template(definitions));
+    builder = builder.prompt(default_resources::code_review());
+    builder
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redacted;
+
+    #[test]
+    fn credentials_never_reach_messages() {
+        assert_eq!(redacted("redis://user:secret@10.0.0.5:6379/0"), "redis://***@10.0.0.5:6379/0");
+        assert_eq!(redacted("rediss://:p@ss@host"), "rediss://***@host");
+        assert_eq!(redacted("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
+    }
+}

@@ -1,0 +1,285 @@
+//! A harness for end-to-end tests of the real `switchboard` binary over stdio:
+//! a reader thread turns stdout lines into messages, so every wait has a
+//! timeout and a test never hangs on a missing notification.
+
+#![allow(dead_code)]
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// How long any single wait may take before the test fails.
+pub const WAIT: Duration = Duration::from_secs(30);
+
+/// A running `switchboard serve` on stdio.
+pub struct Switchboard {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    stash: VecDeque<Value>,
+    next_id: i64,
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Switchboard {
+    /// Starts `switchboard` with `args` in `cwd`, initialized as a 2025-11-25 client.
+    pub fn start(args: &[&str], cwd: &Path) -> Self {
+        Self::start_with_env(args, cwd, &[])
+    }
+
+    /// [`Switchboard::start`] with `env` added to switchboard's environment.
+    pub fn start_with_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .args(args)
+            .current_dir(cwd)
+            .env("SWITCHBOARD_LOG", "info")
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("switchboard starts");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let stderr_pipe = child.stderr.take().expect("stderr is piped");
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr_pipe).lines() {
+                let Ok(line) = line else { return };
+                let mut s = sink.lock().unwrap();
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
+        let stdin = child.stdin.take();
+        let mut switchboard = Self { child, stdin, lines, stash: VecDeque::new(), next_id: 0, stderr };
+        let init = switchboard.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}),
+        );
+        assert!(init.get("result").is_some(), "initialize failed: {init}");
+        switchboard.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        switchboard
+    }
+
+    pub fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{message}").expect("write to switchboard");
+        stdin.flush().expect("flush");
+    }
+
+    fn recv(&mut self, deadline: Instant) -> Option<Value> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = self.lines.recv_timeout(left).ok()?;
+        let v: Value =
+            serde_json::from_str(&line).unwrap_or_else(|_| panic!("stdout line is not JSON: {line:?}"));
+        assert_eq!(v["jsonrpc"], "2.0", "{line}");
+        Some(v)
+    }
+
+    /// The child's stdin, for writing raw bytes.
+    pub fn stdin(&mut self) -> &mut ChildStdin {
+        self.stdin.as_mut().expect("stdin open")
+    }
+
+    /// Writes `bytes` followed by a newline.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin();
+        stdin.write_all(bytes).expect("write to switchboard");
+        stdin.write_all(b"\n").expect("write to switchboard");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next message on stdout, whatever it is.
+    pub fn next_message(&mut self) -> Value {
+        if let Some(m) = self.stash.pop_front() {
+            return m;
+        }
+        let deadline = Instant::now() + WAIT;
+        self.recv(deadline)
+            .unwrap_or_else(|| panic!("no message within {WAIT:?}; stderr:\n{}", self.stderr()))
+    }
+
+    /// Sends a request and returns the whole response (result or error).
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let m = self.recv(deadline).unwrap_or_else(|| panic!("no answer to {method} within {WAIT:?}"));
+            if m["id"] == id && m.get("method").is_none() {
+                return m;
+            }
+            self.stash.push_back(m);
+        }
+    }
+
+    /// A request's result; panics with the error otherwise.
+    pub fn result(&mut self, method: &str, params: Value) -> Value {
+        let response = self.request(method, params);
+        match response.get("result") {
+            Some(r) => r.clone(),
+            None => panic!("{method} failed: {response}"),
+        }
+    }
+
+    /// Waits for a notification with this method (and, if given, a `uri`).
+    pub fn notification(&mut self, method: &str, uri: Option<&str>) -> Value {
+        let matches = |m: &Value| m["method"] == method && uri.is_none_or(|u| m["params"]["uri"] == u);
+        if let Some(pos) = self.stash.iter().position(matches) {
+            return self.stash.remove(pos).expect("in range");
+        }
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let Some(m) = self.recv(deadline) else {
+                panic!("no {method} {uri:?} within {WAIT:?}; stderr:\n{}", self.stderr())
+            };
+            if matches(&m) {
+                return m;
+            }
+            self.stash.push_back(m);
+        }
+    }
+
+    /// Every message received so far and not yet taken, without waiting.
+    pub fn received(&mut self) -> Vec<Value> {
+        let mut out: Vec<Value> = self.stash.drain(..).collect();
+        while let Ok(line) = self.lines.try_recv() {
+            out.push(
+                serde_json::from_str(&line).unwrap_or_else(|_| panic!("stdout line is not JSON: {line:?}")),
+            );
+        }
+        out
+    }
+
+    /// Forgets notifications received so far.
+    pub fn drain(&mut self) {
+        while let Ok(line) = self.lines.try_recv() {
+            let _ = line;
+        }
+        self.stash.clear();
+    }
+
+    /// Everything switchboard wrote on stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Waits until stderr contains `needle`.
+    pub fn wait_stderr(&self, needle: &str) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let text = self.stderr();
+            if text.contains(needle) {
+                return text;
+            }
+            assert!(Instant::now() < deadline, "stderr never said {needle:?}:\n{text}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The process id of switchboard.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Closes switchboard's stdin (the client went away).
+    pub fn close_stdin(&mut self) {
+        drop(self.stdin.take());
+    }
+
+    /// Waits up to `timeout` for switchboard to exit; panics if it does not.
+    pub fn wait_exit(&mut self, timeout: Duration) -> std::process::ExitStatus {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("switchboard can be waited for") {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "switchboard still running after {timeout:?}; stderr:\n{}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Closes stdin and waits for a clean exit.
+    pub fn finish(mut self) {
+        drop(self.stdin.take());
+        let status = self.child.wait().expect("switchboard exits");
+        assert!(status.success(), "switchboard exited with {status:?}; stderr:\n{}", self.stderr());
+    }
+}
+
+impl Drop for Switchboard {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `switchboard` with `args` in `cwd` to completion: (success, stdout, stderr).
+pub fn run(args: &[&str], cwd: &Path) -> (bool, String, String) {
+    run_with_env(args, cwd, &[])
+}
+
+/// [`run`] with `env` added to switchboard's environment (stdin is empty).
+pub fn run_with_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .args(args)
+        .current_dir(cwd)
+        .envs(env.iter().copied())
+        .output()
+        .expect("switchboard runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Starts `switchboard` with `args` (which serve HTTP on `127.0.0.1:0`), in `dir`
+/// when given, with `env` added; returns the child (killed when dropped)
+/// and the MCP URL it printed on its one stdout line.
+pub async fn start_http(
+    args: &[&str],
+    dir: Option<&Path>,
+    env: &[(&str, &str)],
+) -> (tokio::process::Child, String) {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_switchboard"));
+    command.args(args).stdout(Stdio::piped()).stderr(Stdio::null()).kill_on_drop(true);
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().expect("switchboard starts");
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(stdout));
+    let line = tokio::time::timeout(WAIT, lines.next_line())
+        .await
+        .expect("switchboard prints where it listens")
+        .expect("stdout is readable")
+        .expect("a line");
+    let url = line
+        .strip_prefix("switchboard listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    (child, url.to_owned())
+}
