@@ -160,13 +160,14 @@ fn load_errors_name_the_line_and_column_in_the_file() {
 #[test]
 fn load_dir_keeps_good_files_and_reports_bad_ones() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.md"), "Alpha\n").unwrap();
+    std::fs::write(dir.path().join("a.md"), "---\n---\nAlpha\n").unwrap();
     std::fs::write(dir.path().join("b.md"), "---\nname: a\n---\nAlso a\n").unwrap();
-    std::fs::write(dir.path().join("c.md"), "{% for %}\n").unwrap();
+    std::fs::write(dir.path().join("c.md"), "---\n---\n{% for %}\n").unwrap();
     std::fs::write(dir.path().join("notes.txt"), "not a prompt").unwrap();
     std::fs::create_dir_all(dir.path().join("sub")).unwrap();
     std::fs::write(dir.path().join("sub/d.md"), "nested: not loaded").unwrap();
-    let (prompts, errors) = load_dir(dir.path());
+    let loaded = load_dir(dir.path());
+    let (prompts, errors) = (loaded.prompts, loaded.errors);
     assert_eq!(prompts.iter().map(PromptFile::name).collect::<Vec<_>>(), ["a"]);
     assert_eq!(errors.len(), 2, "{errors:?}");
     assert!(
@@ -175,7 +176,7 @@ fn load_dir_keeps_good_files_and_reports_bad_ones() {
         errors[0]
     );
     assert!(errors[1].path.ends_with("c.md"));
-    let (_, errors) = load_dir(&dir.path().join("missing"));
+    let errors = load_dir(&dir.path().join("missing")).errors;
     assert!(errors[0].message.contains("cannot read the prompts folder"));
 }
 

@@ -9,9 +9,11 @@
 //! conformance or benchmark fixtures instead. Everything reusable lives in
 //! the library crates.
 
+mod check;
 mod commands;
 mod default_resources;
 mod default_tools;
+mod exit;
 mod fixtures;
 mod live;
 mod network;
@@ -31,7 +33,7 @@ use switchboard_server::ServerOptions;
 
 /// A Model Context Protocol server.
 #[derive(Debug, Parser)]
-#[command(name = "switchboard", version, about)]
+#[command(name = "switchboard", version, about, after_help = exit::HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -166,6 +168,9 @@ enum Command {
     /// Check a configuration and everything it names; print every problem
     /// as file:line:column: message.
     Check {
+        /// Print the problems as JSON (for editors and CI).
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         project: ProjectArgs,
     },
@@ -210,8 +215,11 @@ enum Command {
         /// The tool's name.
         tool: String,
         /// The arguments, a JSON object.
-        #[arg(long, default_value = "{}")]
-        args: String,
+        #[arg(long, default_value = "{}", value_parser = commands::parse_arguments)]
+        args: serde_json::Value,
+        /// Print the whole result as JSON, as the server sent it.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         project: ProjectArgs,
     },
@@ -240,7 +248,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("switchboard: {e:#}");
-            ExitCode::FAILURE
+            exit::code_of(&e).into()
         }
     }
 }
@@ -270,7 +278,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             state,
             project,
         }),
-        Command::Check { project } => commands::check(&project.source("check")?),
+        Command::Check { json, project } => check::run(&project.source("check")?, json),
         Command::List { json, fixtures: Some(fixtures), .. } => commands::print_listing(
             &serve::fixture_builder(
                 ServerOptions::default(),
@@ -282,7 +290,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             json,
         ),
         Command::List { json, fixtures: None, project } => commands::list(&project.source("list")?, json),
-        Command::Call { tool, args, project } => commands::call(&project.source("call TOOL")?, &tool, &args),
+        Command::Call { tool, args, json, project } => {
+            commands::call(&project.source("call TOOL")?, &tool, args, json)
+        }
         Command::Proxy { url, prefix, http, allow_hosts, metrics, command } => {
             proxy::run(proxy::ProxyArgs { url, command, prefix, http, allow_hosts, metrics })
         }
@@ -296,5 +306,8 @@ pub(crate) fn report(problems: Vec<switchboard_config::Problem>) -> anyhow::Erro
         eprintln!("{}", problem.clone().relative_to(&cwd));
     }
     let s = if problems.len() == 1 { "" } else { "s" };
-    anyhow::anyhow!("{} problem{s} in the configuration (`switchboard check` lists them)", problems.len())
+    exit::config(anyhow::anyhow!(
+        "{} problem{s} in the configuration (`switchboard check` lists them)",
+        problems.len()
+    ))
 }

@@ -89,10 +89,11 @@ impl Project {
         let mut prompts = Vec::new();
         let mut file_names = std::collections::HashSet::new();
         if let Some(dir) = &prompts_dir {
-            let (files, errors) = switchboard_prompts::load_dir(dir);
-            problems
-                .extend(errors.into_iter().map(|e| Problem::new(Some(&e.path), e.line, e.column, e.message)));
-            for file in files {
+            let loaded = switchboard_prompts::load_dir(dir);
+            problems.extend(
+                loaded.errors.into_iter().map(|e| Problem::new(Some(&e.path), e.line, e.column, e.message)),
+            );
+            for file in loaded.prompts {
                 file_names.insert(file.name().to_owned());
                 prompts.push(file.to_prompt());
             }
