@@ -116,7 +116,7 @@ async fn an_upstream_that_goes_away_is_an_error_not_a_hang() {
     let upstream = Upstream::spawn(env!("CARGO_BIN_EXE_switchboard"), &["no-such-command".into()]).unwrap();
     let err = Proxy::connect(upstream, None).await.unwrap_err();
     assert!(err.to_string().contains("went away") || err.to_string().contains("closed"), "{err}");
-    let err = Upstream::spawn("/nonexistent/mcp-server", &[]).unwrap_err();
+    let err = Upstream::spawn("/nonexistent/upstream-server", &[]).unwrap_err();
     assert!(err.to_string().contains("could not start"), "{err}");
 }
 
