@@ -6,24 +6,45 @@
 //! read-only) and parses it. Every problem is a [`Problem`] with the file,
 //! line and column, so `switchboard check` can print them the way a compiler does,
 //! and a hot reload can report an invalid edit while the last good
-//! configuration stays in force. Shape errors (unknown keys, wrong types)
-//! come from the TOML parser; meaning errors (an invalid tool schema, a
-//! prompt file that does not compile) come from whoever builds the server
-//! and are placed with [`Config::problem_at`] on the span of the table that
-//! caused them.
+//! configuration stays in force.
+//!
+//! [`Config::parse`] finds *every* problem of the file in one pass, each at
+//! the line and column of the key or value it is about, in plain words
+//! with an example of a valid value:
+//!
+//! 1. syntax: the TOML parser, recovering after each error;
+//! 2. shape (unknown keys, wrong types, missing keys): the file, read into
+//!    JSON with the place of every value (`document`), is validated
+//!    against the JSON Schema derived from these very types
+//!    ([`json_schema`], module `schema`), which reports all violations
+//!    where serde stops at the first (module `shape`);
+//! 3. meaning, for every part whose shape is right: tool names, input
+//!    schemas, `{placeholders}`, URLs, methods, headers, limits, programs
+//!    that must exist, globs, root folders, duplicate tool names (module
+//!    `meaning`, using the checks of the crates that own those values).
+//!
+//! Only a file with no problem is deserialized. Problems found later by
+//! whoever builds the server (a prompt file that does not compile) are
+//! placed with [`Config::problem_at`] on the span of the table that caused
+//! them.
 //!
 //! Relative paths in the file resolve against the served folder
 //! ([`Config::dir`]).
 
+mod document;
+mod meaning;
 mod net;
 mod problem;
+mod schema;
 mod sections;
+mod shape;
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 pub use net::{AuthSection, HttpSection, LimitsSection, StaticToken};
 pub use problem::Problem;
+pub use schema::json_schema;
 pub use sections::{PromptsSection, ServerSection, ToolsSection};
 pub use toml::Spanned;
 
@@ -33,8 +54,8 @@ pub const DEFAULT: &str = include_str!("default.toml");
 /// The file name looked for in the served folder.
 pub const FILE_NAME: &str = "switchboard.toml";
 
-/// A parsed configuration.
-#[derive(Debug, Clone, serde::Deserialize)]
+/// A parsed configuration: the contents of `switchboard.toml`.
+#[derive(Debug, Clone, serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     /// `[server]`: how the server introduces itself.
@@ -90,6 +111,15 @@ impl Config {
     pub fn parse(text: &str, file: Option<&Path>, dir: &Path) -> Result<Self, Vec<Problem>> {
         let origin =
             Origin { path: file.map(Path::to_path_buf), dir: dir.to_path_buf(), text: text.to_owned() };
+        let mut found = check(text, dir);
+        if !found.is_empty() {
+            found.sort_by_key(|(span, _)| span.start);
+            let path = origin.path.as_deref();
+            return Err(found
+                .into_iter()
+                .map(|(span, message)| Problem::at(path, text, span, message))
+                .collect());
+        }
         match toml::from_str::<Config>(text) {
             Ok(mut config) => {
                 config.origin = origin;
@@ -147,6 +177,20 @@ impl Config {
                 .find(|d| d.is_dir()),
         }
     }
+}
+
+/// Every problem of `text` for serving `dir`, as (byte range, message):
+/// the syntax errors, or else the shape problems and the meaning problems
+/// of the parts whose shape is right.
+fn check(text: &str, dir: &Path) -> Vec<(Range<usize>, String)> {
+    let doc = match document::Document::parse(text) {
+        Ok(doc) => doc,
+        Err(syntax) => return syntax,
+    };
+    let shape = shape::problems(&doc);
+    let bad: Vec<String> = shape.iter().map(|(pointer, _, _)| pointer.clone()).collect();
+    let meaning = meaning::problems(&doc, dir, &bad);
+    shape.into_iter().map(|(_, span, message)| (span, message)).chain(meaning).collect()
 }
 
 fn folder_name(dir: &Path) -> String {

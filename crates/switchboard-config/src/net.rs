@@ -19,7 +19,7 @@ use serde::Deserialize;
 /// max_message_size = 4194304         # bytes per message (and per HTTP body)
 /// max_response_size = 16777216       # bytes per response; larger ones become an error
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct LimitsSection {
     /// `tools/call` per minute per caller (0: no limit).
@@ -32,6 +32,7 @@ pub struct LimitsSection {
     pub max_in_flight: usize,
     /// Longest a request may run.
     #[serde(with = "humantime_serde")]
+    #[schemars(schema_with = "switchboard_tools::duration_schema")]
     pub handler_timeout: Duration,
     /// Largest message in bytes.
     pub max_message_size: usize,
@@ -73,7 +74,7 @@ impl Default for LimitsSection {
 /// subject = "ci"
 /// scopes = ["mcp", "tools:run"]
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct HttpSection {
     /// Host names accepted in `Host`/`Origin` besides loopback.
@@ -85,7 +86,7 @@ pub struct HttpSection {
 }
 
 /// `[http.auth]`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct AuthSection {
     /// This server's canonical URL: the audience tokens must carry.
@@ -108,7 +109,7 @@ pub struct AuthSection {
 
 /// One static API token; its value comes from an environment variable so
 /// the configuration file holds no secret.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StaticToken {
     /// The environment variable holding the token.

@@ -16,7 +16,7 @@ use serde::Deserialize;
 /// description = "Sources and scripts of my project"
 /// instructions = "Run the tests with run_tests before proposing a change."
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ServerSection {
     /// The implementation name.
@@ -40,7 +40,7 @@ pub struct ServerSection {
 /// dir = "prompts"     # default: prompts/ or .switchboard/prompts/ if present
 /// builtin = true      # code_review and the other built-in prompts
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct PromptsSection {
     /// Serve prompts at all.
@@ -76,13 +76,15 @@ impl Default for PromptsSection {
 /// ```
 ///
 /// See the `switchboard-tools` crate for every key.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ToolsSection {
     /// The built-in file tools.
     pub builtin: switchboard_tools::FileToolsOptions,
     /// Command tools, each with its place in the file.
+    #[schemars(with = "Vec<switchboard_tools::CommandToolSpec>")]
     pub command: Vec<toml::Spanned<switchboard_tools::CommandToolSpec>>,
     /// HTTP tools, each with its place in the file.
+    #[schemars(with = "Vec<switchboard_tools::HttpToolSpec>")]
     pub http: Vec<toml::Spanned<switchboard_tools::HttpToolSpec>>,
 }

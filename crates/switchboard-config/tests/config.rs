@@ -51,7 +51,7 @@ fn unknown_keys_and_wrong_types_are_placed_and_named() {
     assert!(p[0].message.contains("max_file_sise"), "{}", p[0]);
     let p = problems("[files]\nwatch = \"yes\"\n");
     assert_eq!(p[0].line, 2, "{}", p[0]);
-    assert!(p[0].message.contains("bool"), "{}", p[0]);
+    assert!(p[0].message.contains("must be true or false"), "{}", p[0]);
     let p = problems("[sever]\nname = \"x\"\n");
     assert_eq!(p[0].line, 1);
     assert!(p[0].message.contains("sever"), "{}", p[0]);
@@ -78,4 +78,152 @@ fn problem_at_places_a_span() {
     let config = Config::parse(text, Some(Path::new("c.toml")), Path::new(".")).unwrap();
     let p = config.problem_at(9..13, "bad name");
     assert_eq!(p.to_string(), "c.toml:2:1: bad name");
+}
+
+/// (line, column) of each problem, in order.
+fn positions(problems: &[Problem]) -> Vec<(usize, usize)> {
+    problems.iter().map(|p| (p.line, p.column)).collect()
+}
+
+#[test]
+fn every_problem_of_the_file_is_reported_in_one_pass_at_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "\
+[server]
+nmae = \"x\"
+
+[files]
+max_file_size = \"1MB\"
+exclude = [\"*.lock\", \"[bad\"]
+
+[limits]
+handler_timeout = \"soon\"
+
+[[tools.command]]
+name = \"bad name\"
+command = [\"surely-not-installed-program\", \"{missing}\"]
+colour = true
+
+[[tools.command]]
+name = \"read_file\"
+command = [\"sh\"]
+
+[[tools.http]]
+name = \"h\"
+url = \"http://127.0.0.1/\"
+method = \"TRACE\"
+headers = { \"bad header\" = \"x\" }
+";
+    let problems = Config::parse(text, Some(Path::new("switchboard.toml")), dir.path()).unwrap_err();
+    let shown: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        positions(&problems),
+        vec![
+            (2, 1),
+            (5, 17),
+            (6, 22),
+            (9, 19),
+            (12, 8),
+            (13, 12),
+            (13, 44),
+            (14, 1),
+            (17, 8),
+            (23, 10),
+            (24, 13)
+        ],
+        "{shown:#?}"
+    );
+    let expect = [
+        "unknown key `nmae` in [server]; did you mean `name`?",
+        "`max_file_size` must be a whole number of bytes, like `1048576`; found the text \"1MB\"",
+        "\"[bad\" in `exclude` is not a valid glob",
+        "`handler_timeout` must be a duration, like `\"30s\"`; found the text \"soon\"",
+        "the name is not valid",
+        "program \"surely-not-installed-program\" is not on PATH",
+        "placeholder {missing} in command",
+        "unknown key `colour` in [[tools.command]]",
+        "tool name \"read_file\" is already taken by a built-in file tool",
+        "unsupported method \"TRACE\"",
+        "header \"bad header\": not a valid header name",
+    ];
+    for (problem, expected) in problems.iter().zip(expect) {
+        assert!(problem.message.contains(expected), "{problem}\n  should say: {expected}");
+    }
+}
+
+#[test]
+fn messages_are_plain_words_without_rust_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "[files]\nmax_file_size = \"1MB\"\nexclude = \"*.lock\"\nroots = { path = \".\" }\n\
+                [limits]\nmax_in_flight = -3\ntool_calls_per_minute = 1.5\ntool_calls_burst = 5000000000\n\
+                [tools.builtin]\nread = \"yes\"\n";
+    let problems = Config::parse(text, Some(Path::new("switchboard.toml")), dir.path()).unwrap_err();
+    assert_eq!(problems.len(), 7, "{problems:#?}");
+    for problem in &problems {
+        let m = &problem.message;
+        for jargon in ["expected u", "expected i", "sequence", " map", "invalid type", "usize", "u64", "u32"]
+        {
+            assert!(!m.contains(jargon), "{jargon:?} in: {m}");
+        }
+        assert!(m.contains("like `") && m.contains("; found "), "no example or no finding: {m}");
+    }
+}
+
+#[test]
+fn a_missing_key_is_placed_on_its_table_and_an_enum_lists_its_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "[[tools.http]]\nurl = \"http://127.0.0.1/\"\nbody = \"xml\"\n";
+    let problems = Config::parse(text, Some(Path::new("switchboard.toml")), dir.path()).unwrap_err();
+    assert_eq!(positions(&problems), vec![(1, 1), (3, 8)], "{problems:#?}");
+    assert!(
+        problems[0].message.contains("[[tools.http]] needs `name`, like `name = \"weather\"`"),
+        "{}",
+        problems[0]
+    );
+    assert_eq!(problems[1].message, "`body` must be one of `\"json\"`; found the text \"xml\"");
+}
+
+#[test]
+fn folder_problems_are_placed_on_their_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("docs")).unwrap();
+    let text = "[[files.roots]]\npath = \"nope\"\n[[files.roots]]\npath = \".\"\n\
+                [[files.roots]]\npath = \"docs\"\nmount = \"\"\n";
+    let problems = Config::parse(text, Some(Path::new("switchboard.toml")), dir.path()).unwrap_err();
+    assert_eq!(positions(&problems), vec![(2, 8), (7, 9)], "{problems:#?}");
+    assert!(problems[0].message.contains("the root folder \"nope\" cannot be served"), "{}", problems[0]);
+    assert!(problems[1].message.contains("two roots share this mount"), "{}", problems[1]);
+}
+
+#[test]
+fn a_relative_program_is_found_in_the_served_folder() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let text = "[[tools.command]]\nname = \"run\"\ncommand = [\"./run.sh\"]\n";
+    let problems = Config::parse(text, None, dir.path()).unwrap_err();
+    assert_eq!(positions(&problems), vec![(3, 12)]);
+    assert!(problems[0].message.contains("does not exist"), "{}", problems[0]);
+    let script = dir.path().join("run.sh");
+    std::fs::write(&script, "#!/bin/sh\necho hi\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert!(Config::parse(text, None, dir.path()).is_ok());
+}
+
+/// A TOML file as the JSON value a schema validator reads.
+fn as_json(text: &str) -> serde_json::Value {
+    toml::from_str(text).unwrap()
+}
+
+#[test]
+fn the_schema_accepts_the_example_and_the_default_and_refuses_a_typo() {
+    let schema = switchboard_config::json_schema();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/switchboard.toml");
+    let example = std::fs::read_to_string(example).unwrap();
+    assert!(validator.is_valid(&as_json(&example)), "examples/switchboard.toml");
+    assert!(validator.is_valid(&as_json(DEFAULT)), "the embedded default");
+    let typo = example.replace("max_file_size", "max_filesize");
+    let errors: Vec<String> = validator.iter_errors(&as_json(&typo)).map(|e| e.to_string()).collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("max_filesize"), "{errors:?}");
 }

@@ -2,7 +2,8 @@
 //!
 //! `switchboard` serves the folder it runs in (or several named roots) as resources
 //! (`docs/specification/<rev>/server/resources.mdx`): every file that git
-//! would track is listed with its size, MIME type and `lastModified`; the
+//! would track is listed with its size, MIME type (by name, source code
+//! first: [`mime_from_name`]; else by content) and `lastModified`; the
 //! template `file:///{+path}` completes path prefixes; reads return text as
 //! text and anything else as a base64 blob, and refuse files above a size
 //! limit with an error that says so. A watcher turns changes on disk into
@@ -29,6 +30,7 @@ mod watch;
 use std::path::PathBuf;
 
 pub use index::Change;
+pub use mime::mime_from_name;
 pub use provider::FileResources;
 pub use switchboard_tree::{FilesOptions, RootSpec, ServedTree, TreeError};
 pub use watch::{DebouncedWatcher, WatchBatch};

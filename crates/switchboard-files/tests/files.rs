@@ -101,6 +101,35 @@ async fn lists_what_git_would_track_with_metadata() {
 }
 
 #[tokio::test]
+async fn source_files_are_listed_and_read_with_their_language_type() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.ts"), "export const a = 1;\n").unwrap();
+    std::fs::write(dir.path().join("B.java"), "class B {}\n").unwrap();
+    std::fs::write(dir.path().join("c.py"), "print('c')\n").unwrap();
+    std::fs::write(dir.path().join("Dockerfile"), "FROM scratch\n").unwrap();
+    let files = FileResources::new(dir.path(), &FilesOptions::default()).unwrap();
+    let server = serve(&files);
+    let mut client = TestClient::connect_legacy(&server, "2025-11-25").await;
+    let listed = client.list_all("resources/list", "resources").await.unwrap();
+    let types: Vec<(&str, &str)> =
+        listed.iter().map(|r| (r["uri"].as_str().unwrap(), r["mimeType"].as_str().unwrap())).collect();
+    assert_eq!(
+        types,
+        [
+            ("file:///B.java", "text/x-java"),
+            ("file:///Dockerfile", "text/x-dockerfile"),
+            ("file:///a.ts", "text/typescript"),
+            ("file:///c.py", "text/x-python"),
+        ]
+    );
+    let read = client.read_resource("file:///a.ts").await.unwrap();
+    assert_eq!(
+        read["contents"][0],
+        json!({"uri": "file:///a.ts", "mimeType": "text/typescript", "text": "export const a = 1;\n"})
+    );
+}
+
+#[tokio::test]
 async fn reads_text_as_text_and_binary_as_blob() {
     let dir = project();
     let files = FileResources::new(dir.path(), &FilesOptions::default()).unwrap();

@@ -41,7 +41,7 @@ pub type PathFilter = std::sync::Arc<dyn Fn(&str) -> bool + Send + Sync>;
 /// log_limit = 50          # commits in git://log
 /// max_blob_bytes = 1048576
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct GitOptions {
     /// Serve the history at all.

@@ -278,7 +278,7 @@ pub(crate) fn file(
             options.max_blob_bytes
         )));
     }
-    let mime = mime_guess::from_path(path).first().map(|m| m.essence_str().to_owned());
+    let mime = switchboard_files::mime_from_name(std::path::Path::new(path)).map(str::to_owned);
     let bytes = blob.content();
     if !blob.is_binary()
         && let Ok(s) = std::str::from_utf8(bytes)

@@ -237,3 +237,25 @@ fn a_folder_outside_any_repository_is_none() {
     assert_eq!(git.workdir().canonicalize().unwrap(), repo_dir.path().canonicalize().unwrap());
     assert!(git.git_dir().ends_with(".git/") || git.git_dir().ends_with(".git"));
 }
+
+/// A file at a revision has the MIME type the `file://` resources give it:
+/// one table (`switchboard_files::mime_from_name`), so `.ts` is TypeScript
+/// here too, not MPEG transport-stream video.
+#[tokio::test]
+async fn files_at_a_revision_have_the_shared_mime_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Repository::init(dir.path()).unwrap();
+    let files: &[(&str, Option<&[u8]>)] = &[
+        ("app.ts", Some(b"export const x = 1;\n")),
+        ("Main.java", Some(b"class Main {}\n")),
+        ("tool.py", Some(b"print(1)\n")),
+    ];
+    commit(&repo, files, "Sources", 1_700_000_000);
+    let mut client = serve(dir.path(), GitOptions::default()).await;
+    for (path, mime) in
+        [("app.ts", "text/typescript"), ("Main.java", "text/x-java"), ("tool.py", "text/x-python")]
+    {
+        let read = client.read_resource(&format!("git://file/HEAD/{path}")).await.unwrap();
+        assert_eq!(read["contents"][0]["mimeType"], mime, "{path}");
+    }
+}

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::json;
-use switchboard_prompts::{PromptFile, builtin_prompts, load_dir};
+use switchboard_prompts::{PromptFile, SkipReason, builtin_prompts, load_dir, starts_with_front_matter};
 use switchboard_server::Server;
 use switchboard_testkit::TestClient;
 
@@ -180,6 +180,75 @@ fn load_dir_keeps_good_files_and_reports_bad_ones() {
     assert!(errors[0].message.contains("cannot read the prompts folder"));
 }
 
+#[test]
+fn only_markdown_with_front_matter_is_a_prompt_file() {
+    assert!(starts_with_front_matter(b"---\ntitle: x\n---\n"));
+    assert!(starts_with_front_matter(b"+++\r\n+++\r\n"));
+    assert!(starts_with_front_matter(b"\xef\xbb\xbf---\n---\n"), "after a byte-order mark");
+    assert!(starts_with_front_matter(b"---"), "a file of one fence line");
+    assert!(!starts_with_front_matter(b"Write about {{ topic }}.\n"));
+    assert!(!starts_with_front_matter(b"--- \n---\n"), "the fence is the whole line");
+    assert!(!starts_with_front_matter(b"\n---\n---\n"), "on the first line");
+    assert!(!starts_with_front_matter(b"----\n"));
+    assert!(!starts_with_front_matter(b""));
+}
+
+#[test]
+fn load_dir_skips_readmes_and_files_without_front_matter() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write("README.md", "---\n---\nA README is never a prompt, front matter or not.\n");
+    write("readme.MD", "# lower case too\n");
+    write("topic.md", "Write about {{ topic }}.\n");
+    write("good.md", "---\ndescription: Good.\n---\nHello.\n");
+    write("toml.MD", "+++\n+++\nAlso good.\n");
+    write("unclosed.md", "---\ntitle: x\nbody\n");
+    write("template.txt", "{{ topic }}\n");
+    let loaded = load_dir(dir.path());
+    assert_eq!(loaded.prompts.iter().map(PromptFile::name).collect::<Vec<_>>(), ["good", "toml"]);
+    let skipped: Vec<(String, SkipReason)> = loaded
+        .skipped
+        .iter()
+        .map(|s| (s.path.file_name().unwrap().to_string_lossy().into_owned(), s.reason))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            ("README.md".to_owned(), SkipReason::Readme),
+            ("readme.MD".to_owned(), SkipReason::Readme),
+            ("topic.md".to_owned(), SkipReason::NoFrontMatter),
+        ]
+    );
+    let why = loaded.skipped[2].to_string();
+    assert!(why.contains("topic.md: skipped, not a prompt file") && why.contains("`---`"), "{why}");
+    // Front matter opened and never closed: a prompt file with an error.
+    assert_eq!(loaded.errors.len(), 1, "{:?}", loaded.errors);
+    assert!(
+        loaded.errors[0].path.ends_with("unclosed.md") && loaded.errors[0].message.contains("never closed")
+    );
+}
+
+#[test]
+fn keep_last_good_puts_back_a_prompt_whose_edit_broke_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notes.md");
+    std::fs::write(&path, "---\n---\nVersion one.\n").unwrap();
+    let first = load_dir(dir.path());
+    assert!(first.errors.is_empty());
+    std::fs::write(&path, "---\n---\n{% if %}\n").unwrap();
+    std::fs::write(dir.path().join("other.md"), "---\n---\n{{ }}\n").unwrap();
+    let mut second = load_dir(dir.path());
+    let kept = second.keep_last_good(&first.prompts);
+    assert_eq!(kept.len(), 1);
+    assert_eq!((kept[0].0.line, kept[0].1.name()), (3, "notes"));
+    assert_eq!(second.prompts.iter().map(PromptFile::name).collect::<Vec<_>>(), ["notes"]);
+    let text = second.prompts[0].render(&BTreeMap::new()).unwrap();
+    assert_eq!(serde_json::to_value(text).unwrap()[0]["content"]["text"], "Version one.");
+    // A file that never loaded has nothing to keep: its error stays.
+    assert_eq!(second.errors.len(), 1);
+    assert!(second.errors[0].path.ends_with("other.md"));
+}
+
 #[tokio::test]
 async fn builtin_code_review_is_the_spec_example() {
     let mut builder = Server::builder("b", "1");
@@ -196,13 +265,19 @@ async fn builtin_code_review_is_the_spec_example() {
         .map(|p| p["name"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(names, ["code_review", "explain_code", "write_tests"]);
+    // With no language none is guessed (the spec's example says "Python").
     let got =
         client.get_prompt("code_review", json!({"code": "def hello():\n    print('world')"})).await.unwrap();
     assert_eq!(
         got["messages"][0]["content"]["text"],
-        "Please review this Python code:\ndef hello():\n    print('world')"
+        "Please review this code:\ndef hello():\n    print('world')"
+    );
+    let got = client.get_prompt("code_review", json!({"code": "x", "language": "  "})).await.unwrap();
+    assert_eq!(
+        got["messages"][0]["content"]["text"], "Please review this code:\nx",
+        "a blank language is none"
     );
     let got =
-        client.get_prompt("code_review", json!({"code": "fn f() {}", "language": "Rust"})).await.unwrap();
+        client.get_prompt("code_review", json!({"code": "fn f() {}", "language": " Rust "})).await.unwrap();
     assert_eq!(got["messages"][0]["content"]["text"], "Please review this Rust code:\nfn f() {}");
 }

@@ -194,6 +194,7 @@ pub use switchboard_types as types;
 pub use switchboard_types::{CallToolResult, ContentBlock, ErrorObject, ProtocolVersion, RequestId};
 pub use switchboard_uri_template as uri_template;
 pub use tool::{IntoToolResult, Json, NoArgs, Tool, ToolError, ToolHandler, schema_of};
+pub use tools_methods::validate_tool_name;
 pub use transport::Transport;
 pub use uri::validate_uri;
 

@@ -118,8 +118,9 @@ fn check_mcp_headers(schema: &Value) -> std::result::Result<(), String> {
 }
 
 /// Checks the 1–128 `[A-Za-z0-9_.-]` rule
-/// (`docs/specification/2025-11-25/server/tools.mdx` §Tool Names).
-pub(crate) fn validate_tool_name(name: &str) -> Result<()> {
+/// (`docs/specification/2025-11-25/server/tools.mdx` §Tool Names). Public
+/// so configuration checkers can place a bad name before registration.
+pub fn validate_tool_name(name: &str) -> Result<()> {
     let reason = if name.is_empty() {
         "it is empty"
     } else if name.len() > 128 {

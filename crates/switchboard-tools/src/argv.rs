@@ -84,6 +84,50 @@ fn parse_element(s: &str) -> Result<Vec<Piece>, String> {
     Ok(pieces)
 }
 
+fn empty() -> TemplateError {
+    TemplateError::Syntax(
+        "command is empty; give at least the program, like [\"cargo\", \"test\"]".to_owned(),
+    )
+}
+
+/// The program must be a literal, non-empty name or path.
+fn check_program(program: &str) -> Result<(), TemplateError> {
+    match parse_element(program).map_err(TemplateError::Syntax)?.as_slice() {
+        [Piece::Literal(p)] if !p.is_empty() => Ok(()),
+        _ => Err(TemplateError::Syntax(format!(
+            "the program {program:?} must be a literal, non-empty name or path, like \"cargo\" or \"./run.sh\""
+        ))),
+    }
+}
+
+/// One argument element, parsed, with every placeholder in `properties`.
+fn check_element(s: &str, properties: &[String]) -> Result<Vec<Piece>, TemplateError> {
+    let pieces = parse_element(s).map_err(TemplateError::Syntax)?;
+    for p in &pieces {
+        if let Piece::Placeholder(name) = p
+            && !properties.contains(name)
+        {
+            return Err(TemplateError::Unknown(name.clone()));
+        }
+    }
+    Ok(pieces)
+}
+
+/// Every problem of `command` at once (what [`ArgvTemplate::parse`] stops
+/// at first), each with the index of its element (`None`: the command as
+/// a whole).
+pub(crate) fn problems(command: &[String], properties: &[String]) -> Vec<(Option<usize>, TemplateError)> {
+    let Some((program, rest)) = command.split_first() else {
+        return vec![(None, empty())];
+    };
+    let program = check_program(program).err().map(|e| (Some(0), e));
+    let elements = rest
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| check_element(s, properties).err().map(|e| (Some(i + 1), e)));
+    program.into_iter().chain(elements).collect()
+}
+
 impl ArgvTemplate {
     /// Parses `command`, checking that every placeholder is in `properties`.
     pub(crate) fn parse(
@@ -91,27 +135,12 @@ impl ArgvTemplate {
         properties: &[String],
         allow_leading_dash: bool,
     ) -> Result<Self, TemplateError> {
-        let (program, rest) =
-            command.split_first().ok_or_else(|| TemplateError::Syntax("command is empty".to_owned()))?;
-        match parse_element(program).map_err(TemplateError::Syntax)?.as_slice() {
-            [Piece::Literal(p)] if !p.is_empty() => {}
-            _ => {
-                return Err(TemplateError::Syntax(format!(
-                    "the program {program:?} must be a literal, non-empty name or path"
-                )));
-            }
-        }
+        let (program, rest) = command.split_first().ok_or_else(empty)?;
+        check_program(program)?;
         let mut elements = Vec::new();
         let mut after_double_dash = false;
         for s in rest {
-            let pieces = parse_element(s).map_err(TemplateError::Syntax)?;
-            for p in &pieces {
-                if let Piece::Placeholder(name) = p
-                    && !properties.contains(name)
-                {
-                    return Err(TemplateError::Unknown(name.clone()));
-                }
-            }
+            let pieces = check_element(s, properties)?;
             let element = match pieces.as_slice() {
                 [Piece::Literal(l)] => Element::Literal(l.clone()),
                 [Piece::Placeholder(n)] => Element::Whole(n.clone()),

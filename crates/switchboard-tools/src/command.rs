@@ -14,7 +14,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use switchboard_tree::ServedTree;
 
 use crate::argv::{ArgvTemplate, TemplateError};
-use crate::error::ToolsError;
+use crate::error::{Segment, SpecProblem, ToolsError};
 use crate::paths::PathArguments;
 use crate::spec::{self, CommandToolSpec};
 
@@ -49,7 +49,9 @@ pub fn command_tool(spec: &CommandToolSpec, tree: &ServedTree) -> Result<Tool, T
     let cwd = resolve_cwd(&tool, &spec.cwd, tree.base())?;
     let paths = PathArguments::new(&schema, tree.clone(), spec.read_only == Some(true));
     spec::check_limits(&tool, spec.timeout, ("max_output", spec.max_output))?;
-    check_env(&tool, spec)?;
+    if let Some(problem) = env_problems(&tool, spec).into_iter().next() {
+        return Err(problem.error);
+    }
     let mut env: Vec<(String, String)> = Vec::new();
     for name in std::iter::once("PATH").chain(spec.env.iter().map(String::as_str)) {
         if let Ok(value) = std::env::var(name) {
@@ -76,7 +78,7 @@ pub fn command_tool(spec: &CommandToolSpec, tree: &ServedTree) -> Result<Tool, T
     }))
 }
 
-fn resolve_cwd(tool: &str, cwd: &Path, root: &Path) -> Result<PathBuf, ToolsError> {
+pub(crate) fn resolve_cwd(tool: &str, cwd: &Path, root: &Path) -> Result<PathBuf, ToolsError> {
     let bad =
         |reason: String| ToolsError::BadCwd { tool: tool.to_owned(), cwd: cwd.display().to_string(), reason };
     let root = root.canonicalize().map_err(|e| bad(format!("the served root is not usable: {e}")))?;
@@ -91,26 +93,33 @@ fn resolve_cwd(tool: &str, cwd: &Path, root: &Path) -> Result<PathBuf, ToolsErro
 }
 
 /// Variable names must be non-empty without `=` or NUL, values without NUL:
-/// anything else cannot be put in a process environment.
-fn check_env(tool: &str, spec: &CommandToolSpec) -> Result<(), ToolsError> {
+/// anything else cannot be put in a process environment. Every such
+/// problem, placed on its entry.
+pub(crate) fn env_problems(tool: &str, spec: &CommandToolSpec) -> Vec<SpecProblem> {
     let bad = |setting: &'static str, reason: String| ToolsError::InvalidSetting {
         tool: tool.to_owned(),
         setting,
         reason,
     };
     let bad_name = |name: &str| name.is_empty() || name.contains(['=', '\0']);
-    if let Some(name) = spec.env.iter().find(|n| bad_name(n)) {
-        return Err(bad("env", format!("{name:?} is not a valid variable name")));
-    }
+    let name_reason =
+        |name: &str| format!("{name:?} is not a valid variable name; use one like \"RUST_LOG\"");
+    let mut problems: Vec<SpecProblem> = (spec.env.iter().enumerate())
+        .filter(|(_, n)| bad_name(n))
+        .map(|(i, n)| SpecProblem::at(["env".into(), Segment::Index(i)], bad("env", name_reason(n))))
+        .collect();
     for (name, value) in &spec.set_env {
+        let at = ["set_env".into(), Segment::Key(name.clone())];
         if bad_name(name) {
-            return Err(bad("set_env", format!("{name:?} is not a valid variable name")));
-        }
-        if value.contains('\0') {
-            return Err(bad("set_env", format!("the value of {name:?} contains a NUL byte")));
+            problems.push(SpecProblem::at(at, bad("set_env", name_reason(name))).on_key());
+        } else if value.contains('\0') {
+            problems.push(SpecProblem::at(
+                at,
+                bad("set_env", format!("the value of {name:?} contains a NUL byte")),
+            ));
         }
     }
-    Ok(())
+    problems
 }
 
 fn output_schema() -> Value {

@@ -1,5 +1,9 @@
 //! The one error type of this crate: problems found while turning a tool's
 //! configuration into a tool, each naming the tool so the user can find it.
+//!
+//! A [`SpecProblem`] adds *where* in the tool's table the problem is (the
+//! key, array index or header name), so a configuration checker can point
+//! at the exact line and column instead of the whole table.
 
 /// A tool's configuration cannot be used. Each message names the tool.
 #[derive(Debug, thiserror::Error)]
@@ -83,6 +87,24 @@ pub enum ToolsError {
         /// What is wrong.
         reason: String,
     },
+    /// The tool's name breaks the MCP rule for tool names.
+    #[error("tool {tool:?}: the name is not valid ({reason}); use a name like \"run_tests\"")]
+    BadName {
+        /// The tool.
+        tool: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The program of a command tool cannot be found or run.
+    #[error("tool {tool:?}: program {program:?} {reason}")]
+    MissingProgram {
+        /// The tool.
+        tool: String,
+        /// The program as configured (`command[0]`).
+        program: String,
+        /// Where it was looked for and what to do.
+        reason: String,
+    },
     /// The HTTP client could not be built.
     #[error("tool {tool:?}: cannot build the HTTP client: {reason}")]
     HttpClient {
@@ -91,4 +113,44 @@ pub enum ToolsError {
         /// Why.
         reason: String,
     },
+}
+
+/// One step from a tool's table down to the value a problem is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Segment {
+    /// A key of a table.
+    Key(String),
+    /// An element of an array.
+    Index(usize),
+}
+
+impl From<&str> for Segment {
+    fn from(key: &str) -> Self {
+        Segment::Key(key.to_owned())
+    }
+}
+
+/// A problem of one tool's table and where in the table it is.
+#[derive(Debug)]
+pub struct SpecProblem {
+    /// The keys and indexes from the tool's table to the value at fault
+    /// (empty: the table itself).
+    pub at: Vec<Segment>,
+    /// The problem is the last key's name (a header name), not its value.
+    pub in_key: bool,
+    /// What is wrong.
+    pub error: ToolsError,
+}
+
+impl SpecProblem {
+    /// `error`, about the value at `at`.
+    pub(crate) fn at(at: impl IntoIterator<Item = Segment>, error: ToolsError) -> Self {
+        Self { at: at.into_iter().collect(), in_key: false, error }
+    }
+
+    /// The same problem, about the last key's name.
+    pub(crate) fn on_key(mut self) -> Self {
+        self.in_key = true;
+        self
+    }
 }

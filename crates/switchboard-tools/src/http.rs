@@ -36,33 +36,16 @@ struct Requester {
 pub fn http_tool(spec: &HttpToolSpec) -> Result<Tool, ToolsError> {
     let tool = spec.name.clone();
     let (schema, properties) = spec::input_schema(&tool, spec.input_schema.as_ref())?;
-    let bad_url = |reason: String| ToolsError::BadUrl { tool: tool.clone(), url: spec.url.clone(), reason };
-    let template = UriTemplate::parse(&spec.url).map_err(|e| bad_url(e.to_string()))?;
-    let lower = spec.url.to_ascii_lowercase();
-    if !lower.starts_with("http://") && !lower.starts_with("https://") {
-        return Err(bad_url("it must start with http:// or https://".to_owned()));
-    }
+    let template = parse_url(&tool, &spec.url)?;
     spec::check_limits(&tool, spec.timeout, ("max_response", spec.max_response))?;
     let url_variables: Vec<String> = template.variables().map(str::to_owned).collect();
     if let Some(unknown) = url_variables.iter().find(|v| !properties.contains(v)) {
         return Err(ToolsError::UnknownPlaceholder { tool, placeholder: unknown.clone(), place: "url" });
     }
-    let method = match spec.method.to_ascii_uppercase().as_str() {
-        "GET" => Method::GET,
-        "POST" => Method::POST,
-        "PUT" => Method::PUT,
-        "PATCH" => Method::PATCH,
-        "DELETE" => Method::DELETE,
-        _ => return Err(ToolsError::BadMethod { tool, method: spec.method.clone() }),
-    };
+    let method = parse_method(&tool, &spec.method)?;
     let mut headers = HeaderMap::new();
     for (name, value) in &spec.headers {
-        let bad = |reason: String| ToolsError::BadHeader { tool: tool.clone(), header: name.clone(), reason };
-        let header = HeaderName::from_bytes(name.as_bytes()).map_err(|e| bad(e.to_string()))?;
-        let value = substitute_env(value).map_err(bad)?;
-        let mut value = HeaderValue::from_str(&value)
-            .map_err(|_| bad("the value has characters a header cannot carry".into()))?;
-        value.set_sensitive(true);
+        let (header, value) = header(&tool, name, value).map_err(|(_, e)| e)?;
         headers.insert(header, value);
     }
     let client = reqwest::Client::builder()
@@ -93,6 +76,51 @@ pub fn http_tool(spec: &HttpToolSpec) -> Result<Tool, ToolsError> {
 }
 
 /// Replaces `${NAME}` with the variable's value; `$$` is a literal `$`.
+/// The URL template, parsed; it must be http(s).
+pub(crate) fn parse_url(tool: &str, url: &str) -> Result<UriTemplate, ToolsError> {
+    let bad_url = |reason: String| ToolsError::BadUrl { tool: tool.to_owned(), url: url.to_owned(), reason };
+    let template = UriTemplate::parse(url).map_err(|e| bad_url(e.to_string()))?;
+    let lower = url.to_ascii_lowercase();
+    if !lower.starts_with("http://") && !lower.starts_with("https://") {
+        return Err(bad_url(
+            "it must start with http:// or https://, like \"https://api.example.com/{id}\"".to_owned(),
+        ));
+    }
+    Ok(template)
+}
+
+/// One of the supported methods, in any case.
+pub(crate) fn parse_method(tool: &str, method: &str) -> Result<Method, ToolsError> {
+    match method.to_ascii_uppercase().as_str() {
+        "GET" => Ok(Method::GET),
+        "POST" => Ok(Method::POST),
+        "PUT" => Ok(Method::PUT),
+        "PATCH" => Ok(Method::PATCH),
+        "DELETE" => Ok(Method::DELETE),
+        _ => Err(ToolsError::BadMethod { tool: tool.to_owned(), method: method.to_owned() }),
+    }
+}
+
+/// A configured header, its `${VAR}`s substituted; on error, whether the
+/// name (`true`) or the value is at fault.
+pub(crate) fn header(
+    tool: &str,
+    name: &str,
+    value: &str,
+) -> Result<(HeaderName, HeaderValue), (bool, ToolsError)> {
+    let bad =
+        |reason: String| ToolsError::BadHeader { tool: tool.to_owned(), header: name.to_owned(), reason };
+    let header = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+        let reason = "not a valid header name: use letters, digits and '-', like \"X-Api-Key\"";
+        (true, bad(reason.to_owned()))
+    })?;
+    let value = substitute_env(value).map_err(|e| (false, bad(e)))?;
+    let mut value = HeaderValue::from_str(&value)
+        .map_err(|_| (false, bad("the value has characters a header cannot carry (a line break?)".into())))?;
+    value.set_sensitive(true);
+    Ok((header, value))
+}
+
 fn substitute_env(value: &str) -> Result<String, String> {
     let mut out = String::new();
     let mut rest = value;

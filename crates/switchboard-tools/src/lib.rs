@@ -9,6 +9,9 @@
 //! placeholder, a `cwd` outside the root, a bad URL template or method) are
 //! [`ToolsError`]s naming the tool; problems of one call are tool execution
 //! errors (`isError: true`) whose text says what to change.
+//! [`CommandToolSpec::problems`] and [`HttpToolSpec::problems`] list every
+//! load-time problem of a spec at once, each with its place in the tool's
+//! table ([`SpecProblem`]), for a checker that reports them all.
 //!
 //! ```
 //! use switchboard_tools::{CommandToolSpec, FileToolsOptions, command_tool, file_tools};
@@ -94,7 +97,7 @@ mod paths;
 mod spec;
 
 pub use command::command_tool;
-pub use error::ToolsError;
+pub use error::{Segment, SpecProblem, ToolsError};
 pub use files::file_tools;
 pub use http::http_tool;
-pub use spec::{BodyMode, CommandToolSpec, FileToolsOptions, HttpToolSpec};
+pub use spec::{BodyMode, CommandToolSpec, FileToolsOptions, HttpToolSpec, duration_schema};

@@ -1,23 +1,32 @@
 //! The configuration structs the `switchboard` TOML loader embeds, with their
 //! defaults, and the checks shared by every configured tool (schema,
 //! annotations).
+//!
+//! The structs derive [`schemars::JsonSchema`] so the JSON Schema of
+//! `switchboard.toml` comes from the very types the parser fills, and
+//! [`CommandToolSpec::problems`] / [`HttpToolSpec::problems`] report every
+//! problem of a tool at once, each with its key, for `switchboard check`.
+//! The builders ([`crate::command_tool`], [`crate::http_tool`]) use the
+//! same checks and stop at the first.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use switchboard_types::tools::ToolAnnotations;
 
-use crate::error::ToolsError;
+use crate::error::{Segment, SpecProblem, ToolsError};
 
 /// A tool that runs a program (`[[tools.command]]`); see the crate docs
 /// for the argv template rules.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CommandToolSpec {
-    /// The tool's name.
+    /// The tool's name: 1 to 128 letters, digits, `_`, `-` or `.`.
+    #[schemars(example = &"run_tests")]
     pub name: String,
     /// A display title.
     #[serde(default)]
@@ -26,6 +35,7 @@ pub struct CommandToolSpec {
     #[serde(default)]
     pub description: Option<String>,
     /// The argv template: program first, then arguments with `{name}` placeholders.
+    #[schemars(example = ["cargo", "test", "{filter}"])]
     pub command: Vec<String>,
     /// The working directory, relative to the served root; default the root.
     #[serde(default = "default_cwd")]
@@ -38,6 +48,7 @@ pub struct CommandToolSpec {
     pub set_env: BTreeMap<String, String>,
     /// How long the program may run (humantime, e.g. `"60s"`); default 30 s.
     #[serde(default = "default_command_timeout", with = "humantime_serde")]
+    #[schemars(schema_with = "duration_schema")]
     pub timeout: Duration,
     /// Bytes of stdout+stderr kept; the rest is cut with a note. Default 64 KiB.
     #[serde(default = "default_max_output")]
@@ -67,7 +78,7 @@ pub struct CommandToolSpec {
 }
 
 /// How an HTTP tool sends the arguments the URL does not use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum BodyMode {
     /// As a JSON object body (`Content-Type: application/json`).
@@ -75,10 +86,11 @@ pub enum BodyMode {
 }
 
 /// A tool that makes an HTTP request (`[[tools.http]]`).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HttpToolSpec {
-    /// The tool's name.
+    /// The tool's name: 1 to 128 letters, digits, `_`, `-` or `.`.
+    #[schemars(example = &"weather")]
     pub name: String,
     /// A display title.
     #[serde(default)]
@@ -87,6 +99,7 @@ pub struct HttpToolSpec {
     #[serde(default)]
     pub description: Option<String>,
     /// An RFC 6570 URL template whose variables are arguments.
+    #[schemars(example = "https://api.example.com/weather{?city}")]
     pub url: String,
     /// GET, POST, PUT, PATCH or DELETE; default GET.
     #[serde(default = "default_method")]
@@ -99,6 +112,7 @@ pub struct HttpToolSpec {
     pub body: Option<BodyMode>,
     /// Time limit of the whole request (humantime); default 30 s.
     #[serde(default = "default_http_timeout", with = "humantime_serde")]
+    #[schemars(schema_with = "duration_schema")]
     pub timeout: Duration,
     /// Bytes of response body kept; default 1 MiB.
     #[serde(default = "default_max_response")]
@@ -126,7 +140,7 @@ pub struct HttpToolSpec {
 
 /// Which built-in file tools to offer (`search`, `read_file`, and with
 /// `write`, `write_file` and `edit_file`).
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct FileToolsOptions {
     /// Offer `search`; default true.
@@ -263,19 +277,289 @@ pub(crate) fn check_limits(
     timeout: Duration,
     (limit_name, limit): (&'static str, usize),
 ) -> Result<(), ToolsError> {
+    match limit_problems(tool, timeout, (limit_name, limit)).into_iter().next() {
+        Some(problem) => Err(problem.error),
+        None => Ok(()),
+    }
+}
+
+/// Every zero timeout or size limit, placed on its key.
+fn limit_problems(
+    tool: &str,
+    timeout: Duration,
+    (limit_name, limit): (&'static str, usize),
+) -> Vec<SpecProblem> {
+    let mut problems = Vec::new();
     if timeout.is_zero() {
-        return Err(ToolsError::InvalidSetting {
-            tool: tool.to_owned(),
-            setting: "timeout",
-            reason: "must be more than zero (e.g. \"30s\")".to_owned(),
-        });
+        let reason = "must be more than zero, like \"30s\"".to_owned();
+        let error = ToolsError::InvalidSetting { tool: tool.to_owned(), setting: "timeout", reason };
+        problems.push(SpecProblem::at(["timeout".into()], error));
     }
     if limit == 0 {
-        return Err(ToolsError::InvalidSetting {
-            tool: tool.to_owned(),
-            setting: limit_name,
-            reason: "must be more than zero bytes".to_owned(),
-        });
+        let reason = "must be more than zero bytes, like 65536".to_owned();
+        let error = ToolsError::InvalidSetting { tool: tool.to_owned(), setting: limit_name, reason };
+        problems.push(SpecProblem::at([limit_name.into()], error));
     }
-    Ok(())
+    problems
+}
+
+/// The JSON Schema of a humantime duration (`"30s"`, `"15m"`, `"1h 30m"`).
+pub fn duration_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "type": "string",
+        "pattern": "^\\s*([0-9]+\\s*[a-zA-Zµ]+\\s*)+$",
+        "examples": ["30s", "15m", "1h 30m"],
+    })
+}
+
+impl FileToolsOptions {
+    /// The names of the built-in tools these options turn on (what
+    /// [`crate::file_tools`] returns), for finding a declared tool that
+    /// would shadow one.
+    pub fn tool_names(&self) -> Vec<&'static str> {
+        let mut names = Vec::new();
+        if self.search {
+            names.push("search");
+        }
+        if self.read {
+            names.push("read_file");
+        }
+        if self.write {
+            names.extend(["write_file", "edit_file"]);
+        }
+        names
+    }
+}
+
+/// The name, placed on `name`, if it breaks the MCP rule.
+fn name_problem(tool: &str) -> Option<SpecProblem> {
+    let Err(switchboard_server::Error::InvalidToolName { reason, .. }) =
+        switchboard_server::validate_tool_name(tool)
+    else {
+        return None;
+    };
+    let error = ToolsError::BadName { tool: tool.to_owned(), reason: reason.to_owned() };
+    Some(SpecProblem::at(["name".into()], error))
+}
+
+/// The input schema's problem, placed on `input_schema`, or its property names.
+fn schema_checked(tool: &str, schema: Option<&Value>) -> Result<Vec<String>, SpecProblem> {
+    input_schema(tool, schema).map(|(_, properties)| properties).map_err(|error| {
+        let at: Vec<Segment> = if schema.is_some() { vec!["input_schema".into()] } else { Vec::new() };
+        SpecProblem::at(at, error)
+    })
+}
+
+impl CommandToolSpec {
+    /// Every problem of this tool at once, each placed on its key: what
+    /// [`crate::command_tool`] refuses (name, schema, placeholders, `cwd`,
+    /// limits, environment), and a program that cannot be found — on
+    /// `PATH`, or for a path with a `/`, relative to the tool's working
+    /// directory under `root` (the served folder), where it will run.
+    pub fn problems(&self, root: &Path) -> Vec<SpecProblem> {
+        let tool = self.name.as_str();
+        let mut problems: Vec<SpecProblem> = name_problem(tool).into_iter().collect();
+        match schema_checked(tool, self.input_schema.as_ref()) {
+            Ok(properties) => problems.extend(self.command_problems(&properties)),
+            Err(problem) => problems.push(problem),
+        }
+        let cwd = match crate::command::resolve_cwd(tool, &self.cwd, root) {
+            Ok(cwd) => Some(cwd),
+            Err(error) => {
+                problems.push(SpecProblem::at(["cwd".into()], error));
+                None
+            }
+        };
+        if let (Some(cwd), Some(program)) = (cwd, self.command.first())
+            && !program.contains('{')
+            && let Err(reason) = find_program(program, &cwd)
+        {
+            let error =
+                ToolsError::MissingProgram { tool: tool.to_owned(), program: program.clone(), reason };
+            problems.push(SpecProblem::at(["command".into(), Segment::Index(0)], error));
+        }
+        problems.extend(limit_problems(tool, self.timeout, ("max_output", self.max_output)));
+        problems.extend(crate::command::env_problems(tool, self));
+        problems
+    }
+
+    /// The argv template's problems, by element.
+    fn command_problems(&self, properties: &[String]) -> impl Iterator<Item = SpecProblem> {
+        let tool = self.name.clone();
+        crate::argv::problems(&self.command, properties).into_iter().map(move |(index, e)| {
+            let error = match e {
+                crate::argv::TemplateError::Syntax(reason) => {
+                    ToolsError::BadCommand { tool: tool.clone(), reason }
+                }
+                crate::argv::TemplateError::Unknown(placeholder) => {
+                    ToolsError::UnknownPlaceholder { tool: tool.clone(), placeholder, place: "command" }
+                }
+            };
+            SpecProblem::at(std::iter::once("command".into()).chain(index.map(Segment::Index)), error)
+        })
+    }
+}
+
+impl HttpToolSpec {
+    /// Every problem of this tool at once, each placed on its key (a
+    /// header's name or value): what [`crate::http_tool`] refuses.
+    pub fn problems(&self) -> Vec<SpecProblem> {
+        let tool = self.name.as_str();
+        let mut problems: Vec<SpecProblem> = name_problem(tool).into_iter().collect();
+        let properties = schema_checked(tool, self.input_schema.as_ref()).map_err(|p| problems.push(p)).ok();
+        match crate::http::parse_url(tool, &self.url) {
+            Ok(template) => {
+                let unknown = template
+                    .variables()
+                    .filter(|v| properties.as_ref().is_some_and(|p| !p.iter().any(|n| n == v)));
+                problems.extend(unknown.map(|v| {
+                    let error = ToolsError::UnknownPlaceholder {
+                        tool: tool.to_owned(),
+                        placeholder: v.to_owned(),
+                        place: "url",
+                    };
+                    SpecProblem::at(["url".into()], error)
+                }));
+            }
+            Err(error) => problems.push(SpecProblem::at(["url".into()], error)),
+        }
+        if let Err(error) = crate::http::parse_method(tool, &self.method) {
+            problems.push(SpecProblem::at(["method".into()], error));
+        }
+        for (name, value) in &self.headers {
+            if let Err((in_name, error)) = crate::http::header(tool, name, value) {
+                let problem = SpecProblem::at(["headers".into(), Segment::Key(name.clone())], error);
+                problems.push(if in_name { problem.on_key() } else { problem });
+            }
+        }
+        problems.extend(limit_problems(tool, self.timeout, ("max_response", self.max_response)));
+        problems
+    }
+}
+
+/// Where `program` will be found when the tool runs in `cwd`: a path with
+/// a `/` relative to `cwd` (or absolute), a bare name on `PATH` (the `PATH`
+/// the tool is given is switchboard's own). The error says why not.
+fn find_program(program: &str, cwd: &Path) -> Result<PathBuf, String> {
+    if program.contains('/') {
+        // `./run.sh` shown as `/served/run.sh`, not `/served/./run.sh`.
+        let relative: PathBuf =
+            Path::new(program).components().filter(|c| *c != std::path::Component::CurDir).collect();
+        let path = cwd.join(relative);
+        if !path.is_file() {
+            return Err(format!("does not exist (looked for {})", path.display()));
+        }
+        if !is_executable(&path) {
+            return Err(format!("is not executable; run `chmod +x {}`", path.display()));
+        }
+        return Ok(path);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| cwd.join(dir).join(program))
+        .find(|candidate| candidate.is_file() && is_executable(candidate))
+        .ok_or_else(|| {
+            format!("is not on PATH; install it, or give its path, like \"./scripts/{program}\" (relative to the served folder)")
+        })
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    path.metadata().is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn command(json: Value) -> CommandToolSpec {
+        serde_json::from_value(json).unwrap()
+    }
+
+    fn places(problems: &[SpecProblem]) -> Vec<(Vec<Segment>, bool)> {
+        problems.iter().map(|p| (p.at.clone(), p.in_key)).collect()
+    }
+
+    #[test]
+    fn a_command_spec_lists_every_problem_with_its_key() {
+        let root = tempfile::tempdir().unwrap();
+        let spec = command(json!({
+            "name": "bad name",
+            "command": ["surely-no-such-program-here", "ok", "{nope}"],
+            "timeout": "0s",
+            "env": ["GOOD", "BAD=NAME"],
+        }));
+        let problems = spec.problems(root.path());
+        let key = |k: &str| Segment::Key(k.to_owned());
+        assert_eq!(
+            places(&problems),
+            vec![
+                (vec![key("name")], false),
+                (vec![key("command"), Segment::Index(2)], false),
+                (vec![key("command"), Segment::Index(0)], false),
+                (vec![key("timeout")], false),
+                (vec![key("env"), Segment::Index(1)], false),
+            ],
+            "{problems:#?}"
+        );
+        assert!(problems[2].error.to_string().contains("is not on PATH"), "{}", problems[2].error);
+    }
+
+    #[test]
+    fn a_relative_program_is_looked_for_in_the_served_folder() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let root = tempfile::tempdir().unwrap();
+        let spec = command(json!({"name": "run", "command": ["./run.sh"]}));
+        let missing = spec.problems(root.path());
+        assert!(missing[0].error.to_string().contains("does not exist"), "{}", missing[0].error);
+        let script = root.path().join("run.sh");
+        std::fs::write(&script, "#!/bin/sh\n").unwrap();
+        let not_executable = spec.problems(root.path());
+        assert!(not_executable[0].error.to_string().contains("chmod +x"), "{}", not_executable[0].error);
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(spec.problems(root.path()).is_empty());
+        let on_path = command(json!({"name": "list", "command": ["sh", "-c", "ls"]}));
+        assert!(on_path.problems(root.path()).is_empty());
+    }
+
+    #[test]
+    fn an_http_spec_places_header_names_on_the_key_and_values_on_the_value() {
+        let spec: HttpToolSpec = serde_json::from_value(json!({
+            "name": "h",
+            "url": "http://127.0.0.1/{who}",
+            "method": "TRACE",
+            "headers": {"bad header": "x", "X-Token": "${SWITCHBOARD_SURELY_UNSET_VARIABLE}"},
+        }))
+        .unwrap();
+        let problems = spec.problems();
+        let key = |k: &str| Segment::Key(k.to_owned());
+        assert_eq!(
+            places(&problems),
+            vec![
+                (vec![key("url")], false),
+                (vec![key("method")], false),
+                (vec![key("headers"), key("X-Token")], false),
+                (vec![key("headers"), key("bad header")], true),
+            ],
+            "{problems:#?}"
+        );
+    }
+
+    #[test]
+    fn the_builtin_names_are_those_of_the_file_tools() {
+        let root = tempfile::tempdir().unwrap();
+        let tree = switchboard_tree::ServedTree::new(root.path(), &Default::default()).unwrap();
+        for (search, read, write) in [(true, true, false), (false, true, true), (true, false, true)] {
+            let options = FileToolsOptions { search, read, write, ..FileToolsOptions::default() };
+            let built: Vec<String> =
+                crate::file_tools(&tree, &options).iter().map(|t| t.name().to_owned()).collect();
+            assert_eq!(built, options.tool_names());
+        }
+    }
 }

@@ -69,7 +69,7 @@ pub use scan::{Scan, ScannedFile};
 /// path = "../docs"
 /// mount = "docs"
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct FilesOptions {
     /// Serve files as resources at all (the file tools follow `[tools.builtin]`).
@@ -107,7 +107,7 @@ impl Default for FilesOptions {
 }
 
 /// One served folder.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RootSpec {
     /// The folder, relative to the served folder or absolute.

@@ -1,24 +1,167 @@
-//! `switchboard check`: validates a configuration and everything it names.
+//! `switchboard check`: validates a configuration and everything it names,
+//! and `switchboard schema`: the JSON Schema of `switchboard.toml`.
+//!
+//! Why a command of its own: a server that refuses to start shows one
+//! line in a host's log; `check` lists *every* problem of the file at once
+//! (see `switchboard_config::Config::parse`: unknown keys, wrong types,
+//! placeholders, globs, headers, schemas, names, programs that must
+//! exist), then builds the whole project as `serve` would, so prompt files
+//! and the rest are checked too.
+//!
+//! Text output (the default): one `file:line:column: message` line per
+//! problem on stderr, like a compiler, or `FILE: ok — N tools, …` on
+//! stdout.
+//!
+//! `--json`, for editors and CI: one JSON document on stdout, whatever the
+//! outcome (stderr gets only the one-line summary):
+//!
+//! ```json
+//! {
+//!   "ok": false,
+//!   "file": "switchboard.toml",
+//!   "problems": [
+//!     {"file": "switchboard.toml", "line": 5, "column": 17,
+//!      "message": "`max_file_size` must be a whole number of bytes, like `1048576`; found the text \"1MB\""}
+//!   ],
+//!   "summary": {"problems": 1, "files": 1, "tools": null, "prompts": null,
+//!               "resources": null, "resourceTemplates": null}
+//! }
+//! ```
+//!
+//! - `file`: the configuration checked, relative to the current folder
+//!   when inside it; `null` for the embedded default (no file).
+//! - `problems`: in file order; `line` and `column` are 1-based, the
+//!   column counts characters; `file` is the file the problem is in (a
+//!   prompt file can be another one; `null`: the embedded default).
+//! - `summary.problems`: how many; `summary.files`: in how many files;
+//!   `tools`, `prompts`, `resources`, `resourceTemplates`: what would be
+//!   served, when `ok` (`null` otherwise: nothing is built).
+//!
+//! The exit status is 0 when `ok`, 3 when there are problems (see
+//! `exit.rs`).
 
+use std::path::Path;
+
+use serde_json::{Value, json};
+use switchboard_config::Problem;
 use switchboard_server::ServerOptions;
 
-use crate::commands::{load, print};
+use crate::commands::{print, with_spinner};
 use crate::live::Source;
+use crate::project::Project;
 
-/// `switchboard check`: validates the configuration and everything it names.
-pub(crate) fn run(source: &Source, _json: bool) -> anyhow::Result<()> {
-    let mut project = load(source)?;
+/// `switchboard check [--json]`: validates the configuration and
+/// everything it names.
+pub(crate) fn run(source: &Source, json: bool) -> anyhow::Result<()> {
     let cwd = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok()).unwrap_or_default();
-    let origin = match project.config.path() {
-        Some(p) => p.strip_prefix(&cwd).unwrap_or(p).display().to_string(),
-        None => "the embedded default configuration".to_owned(),
+    let loaded = with_spinner("loading the configuration and scanning files", || {
+        let project = Project::load(&source.dir, source.config.as_deref())?;
+        project.scan_files();
+        Ok::<_, Vec<Problem>>(project)
+    });
+    let file = match &source.config {
+        Some(explicit) => Some(shown(explicit, &cwd)),
+        None => Some(source.dir.join(switchboard_config::FILE_NAME))
+            .filter(|f| f.exists())
+            .map(|f| shown(&f, &cwd)),
     };
-    let server = project.serve(ServerOptions::default(), |b| b)?;
-    print(&format!(
-        "{origin}: ok — {} tools, {} prompts, {} resources, {} resource templates\n",
-        server.tools().len(),
-        server.prompts().len(),
-        server.resources().len(),
-        server.resource_templates().len()
-    ))
+    match loaded {
+        Ok(mut project) => {
+            let server = project.serve(ServerOptions::default(), |b| b)?;
+            let counts = [
+                server.tools().len(),
+                server.prompts().len(),
+                server.resources().len(),
+                server.resource_templates().len(),
+            ];
+            if json {
+                print(&format!("{:#}\n", report(file.as_deref(), &[], Some(counts))))
+            } else {
+                let origin = file.unwrap_or_else(|| "the embedded default configuration".to_owned());
+                let [tools, prompts, resources, templates] = counts;
+                print(&format!(
+                    "{origin}: ok — {tools} tools, {prompts} prompts, {resources} resources, \
+                     {templates} resource templates\n"
+                ))
+            }
+        }
+        Err(problems) if json => {
+            let problems: Vec<Problem> = problems.into_iter().map(|p| p.relative_to(&cwd)).collect();
+            print(&format!("{:#}\n", report(file.as_deref(), &problems, None)))?;
+            let s = if problems.len() == 1 { "" } else { "s" };
+            Err(crate::exit::config(anyhow::anyhow!("{} problem{s} in the configuration", problems.len())))
+        }
+        Err(problems) => Err(crate::report(problems)),
+    }
+}
+
+/// `path` relative to `cwd` when inside it.
+fn shown(path: &Path, cwd: &Path) -> String {
+    let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    path.strip_prefix(cwd).unwrap_or(&path).display().to_string()
+}
+
+/// The `--json` document (see the module docs); `counts` are tools,
+/// prompts, resources and resource templates, when the project was built.
+fn report(file: Option<&str>, problems: &[Problem], counts: Option<[usize; 4]>) -> Value {
+    let files: std::collections::BTreeSet<Option<String>> =
+        problems.iter().map(|p| p.file.as_ref().map(|f| f.display().to_string())).collect();
+    let count = |i: usize| counts.map_or(Value::Null, |c| json!(c[i]));
+    json!({
+        "ok": problems.is_empty(),
+        "file": file,
+        "problems": problems.iter().map(problem_json).collect::<Vec<_>>(),
+        "summary": {
+            "problems": problems.len(),
+            "files": files.len(),
+            "tools": count(0),
+            "prompts": count(1),
+            "resources": count(2),
+            "resourceTemplates": count(3),
+        },
+    })
+}
+
+fn problem_json(problem: &Problem) -> Value {
+    json!({
+        "file": problem.file.as_ref().map(|f| f.display().to_string()),
+        "line": problem.line,
+        "column": problem.column,
+        "message": problem.message,
+    })
+}
+
+/// `switchboard schema`: prints the JSON Schema of `switchboard.toml`
+/// (derived from the types the parser fills). Editors that read a
+/// `#:schema ./switchboard.schema.json` first line (taplo, Even Better
+/// TOML) then complete keys and flag mistakes as you type.
+pub(crate) fn print_schema() -> anyhow::Result<()> {
+    print(&format!("{:#}\n", switchboard_config::json_schema()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_json_report_counts_problems_and_files() {
+        let problems = [
+            Problem::new(Some(Path::new("switchboard.toml")), 2, 1, "a"),
+            Problem::new(Some(Path::new("switchboard.toml")), 5, 3, "b"),
+            Problem::new(Some(Path::new("prompts/x.md")), 1, 1, "c"),
+        ];
+        let doc = report(Some("switchboard.toml"), &problems, None);
+        assert_eq!(doc["ok"], false);
+        assert_eq!(doc["summary"]["problems"], 3);
+        assert_eq!(doc["summary"]["files"], 2);
+        assert_eq!(doc["summary"]["tools"], Value::Null);
+        assert_eq!(
+            doc["problems"][1],
+            json!({"file": "switchboard.toml", "line": 5, "column": 3, "message": "b"})
+        );
+        let ok = report(None, &[], Some([2, 1, 3, 4]));
+        assert_eq!(ok["ok"], true);
+        assert_eq!(ok["file"], Value::Null);
+        assert_eq!(ok["summary"]["resourceTemplates"], 4);
+    }
 }

@@ -1,8 +1,11 @@
-//! The interactive commands: `check`, `list` and `call`.
+//! The interactive commands: `list` and `call` (and the loading `check`
+//! shares), plus `completions` and `man`.
 //!
 //! They build the same project `serve` would and report on it. Progress
-//! goes to stderr as a spinner (only on a terminal); stdout carries the
-//! result alone, so scripts can parse it.
+//! goes to stderr (a spinner or bar on a terminal, plain lines otherwise);
+//! stdout carries the result alone, so scripts can parse it. Completions
+//! and the manual page come from clap's own generators over the one
+//! command-line definition, so they always match the parser.
 
 use std::time::Duration;
 
@@ -123,6 +126,83 @@ pub(crate) fn call(source: &Source, tool: &str, arguments: Value, as_json: bool)
     let mut project = load(source)?;
     let server = project.serve(ServerOptions::default(), |b| b)?;
     call_server(&server, tool, arguments, as_json)
+}
+
+/// `switchboard call --fixtures F TOOL`: runs one tool of the built-in
+/// fixtures (the demo's `countdown` reports progress).
+pub(crate) fn call_fixtures(
+    fixtures: crate::Fixtures,
+    tool: &str,
+    arguments: Value,
+    as_json: bool,
+) -> anyhow::Result<()> {
+    let state = switchboard_server::state::MemoryStore::new();
+    let server = crate::serve::fixture_builder(ServerOptions::default(), fixtures, state)
+        .build()
+        .context("building the server")?;
+    call_server(&server, tool, arguments, as_json)
+}
+
+/// `switchboard completions SHELL`: clap_complete's script for `command`.
+pub(crate) fn completions(shell: clap_complete::Shell, command: &mut clap::Command) -> anyhow::Result<()> {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, command, "switchboard", &mut script);
+    print(&String::from_utf8(script).context("the completion script is not UTF-8")?)
+}
+
+/// `switchboard man`: one roff page from clap_mangen's parts: the
+/// command, then a section per subcommand with its options (clap_mangen
+/// renders a page per command; `man switchboard` should hold them all).
+pub(crate) fn man(command: clap::Command) -> anyhow::Result<()> {
+    let mut page = Vec::new();
+    let man = clap_mangen::Man::new(command.clone());
+    man.render_title(&mut page)?;
+    man.render_name_section(&mut page)?;
+    man.render_synopsis_section(&mut page)?;
+    man.render_description_section(&mut page)?;
+    man.render_options_section(&mut page)?;
+    for sub in command.get_subcommands().filter(|s| s.get_name() != "help") {
+        render_subcommand(&mut page, sub)?;
+    }
+    man.render_extra_section(&mut page)?;
+    man.render_version_section(&mut page)?;
+    let page = String::from_utf8(page).context("the manual page is not UTF-8")?;
+    print(&once_preamble(&page))
+}
+
+/// `page` with roff's two-line apostrophe preamble, which every rendered
+/// part starts with, kept at the top only.
+fn once_preamble(page: &str) -> String {
+    const PREAMBLE: [&str; 2] = [".ie \\n(.g .ds Aq \\(aq", ".el .ds Aq '"];
+    let mut out = format!("{}\n{}\n", PREAMBLE[0], PREAMBLE[1]);
+    for line in page.lines().filter(|l| !PREAMBLE.contains(l)) {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// One subcommand's section, `.SH "switchboard NAME"`: its synopsis,
+/// description and options, clap_mangen's own parts with their headings
+/// turned into subsection headings (clap_mangen renders one page per
+/// command; `man switchboard` should hold them all).
+fn render_subcommand(page: &mut Vec<u8>, sub: &clap::Command) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let bin_name = format!("switchboard {}", sub.get_name());
+    let man = clap_mangen::Man::new(sub.clone().bin_name(bin_name.clone()));
+    let mut parts = Vec::new();
+    man.render_synopsis_section(&mut parts)?;
+    man.render_description_section(&mut parts)?;
+    man.render_options_section(&mut parts)?;
+    writeln!(page, ".SH \"{bin_name}\"")?;
+    // roff escapes text lines that start with a dot: only headings match.
+    for line in String::from_utf8_lossy(&parts).lines() {
+        match line.strip_prefix(".SH ") {
+            Some(heading) => writeln!(page, ".SS {heading}")?,
+            None => writeln!(page, "{line}")?,
+        }
+    }
+    Ok(())
 }
 
 /// Calls `tool` on `server` in process, showing its progress on stderr,
@@ -258,7 +338,8 @@ impl ProgressView {
             return Self::Lines;
         }
         let bar = ProgressBar::new_spinner();
-        bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"));
+        // The time spent shows that a long, silent tool is still running.
+        bar.set_style(ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("a valid template"));
         bar.set_message(format!("calling {tool}"));
         bar.enable_steady_tick(Duration::from_millis(80));
         Self::Bar(bar)
@@ -273,7 +354,7 @@ impl ProgressView {
                 if let (Some(done), Some(total)) = (done, total.filter(|t| *t > 0.0)) {
                     if bar.length() != Some(Self::STEPS) {
                         bar.set_style(
-                            ProgressStyle::with_template("{spinner} {bar:30} {msg}")
+                            ProgressStyle::with_template("{spinner} {bar:30} {msg} ({elapsed})")
                                 .expect("a valid template"),
                         );
                         bar.set_length(Self::STEPS);

@@ -13,8 +13,11 @@ use std::process::ExitCode;
 pub(crate) const HELP: &str = "\
 Exit status:
   0      success
-  1      the tool reported an error (`switchboard call`: the result has isError)
-  2      usage: an unknown or invalid argument or option, an unknown tool
+  1      the tool reported an error (`switchboard call`: the result has isError,
+         as for arguments that do not match the tool's inputSchema)
+  2      usage: an unknown or invalid argument or option, an unknown tool,
+         --args that is not a JSON object, a non-loopback --http without
+         --allow-host
   3      configuration problem: switchboard.toml (or --config) is missing, does not
          parse, or names something that does not work (`switchboard check` lists it)
   4      I/O or protocol failure: a folder that cannot be read, an address

@@ -36,7 +36,9 @@ pub(crate) fn run(dir: &Path, force: bool) -> anyhow::Result<()> {
                 path.display()
             )));
         }
-        Err(e) => return Err(exit::io(anyhow::Error::new(e).context(format!("creating {}", path.display())))),
+        Err(e) => {
+            return Err(exit::io(anyhow::Error::new(e).context(format!("creating {}", path.display()))));
+        }
     };
     file.write_all(TEMPLATE.as_bytes())
         .and_then(|()| file.flush())
@@ -62,7 +64,8 @@ mod tests {
     #[test]
     fn the_template_behaves_like_the_embedded_default() {
         let dir = Path::new("/tmp");
-        let init = Config::parse(TEMPLATE, Some(Path::new("switchboard.toml")), dir).expect("the template parses");
+        let init =
+            Config::parse(TEMPLATE, Some(Path::new("switchboard.toml")), dir).expect("the template parses");
         let default = Config::parse(switchboard_config::DEFAULT, None, dir).expect("the default parses");
         assert_eq!(init.server, default.server);
         assert_eq!(init.files, default.files);
@@ -89,7 +92,8 @@ mod tests {
                 // Keys and table headers only; prose stays commented.
                 let is_toml = body.starts_with('[')
                     || body.split_once(" = ").is_some_and(|(key, _)| {
-                        !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+                        !key.is_empty()
+                            && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
                     });
                 if line.starts_with("# ") && is_toml { body.to_owned() } else { line.to_owned() }
             })
@@ -113,8 +117,15 @@ mod tests {
             }
             deduplicated.push(line);
         }
-        let text = deduplicated.join("\n");
-        Config::parse(&text, Some(Path::new("switchboard.toml")), Path::new("/tmp"))
+        // What the examples name must exist, as `check` requires: the
+        // second root (../docs) and the header's environment variable (the
+        // example's WEATHER_TOKEN is swapped for one every process has).
+        let text = deduplicated.join("\n").replace("${WEATHER_TOKEN}", "${PATH}");
+        let tmp = tempfile::tempdir().unwrap();
+        let (project, docs) = (tmp.path().join("project"), tmp.path().join("docs"));
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(&docs).unwrap();
+        Config::parse(&text, Some(&project.join("switchboard.toml")), &project)
             .unwrap_or_else(|problems| panic!("{problems:?}\n{text}"));
     }
 }

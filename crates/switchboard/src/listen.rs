@@ -30,15 +30,23 @@ impl ListenAddr {
         if let Ok(addr) = text.parse::<SocketAddr>() {
             return Ok(Self::Addr(addr));
         }
+        if text.starts_with('[') {
+            return Err(format!(
+                "{text:?} is not an address; an IPv6 address goes in brackets, then the port, e.g. [::1]:8080"
+            ));
+        }
         let Some((host, port)) = text.rsplit_once(':') else {
             return Err(format!("no port; {FORMS}"));
         };
-        let port = port.parse::<u16>().map_err(|_| format!("{port:?} is not a port (0 to 65535); {FORMS}"))?;
+        let port =
+            port.parse::<u16>().map_err(|_| format!("{port:?} is not a port (0 to 65535); {FORMS}"))?;
         if host.is_empty() {
             return Err(format!("no host before the port; {FORMS}"));
         }
         if host.contains(':') || host.starts_with('[') {
-            return Err(format!("{host:?} is not an address; an IPv6 address goes in brackets, e.g. [::1]:{port}"));
+            return Err(format!(
+                "{host:?} is not an address; an IPv6 address goes in brackets, e.g. [::1]:{port}"
+            ));
         }
         if !host.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.' || c == '_') {
             return Err(format!("{host:?} is not a host name; {FORMS}"));
@@ -100,7 +108,19 @@ mod tests {
             ListenAddr::parse("mcp.example.com:443"),
             Ok(ListenAddr::Name { host: "mcp.example.com".into(), port: 443 })
         );
-        for bad in ["", "localhost", "localhost:", ":80", "localhost:99999", "::1:80", "[x]:1", "a b:1", "65536"] {
+        for bad in [
+            "",
+            "localhost",
+            "localhost:",
+            ":80",
+            "localhost:99999",
+            "::1:80",
+            "[x]:1",
+            "a b:1",
+            "65536",
+            "[::1",
+            "[::1]",
+        ] {
             assert!(ListenAddr::parse(bad).is_err(), "{bad:?} was accepted");
         }
     }

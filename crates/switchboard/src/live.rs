@@ -4,6 +4,9 @@
 //!
 //! An edit that does not build is reported on stderr, problem by problem,
 //! and the last good project stays in force; the next good edit applies.
+//! With no `switchboard.toml`, a prompt file that stops loading is not a
+//! problem but a note (see `project`): the rest of the edit applies and
+//! that prompt keeps its last good version.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -152,8 +155,11 @@ impl Watched {
 /// Loads the project again and swaps it in; on problems keeps `current`.
 async fn reload(server: &Server, current: Project, source: &Source) -> Project {
     let src = source.clone();
+    // Zero-config: a prompt file that no longer loads keeps its last good
+    // version, and is noted rather than refusing the whole reload.
+    let carried = current.carried();
     let loaded = tokio::task::spawn_blocking(move || {
-        let next = Project::load(&src.dir, src.config.as_deref())?;
+        let next = Project::reload(&src.dir, src.config.as_deref(), &carried)?;
         next.scan_files();
         Ok::<_, Vec<switchboard_config::Problem>>(next)
     })
@@ -185,6 +191,7 @@ async fn reload(server: &Server, current: Project, source: &Source) -> Project {
             return current;
         }
     };
+    notify_new_notes(server, &next, &current);
     match next.apply(&current, server) {
         Ok((applied, restart)) => {
             if let Some(note) = restart {
@@ -198,4 +205,19 @@ async fn reload(server: &Server, current: Project, source: &Source) -> Project {
             current
         }
     }
+}
+
+/// Tells the clients what a reload left out that was not left out before
+/// (a prompt file that stopped loading): like a refused reload, it would
+/// otherwise reach only stderr.
+fn notify_new_notes(server: &Server, next: &Project, current: &Project) {
+    let notes: Vec<String> = next.new_notes(&current.notes).map(ToString::to_string).collect();
+    if notes.is_empty() {
+        return;
+    }
+    server.log_to_clients(
+        switchboard_server::types::logging::LoggingLevel::Warning,
+        Some("switchboard"),
+        serde_json::json!({"message": "configuration reloaded; some prompt files did not load", "notes": notes}),
+    );
 }

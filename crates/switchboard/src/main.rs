@@ -5,9 +5,12 @@
 //! none, an embedded default that serves the folder read-only (see
 //! `switchboard-config`). Changes on disk and edits of the configuration apply
 //! live ([`live`]). `switchboard check`, `switchboard list` and `switchboard call` inspect the
-//! same project ([`commands`]). `--fixtures` serves built-in demonstration,
-//! conformance or benchmark fixtures instead. Everything reusable lives in
-//! the library crates.
+//! same project ([`commands`]); `switchboard init` writes a starter configuration
+//! ([`init`]); `switchboard completions` and `switchboard man` are generated from
+//! this file's one clap definition, so they cannot drift from the parser.
+//! `--fixtures` serves built-in demonstration, conformance or benchmark
+//! fixtures instead. Every failure ends with an exit status of its own
+//! ([`exit`]). Everything reusable lives in the library crates.
 
 mod check;
 mod commands;
@@ -15,6 +18,8 @@ mod default_resources;
 mod default_tools;
 mod exit;
 mod fixtures;
+mod init;
+mod listen;
 mod live;
 mod network;
 mod project;
@@ -23,7 +28,6 @@ mod serve;
 mod shutdown;
 mod telemetry;
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -31,9 +35,18 @@ use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 use switchboard_server::ServerOptions;
 
-/// A Model Context Protocol server.
+use crate::listen::ListenAddr;
+
+/// A Model Context Protocol server: serves a project folder's files, git
+/// history, prompts and tools to MCP hosts over stdio or Streamable HTTP.
+///
+/// An MCP host (Claude Desktop, Claude Code, VS Code, Cursor, ...) starts
+/// `switchboard serve DIR` for you and talks to it over stdin/stdout; see the
+/// README for each host's configuration. By hand: `switchboard init` writes a
+/// starter switchboard.toml, `switchboard check` validates it, `switchboard list`
+/// shows what is served and `switchboard call TOOL` runs one tool.
 #[derive(Debug, Parser)]
-#[command(name = "switchboard", version, about, after_help = exit::HELP)]
+#[command(name = "switchboard", version, after_help = exit::HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -89,14 +102,21 @@ impl ProjectArgs {
             }
             (None, None) => PathBuf::from("."),
         };
-        let dir = dir.canonicalize().with_context(|| format!("the folder to serve, {}", dir.display()))?;
+        // A folder that cannot be read is an I/O failure (4); a --config
+        // file that is not there is a configuration problem (3).
+        let dir = dir
+            .canonicalize()
+            .with_context(|| format!("the folder to serve, {}", dir.display()))
+            .map_err(exit::io)?;
         if self.dir.is_none() && self.config.is_none() {
-            refuse_implicit_folder(&dir, command)?;
+            refuse_implicit_folder(&dir, command).map_err(exit::usage)?;
         }
         let config = match &self.config {
-            Some(c) => {
-                Some(c.canonicalize().with_context(|| format!("the configuration file {}", c.display()))?)
-            }
+            Some(c) => Some(
+                c.canonicalize()
+                    .with_context(|| format!("the configuration file {}", c.display()))
+                    .map_err(exit::config)?,
+            ),
             None => None,
         };
         Ok(live::Source { dir, config })
@@ -126,11 +146,19 @@ fn refuse_implicit_folder(dir: &Path, command: &str) -> anyhow::Result<()> {
 enum Command {
     /// Serve MCP over stdio (newline-delimited JSON on stdin/stdout; logs on
     /// stderr), or over Streamable HTTP with --http.
+    ///
+    /// Over stdio, an MCP host starts `switchboard serve` for you; run by hand
+    /// in a terminal, it prints one line on stderr saying what it serves and
+    /// waits for a client on stdin (Ctrl-C stops it).
     Serve {
-        /// Serve Streamable HTTP on this address (e.g. 127.0.0.1:8080) at /mcp
-        /// instead of stdio. Binding a non-loopback address needs --allow-host.
-        #[arg(long, value_name = "ADDR")]
-        http: Option<SocketAddr>,
+        /// Serve Streamable HTTP at /mcp instead of stdio: PORT (on
+        /// 127.0.0.1), HOST:PORT (a name, resolved at start) or IP:PORT, e.g.
+        /// 8080, localhost:8080, [::1]:8080. Port 0 picks a free port; the
+        /// address bound is printed on stdout (`switchboard listening on
+        /// http://ADDR/mcp`). GET /healthz and /readyz answer there too.
+        /// Binding a non-loopback address needs --allow-host.
+        #[arg(long, value_name = "ADDR", value_parser = ListenAddr::parse)]
+        http: Option<ListenAddr>,
         /// Extra host names accepted in Host/Origin headers (DNS-rebinding
         /// protection allows only loopback names by default).
         #[arg(long = "allow-host", value_name = "HOST")]
@@ -185,10 +213,13 @@ enum Command {
         #[command(flatten)]
         project: ProjectArgs,
     },
-    /// Front another MCP server: serve its tools, prompts and resources over
-    /// stdio or HTTP, at every protocol revision, with switchboard's limits and
-    /// metrics. `switchboard proxy -- COMMAND ARGS…` starts a stdio server;
-    /// `switchboard proxy --url URL` speaks to a Streamable HTTP one.
+    /// Front another MCP server (a command over stdio, or a URL) and serve
+    /// what it offers over stdio or HTTP.
+    ///
+    /// Every protocol revision is served whatever the upstream speaks, with
+    /// switchboard's limits and metrics. `switchboard proxy -- COMMAND ARGS…`
+    /// starts a stdio server (killed with switchboard); `switchboard proxy
+    /// --url URL` speaks to a Streamable HTTP one.
     Proxy {
         /// The upstream's Streamable HTTP endpoint (instead of a command).
         #[arg(long)]
@@ -196,9 +227,10 @@ enum Command {
         /// Prefix for re-exported tool and prompt names (`PREFIX_name`).
         #[arg(long)]
         prefix: Option<String>,
-        /// Serve Streamable HTTP on this address instead of stdio.
-        #[arg(long, value_name = "ADDR")]
-        http: Option<SocketAddr>,
+        /// Serve Streamable HTTP at /mcp instead of stdio: PORT, HOST:PORT or
+        /// IP:PORT, as for `serve --http`.
+        #[arg(long, value_name = "ADDR", value_parser = ListenAddr::parse)]
+        http: Option<ListenAddr>,
         /// Extra host names accepted in Host/Origin headers.
         #[arg(long = "allow-host", value_name = "HOST")]
         allow_hosts: Vec<String>,
@@ -209,20 +241,61 @@ enum Command {
         #[arg(last = true, value_name = "COMMAND")]
         command: Vec<String>,
     },
-    /// Run one tool locally and print its result as JSON (exit status 1 if
-    /// the result is an error).
+    /// Run one tool in process and print its result: text as text,
+    /// structured content as indented JSON (--json: the whole result).
+    ///
+    /// Progress the tool reports is shown on stderr as it arrives (a bar on
+    /// a terminal, else one `progress DONE/TOTAL: message` line each); stdout
+    /// carries the result alone. The exit status says how it went (below).
+    #[command(after_help = exit::HELP)]
     Call {
-        /// The tool's name.
+        /// The tool's name (`switchboard list` names them).
         tool: String,
-        /// The arguments, a JSON object.
+        /// The arguments, a JSON object, e.g. '{"path": "README.md"}'.
         #[arg(long, default_value = "{}", value_parser = commands::parse_arguments)]
         args: serde_json::Value,
         /// Print the whole result as JSON, as the server sent it.
         #[arg(long)]
         json: bool,
+        /// Call a tool of the built-in fixtures instead of a project folder
+        /// (the demo's countdown reports progress).
+        #[arg(long, value_enum, conflicts_with_all = ["dir", "config"])]
+        fixtures: Option<Fixtures>,
         #[command(flatten)]
         project: ProjectArgs,
     },
+    /// Write a commented starter switchboard.toml into DIR.
+    ///
+    /// As written it serves what no file at all serves; every other key is
+    /// there, commented out, with its default. An existing file is left
+    /// alone (exit status 4) unless --force.
+    Init {
+        /// The project folder (default: the current folder).
+        #[arg(value_name = "DIR", default_value = ".")]
+        dir: PathBuf,
+        /// Replace an existing switchboard.toml (without it, an existing file
+        /// is left alone and the exit status is 4).
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print a shell completion script on stdout.
+    ///
+    /// e.g. `switchboard completions bash >
+    /// ~/.local/share/bash-completion/completions/switchboard`, or for zsh a
+    /// file `_switchboard` in a folder of $fpath.
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the JSON Schema of switchboard.toml on stdout, for editors.
+    ///
+    /// `switchboard schema > switchboard.schema.json`, then a first line
+    /// `#:schema ./switchboard.schema.json` in switchboard.toml (taplo, Even
+    /// Better TOML).
+    Schema,
+    /// Print the manual page (roff) on stdout: `switchboard man | man -l -`.
+    Man,
 }
 
 fn main() -> ExitCode {
@@ -290,9 +363,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             json,
         ),
         Command::List { json, fixtures: None, project } => commands::list(&project.source("list")?, json),
-        Command::Call { tool, args, json, project } => {
+        Command::Call { tool, args, json, fixtures: Some(fixtures), .. } => {
+            commands::call_fixtures(fixtures, &tool, args, json)
+        }
+        Command::Call { tool, args, json, fixtures: None, project } => {
             commands::call(&project.source("call TOOL")?, &tool, args, json)
         }
+        Command::Init { dir, force } => init::run(&dir, force),
+        Command::Completions { shell } => {
+            commands::completions(shell, &mut <Cli as clap::CommandFactory>::command())
+        }
+        Command::Schema => check::print_schema(),
+        Command::Man => commands::man(<Cli as clap::CommandFactory>::command()),
         Command::Proxy { url, prefix, http, allow_hosts, metrics, command } => {
             proxy::run(proxy::ProxyArgs { url, command, prefix, http, allow_hosts, metrics })
         }

@@ -7,12 +7,19 @@
 //! the running server keeps the last good project. [`Project::apply`] then
 //! swaps a running server's registrations over to a newer project with one
 //! announcement per list that changed.
+//!
+//! Prompt files are the one place where what counts as a problem depends
+//! on where the configuration came from ([`PromptPolicy`]): with no
+//! `switchboard.toml`, switchboard is pointed at someone's folder as it is, so
+//! a `prompts/` folder made for another tool must not stop it; what it
+//! leaves out becomes a [`Project::notes`] line on stderr instead.
 
 use std::path::{Path, PathBuf};
 
 use switchboard_config::{Config, Problem};
 use switchboard_files::{FileResources, ServedTree};
 use switchboard_git::GitResources;
+use switchboard_prompts::{LoadedDir, PromptError, PromptFile, SkipReason};
 use switchboard_server::{Prompt, Resource, ResourceTemplate, Server, ServerBuilder, ServerOptions, Tool};
 
 /// Everything a configuration serves.
@@ -28,14 +35,52 @@ pub(crate) struct Project {
     pub git: Option<GitResources>,
     /// `[http.auth]`, checked.
     pub auth: Option<switchboard_http::AuthOptions>,
+    /// The prompt files served (their prompts are in `prompts` until
+    /// [`Project::serve`] takes them), kept for the next reload.
+    pub prompt_files: Vec<PromptFile>,
+    /// What was left out without being a problem, one placed line each:
+    /// with no `switchboard.toml`, the files of the prompts folder that are
+    /// not prompt files and the prompt files that do not load. They are
+    /// logged as warnings when the project loads; `check` may print them.
+    pub notes: Vec<Problem>,
+}
+
+/// What a reload carries over from the project in force.
+#[derive(Clone, Default)]
+pub(crate) struct Carried {
+    prompt_files: Vec<PromptFile>,
+    notes: Vec<Problem>,
 }
 
 impl Project {
-    /// Loads the configuration for `dir` (or `explicit`) and builds it.
+    /// Loads the configuration for `dir` (or `explicit`) and builds it,
+    /// noting on stderr what was left out (see [`Project::notes`]).
     /// The file index is left empty: [`Project::scan_files`] fills it.
     pub fn load(dir: &Path, explicit: Option<&Path>) -> Result<Self, Vec<Problem>> {
+        Self::reload(dir, explicit, &Carried::default())
+    }
+
+    /// [`Project::load`] for a project that replaces a running one: a
+    /// prompt file that no longer loads keeps its last good version from
+    /// `carried` (zero-config; with a configuration file it is a problem),
+    /// and only the notes that `carried` did not have are logged again.
+    pub fn reload(dir: &Path, explicit: Option<&Path>, carried: &Carried) -> Result<Self, Vec<Problem>> {
         let config = Config::load(dir, explicit)?;
-        Self::build(config)
+        let project = Self::build(config, &carried.prompt_files)?;
+        for note in project.new_notes(&carried.notes) {
+            tracing::warn!("{note}");
+        }
+        Ok(project)
+    }
+
+    /// What a reload needs from this project (see [`Project::reload`]).
+    pub fn carried(&self) -> Carried {
+        Carried { prompt_files: self.prompt_files.clone(), notes: self.notes.clone() }
+    }
+
+    /// The notes of this project that `before` did not have.
+    pub fn new_notes<'a>(&'a self, before: &'a [Problem]) -> impl Iterator<Item = &'a Problem> + 'a {
+        self.notes.iter().filter(move |note| !before.contains(note))
     }
 
     /// Scans the served files (blocking; milliseconds for a project, long
@@ -46,8 +91,10 @@ impl Project {
         }
     }
 
-    /// Builds everything `config` names; every problem is reported.
-    pub fn build(config: Config) -> Result<Self, Vec<Problem>> {
+    /// Builds everything `config` names; every problem is reported. A
+    /// prompt file that no longer loads keeps its version in `last_good`
+    /// when the policy allows it ([`PromptPolicy::Lenient`]).
+    fn build(config: Config, last_good: &[PromptFile]) -> Result<Self, Vec<Problem>> {
         let mut problems = Vec::new();
         // The folder's one access policy: the file resources, the file
         // tools, command-tool path arguments and git paths all consult it.
@@ -86,28 +133,28 @@ impl Project {
         };
         let auth = crate::network::auth_options(&config, &mut problems);
         let prompts_dir = config.prompts_dir();
-        let mut prompts = Vec::new();
-        let mut file_names = std::collections::HashSet::new();
-        if let Some(dir) = &prompts_dir {
-            let loaded = switchboard_prompts::load_dir(dir);
-            problems.extend(
-                loaded.errors.into_iter().map(|e| Problem::new(Some(&e.path), e.line, e.column, e.message)),
-            );
-            for file in loaded.prompts {
-                file_names.insert(file.name().to_owned());
-                prompts.push(file.to_prompt());
-            }
-        }
-        if config.prompts.enabled && config.prompts.builtin {
-            // A prompt file named like a built-in prompt replaces it.
-            prompts.extend(
-                switchboard_prompts::builtin_prompts().into_iter().filter(|p| !file_names.contains(p.name())),
-            );
-        }
+        let loaded = match &prompts_dir {
+            Some(dir) => PromptPolicy::of(&config).load(dir, last_good),
+            None => LoadedPrompts::default(),
+        };
+        problems.extend(loaded.problems);
+        let prompts = served_prompts(&config, &loaded.files);
         if !problems.is_empty() {
             return Err(problems);
         }
-        Ok(Self { config, files, tools, prompts, resources, templates, prompts_dir, git, auth })
+        Ok(Self {
+            config,
+            files,
+            tools,
+            prompts,
+            resources,
+            templates,
+            prompts_dir,
+            git,
+            auth,
+            prompt_files: loaded.files,
+            notes: loaded.notes,
+        })
     }
 
     /// A server builder with this project's identity and `options`.
@@ -205,6 +252,109 @@ impl Project {
             .then(|| format!("{} changed; restart switchboard for that to take effect", changed.join(", ")));
         Ok((self, restart))
     }
+}
+
+/// How strictly the prompts folder is read.
+///
+/// With no configuration file the folder is whatever the project happens
+/// to have in `prompts/` (another tool's templates, a README): nothing in
+/// it may stop switchboard from starting, so each file that is not a
+/// prompt, or does not load, is a note and is left out. Whoever writes a
+/// `switchboard.toml` has chosen this folder for prompts: a file in it
+/// that is not one (but a README) or does not load is a problem, and
+/// nothing is served until it is fixed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PromptPolicy {
+    /// Zero-config: notes, and the rest is served.
+    Lenient,
+    /// A configuration file: problems, all or nothing.
+    Strict,
+}
+
+/// The prompt files of a folder under a [`PromptPolicy`].
+#[derive(Default)]
+struct LoadedPrompts {
+    files: Vec<PromptFile>,
+    problems: Vec<Problem>,
+    notes: Vec<Problem>,
+}
+
+impl PromptPolicy {
+    fn of(config: &Config) -> Self {
+        if config.path().is_none() { Self::Lenient } else { Self::Strict }
+    }
+
+    /// Loads `dir`; under [`PromptPolicy::Lenient`] a prompt file that
+    /// does not load keeps its version in `last_good` if it has one.
+    fn load(self, dir: &Path, last_good: &[PromptFile]) -> LoadedPrompts {
+        let loaded = switchboard_prompts::load_dir(dir);
+        match self {
+            Self::Lenient => lenient(dir, loaded, last_good),
+            Self::Strict => {
+                LoadedPrompts { problems: strict_problems(&loaded), files: loaded.prompts, notes: Vec::new() }
+            }
+        }
+    }
+}
+
+/// Zero-config: everything that is not served becomes a note.
+fn lenient(dir: &Path, mut loaded: LoadedDir, last_good: &[PromptFile]) -> LoadedPrompts {
+    let mut notes: Vec<Problem> = loaded
+        .keep_last_good(last_good)
+        .into_iter()
+        .map(|(error, kept)| {
+            let message = format!(
+                "{}; the last good version of prompt {:?} stays in force",
+                error.message,
+                kept.name()
+            );
+            placed(&error, message)
+        })
+        .collect();
+    notes.extend(loaded.errors.iter().map(|error| {
+        let left_out = if error.path == dir { "no prompt file is served" } else { "this prompt is left out" };
+        placed(error, format!("{}; {left_out} until that is fixed", error.message))
+    }));
+    notes.extend(loaded.skipped.iter().map(|skipped| {
+        let message = match skipped.reason {
+            SkipReason::Readme => format!("skipped: {}", skipped.reason),
+            SkipReason::NoFrontMatter => format!("skipped, not a prompt file: {}", skipped.reason),
+        };
+        Problem::new(Some(&skipped.path), 1, 1, message)
+    }));
+    notes.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+    LoadedPrompts { files: loaded.prompts, problems: Vec::new(), notes }
+}
+
+/// With a configuration file: every error, and every skipped file but a
+/// README, is a problem that says how to fix it.
+fn strict_problems(loaded: &LoadedDir) -> Vec<Problem> {
+    let mut problems: Vec<Problem> = loaded.errors.iter().map(|e| placed(e, e.message.clone())).collect();
+    problems.extend(loaded.skipped.iter().filter(|s| s.reason != SkipReason::Readme).map(|skipped| {
+        let message = format!(
+            "not a prompt file: {}; add front matter to make it a prompt, or move it out of the prompts \
+             folder",
+            skipped.reason
+        );
+        Problem::new(Some(&skipped.path), 1, 1, message)
+    }));
+    problems
+}
+
+fn placed(error: &PromptError, message: String) -> Problem {
+    Problem::new(Some(&error.path), error.line, error.column, message)
+}
+
+/// The prompts to serve: the files', then the built-in ones that no file
+/// replaces (a prompt file named like a built-in prompt replaces it).
+fn served_prompts(config: &Config, files: &[PromptFile]) -> Vec<Prompt> {
+    let mut prompts: Vec<Prompt> = files.iter().map(PromptFile::to_prompt).collect();
+    if config.prompts.enabled && config.prompts.builtin {
+        let taken: std::collections::HashSet<&str> = files.iter().map(PromptFile::name).collect();
+        prompts
+            .extend(switchboard_prompts::builtin_prompts().into_iter().filter(|p| !taken.contains(p.name())));
+    }
+    prompts
 }
 
 /// What the model may never write, whatever the tools: the configuration

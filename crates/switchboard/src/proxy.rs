@@ -7,12 +7,12 @@
 //! A stdio upstream runs in a process group of its own, killed (with
 //! whatever it started) on SIGTERM, SIGINT or SIGHUP and when switchboard ends.
 
-use std::net::SocketAddr;
-
 use anyhow::Context as _;
 use switchboard_proxy::{Proxy, Upstream};
 use switchboard_server::{Server, ServerOptions};
 
+use crate::listen::ListenAddr;
+use crate::serve::{HttpArgs, Served, show_banner};
 use crate::shutdown::Stop;
 
 /// What `switchboard proxy` was asked to do.
@@ -21,7 +21,7 @@ pub(crate) struct ProxyArgs {
     pub url: Option<String>,
     pub command: Vec<String>,
     pub prefix: Option<String>,
-    pub http: Option<SocketAddr>,
+    pub http: Option<ListenAddr>,
     pub allow_hosts: Vec<String>,
     pub metrics: bool,
 }
@@ -45,21 +45,22 @@ async fn serve(args: ProxyArgs, stop: Stop) -> anyhow::Result<()> {
     // Until it serves, a signal simply ends the proxy (the upstream may
     // never answer the handshake); then each transport stops in its way.
     let (server, metrics) = stop.clone().run(connect(&args)).await?;
+    let served = Served::new(format!("the upstream {}", server.info().name), &server);
     match args.http {
-        None => stop.run(async { server.serve_stdio().await.context("serving stdio") }).await,
-        Some(addr) => {
+        None => {
+            show_banner(&served, None);
+            stop.run(async { server.serve_stdio().await.context("serving stdio") }).await
+        }
+        Some(listen) => {
             let mut options = switchboard_http::HttpOptions::default();
             options.metrics = metrics.map(crate::serve::metrics_text);
-            crate::serve::serve_http(
-                server,
-                addr,
-                options,
-                args.allow_hosts,
-                crate::SseMode::Auto,
-                false,
-                stop,
-            )
-            .await
+            let http = HttpArgs {
+                listen,
+                allow_hosts: args.allow_hosts,
+                sse: crate::SseMode::Auto,
+                stateless: false,
+            };
+            crate::serve::serve_http(server, http, options, served, stop).await
         }
     }
 }
@@ -72,11 +73,16 @@ async fn connect(
         (Some(url), None) => Upstream::http(url)?,
         (None, Some((program, rest))) => Upstream::spawn(program, rest)?,
         (Some(_), Some(_)) => {
-            anyhow::bail!("give the upstream either as --url or as a command after --, not both")
+            return Err(crate::exit::usage(anyhow::anyhow!(
+                "give the upstream either as --url or as a command after --, not both"
+            )));
         }
-        (None, None) => anyhow::bail!(
-            "name the upstream server: `switchboard proxy -- COMMAND ARGS…` (stdio) or `switchboard proxy --url URL` (HTTP)"
-        ),
+        (None, None) => {
+            return Err(crate::exit::usage(anyhow::anyhow!(
+                "name the upstream server: `switchboard proxy -- COMMAND ARGS…` (stdio) or \
+                 `switchboard proxy --url URL` (HTTP)"
+            )));
+        }
     };
     let proxy =
         Proxy::connect(upstream, args.prefix.clone()).await.context("connecting to the upstream server")?;

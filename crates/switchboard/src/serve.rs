@@ -2,7 +2,14 @@
 //! shared state, metrics and transport, and runs it until its input ends
 //! or a signal arrives (SIGTERM, SIGINT, SIGHUP: see [`crate::shutdown`];
 //! the child processes of command tools are killed then).
+//!
+//! Run by hand in a terminal, a stdio server would otherwise sit silent and
+//! look hung: [`banner`] says on stderr what is served and how to stop.
+//! stdout stays the protocol's (stdio) or carries the one line naming the
+//! address bound (HTTP, real port included), so scripts and tests can ask
+//! for port 0.
 
+use std::io::IsTerminal as _;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,9 +18,10 @@ use anyhow::Context as _;
 use switchboard_server::state::{MemoryStore, StateStore};
 use switchboard_server::{Server, ServerOptions};
 
+use crate::listen::ListenAddr;
 use crate::project::Project;
 use crate::shutdown::{Stop, Terminated};
-use crate::{Fixtures, ProjectArgs, SseMode, default_resources, default_tools, fixtures, live, report};
+use crate::{Fixtures, ProjectArgs, SseMode, default_resources, default_tools, exit, fixtures, live, report};
 
 /// How long serving waits for the first scan of the served files.
 const FIRST_SCAN_GRACE: Duration = Duration::from_millis(500);
@@ -21,7 +29,7 @@ const FIRST_SCAN_GRACE: Duration = Duration::from_millis(500);
 /// What `switchboard serve` was asked to do.
 #[derive(Debug)]
 pub(crate) struct ServeArgs {
-    pub http: Option<SocketAddr>,
+    pub http: Option<ListenAddr>,
     pub allow_hosts: Vec<String>,
     pub sse: SseMode,
     pub stateless: bool,
@@ -55,7 +63,9 @@ async fn connect_state(url: Option<&str>) -> anyhow::Result<Shared> {
                 .with_context(|| format!("the state store at {}", redacted(url)))?;
             Ok(Shared { store, distributed: true })
         }
-        Some(other) => anyhow::bail!("--state takes memory or a redis:// URL, not {other:?}"),
+        Some(other) => {
+            Err(exit::usage(anyhow::anyhow!("--state takes memory or a redis:// URL, not {other:?}")))
+        }
     }
 }
 
@@ -121,16 +131,18 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
         if shared.distributed { builder.state(Arc::clone(&shared.store)) } else { builder }
     };
     let _guard = runtime.enter();
-    let (server, live) = match args.fixtures {
+    let (server, live, what) = match args.fixtures {
         Some(fixtures) => {
             if let Some(max) = args.max_message_size {
                 options.max_message_size = max;
             }
             let builder = fixture_builder(options, fixtures, Arc::clone(&shared.store));
-            (decorate(builder, metrics.as_ref()).build().context("building the server")?, None)
+            let what = format!("the {} fixtures", fixtures_name(fixtures));
+            (decorate(builder, metrics.as_ref()).build().context("building the server")?, None, what)
         }
         None => {
             let source = args.project.source("serve")?;
+            let what = source.dir.display().to_string();
             let mut loaded = Project::load(&source.dir, source.config.as_deref()).map_err(report)?;
             if let Some(max) = args.max_message_size {
                 loaded.config.limits.max_message_size = max;
@@ -141,7 +153,7 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
                 metrics = Some(switchboard_metrics::Metrics::new());
             }
             let server = loaded.serve(options, |b| decorate(b, metrics.as_ref()))?;
-            (server, Some((loaded, source)))
+            (server, Some((loaded, source)), what)
         }
     };
     if cursor_key.is_some_and(|k| k.is_none()) {
@@ -166,20 +178,18 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
     // From here a signal kills the tools' processes and stops the server
     // (without handlers, it would kill switchboard at once and leave them running).
     let stop = Stop::listen();
+    let served = Served::new(what, &server);
     let result = match args.http {
         None => {
             tracing::info!(version = env!("CARGO_PKG_VERSION"), "switchboard serving MCP on stdio");
+            show_banner(&served, None);
             runtime.block_on(stop.run(async { server.serve_stdio().await.context("serving stdio") }))
         }
-        Some(addr) => runtime.block_on(serve_http(
-            server,
-            addr,
-            http_options,
-            args.allow_hosts,
-            args.sse,
-            args.stateless,
-            stop,
-        )),
+        Some(listen) => {
+            let http =
+                HttpArgs { listen, allow_hosts: args.allow_hosts, sse: args.sse, stateless: args.stateless };
+            runtime.block_on(serve_http(server, http, http_options, served, stop))
+        }
     };
     // Handlers may still hold blocking work; do not wait for it.
     drop(_guard);
@@ -187,20 +197,37 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
     result
 }
 
+/// How `--http` serves.
+#[derive(Debug)]
+pub(crate) struct HttpArgs {
+    pub listen: ListenAddr,
+    pub allow_hosts: Vec<String>,
+    pub sse: SseMode,
+    pub stateless: bool,
+}
+
+/// Resolves and binds `http.listen` (a failure of either is exit status
+/// 4), prints the address bound on stdout, and serves until a signal.
 pub(crate) async fn serve_http(
     server: Server,
-    addr: SocketAddr,
+    http: HttpArgs,
     mut http_options: switchboard_http::HttpOptions,
-    allow_hosts: Vec<String>,
-    sse: SseMode,
-    stateless: bool,
+    served: Served,
     stop: Stop,
 ) -> anyhow::Result<()> {
+    let HttpArgs { listen, allow_hosts, sse, stateless } = http;
+    let addr = resolve(&listen).await?;
     if !addr.ip().is_loopback() && allow_hosts.is_empty() && http_options.allowed_hosts.len() <= 3 {
-        anyhow::bail!(
+        let given = match &listen {
+            ListenAddr::Addr(_) => String::new(),
+            ListenAddr::Name { host, .. } => {
+                format!(" (--http {listen} resolves to it; e.g. --allow-host {host})")
+            }
+        };
+        return Err(exit::usage(anyhow::anyhow!(
             "{addr} is not a loopback address: name the host names clients will use with --allow-host \
-             (DNS-rebinding protection), or bind 127.0.0.1"
-        );
+             (DNS-rebinding protection){given}, or bind 127.0.0.1"
+        )));
     }
     if !addr.ip().is_loopback() && http_options.auth.is_none() {
         tracing::warn!(
@@ -219,11 +246,17 @@ pub(crate) async fn serve_http(
         SseMode::Always => switchboard_http::ResponseMode::Sse,
         SseMode::Never => switchboard_http::ResponseMode::Json,
     };
-    let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("binding {addr}"))?;
-    let local = listener.local_addr()?;
-    // The one line on stdout in HTTP mode: where to connect.
-    println!("switchboard listening on http://{local}/mcp");
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("binding {addr} (--http {listen})"))
+        .map_err(exit::io)?;
+    let local = listener.local_addr().map_err(exit::io)?;
+    let url = format!("http://{local}/mcp");
+    // The one line on stdout in HTTP mode: where to connect (the port
+    // bound, also when 0 was asked for).
+    println!("switchboard listening on {url}");
     tracing::info!(%local, "switchboard serving MCP over Streamable HTTP");
+    show_banner(&served, Some(&url));
     // On SIGTERM, SIGINT or SIGHUP the child processes are killed first
     // (so requests waiting on them end), then the server stops gracefully.
     let signalled = stop.clone().signalled();
@@ -236,6 +269,77 @@ pub(crate) async fn serve_http(
         Some(signal) => Err(Terminated(signal).into()),
         None => Ok(()),
     }
+}
+
+/// `listen`'s address; a name is resolved off the async threads. A name
+/// that does not resolve is an I/O failure (4).
+async fn resolve(listen: &ListenAddr) -> anyhow::Result<SocketAddr> {
+    let listen = listen.clone();
+    tokio::task::spawn_blocking(move || listen.resolve())
+        .await
+        .context("resolving the --http address")
+        .and_then(|resolved| resolved)
+        .map_err(exit::io)
+}
+
+/// What a server offers, for the banner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Served {
+    /// The folder, `the demo fixtures`, `the upstream NAME`.
+    pub what: String,
+    pub tools: usize,
+    pub prompts: usize,
+    pub resources: usize,
+}
+
+impl Served {
+    /// Counts what `server` offers now.
+    pub(crate) fn new(what: String, server: &Server) -> Self {
+        Self {
+            what,
+            tools: server.tools().len(),
+            prompts: server.prompts().len(),
+            resources: server.resources().len(),
+        }
+    }
+}
+
+/// The banner when `stdin_is_terminal` (a person ran switchboard; a host
+/// gives it a pipe): one line saying what is served and how to stop. Over
+/// stdio it also says that a host starts switchboard, since typing MCP by
+/// hand is rarely what was meant; over HTTP, where (`url`).
+pub(crate) fn banner(stdin_is_terminal: bool, served: &Served, url: Option<&str>) -> Option<String> {
+    if !stdin_is_terminal {
+        return None;
+    }
+    let plural = |n: usize, one: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {one}s") };
+    let counts = format!(
+        "{}, {}, {}",
+        plural(served.tools, "tool"),
+        plural(served.prompts, "prompt"),
+        plural(served.resources, "resource")
+    );
+    let how = match url {
+        None => {
+            "over stdio, waiting for an MCP client on stdin (a host starts switchboard for you: see README)"
+                .to_owned()
+        }
+        Some(url) => format!("at {url}"),
+    };
+    Some(format!("switchboard: serving {} ({counts}) {how}; Ctrl-C stops", served.what))
+}
+
+/// Prints [`banner`] on stderr when stdin is a terminal.
+pub(crate) fn show_banner(served: &Served, url: Option<&str>) {
+    if let Some(line) = banner(std::io::stdin().is_terminal(), served, url) {
+        eprintln!("{line}");
+    }
+}
+
+/// The fixtures' name as `--fixtures` takes it.
+fn fixtures_name(fixtures: Fixtures) -> String {
+    use clap::ValueEnum as _;
+    fixtures.to_possible_value().map_or_else(|| format!("{fixtures:?}"), |v| v.get_name().to_owned())
 }
 
 /// `builder` with the metrics layer, when metrics are on.
@@ -300,7 +404,31 @@ pub(crate) fn fixture_builder(
 
 #[cfg(test)]
 mod tests {
-    use super::redacted;
+    use super::{Served, banner, redacted};
+
+    fn served() -> Served {
+        Served { what: "/src/app".into(), tools: 2, prompts: 1, resources: 0 }
+    }
+
+    #[test]
+    fn the_banner_shows_only_when_stdin_is_a_terminal() {
+        // A host starts switchboard with pipes: nothing on its stderr.
+        assert_eq!(banner(false, &served(), None), None);
+        assert_eq!(banner(false, &served(), Some("http://127.0.0.1:8080/mcp")), None);
+        assert_eq!(
+            banner(true, &served(), None).as_deref(),
+            Some(
+                "switchboard: serving /src/app (2 tools, 1 prompt, 0 resources) over stdio, waiting for an \
+                 MCP client on stdin (a host starts switchboard for you: see README); Ctrl-C stops"
+            )
+        );
+        assert_eq!(
+            banner(true, &served(), Some("http://127.0.0.1:8080/mcp")).as_deref(),
+            Some(
+                "switchboard: serving /src/app (2 tools, 1 prompt, 0 resources) at http://127.0.0.1:8080/mcp; Ctrl-C stops"
+            )
+        );
+    }
 
     #[test]
     fn credentials_never_reach_messages() {

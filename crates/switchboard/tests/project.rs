@@ -134,7 +134,8 @@ fn editing_the_configuration_reloads_live_and_bad_edits_keep_the_last_good_one()
     switchboard.notification("notifications/prompts/list_changed", None);
     assert_eq!(
         uris(&mut switchboard),
-        ["file:///switchboard.toml", "file:///src/lib.rs", "file:///src/after.rs"]
+        // Listed in scan order (by path), then files added since.
+        ["file:///src/lib.rs", "file:///switchboard.toml", "file:///src/after.rs"]
     );
     let prompts = switchboard.result("prompts/list", json!({}));
     assert_eq!(prompts["prompts"].as_array().unwrap().len(), 3);
@@ -181,16 +182,16 @@ fn prompt_files_are_served_and_reload_when_edited() {
         switchboard.result("prompts/get", json!({"name": "release-notes", "arguments": {"version": "2"}}));
     assert_eq!(got["messages"][0]["content"]["text"], "Write the notes for 2.");
 
-    // A broken edit is reported with the file's line; the last good prompts stay.
+    // A broken edit is reported with the file's line; the last good prompt stays.
     write(&prompts.join("release-notes.md"), "---\narguments:\n  - name: version\n---\nok\n{% if %}\n");
     let stderr = switchboard.wait_stderr("release-notes.md:6:");
-    assert!(stderr.contains("last good configuration stays in force"), "{stderr}");
+    assert!(stderr.contains("the last good version of prompt \"release-notes\" stays in force"), "{stderr}");
     let got =
         switchboard.result("prompts/get", json!({"name": "release-notes", "arguments": {"version": "3"}}));
     assert_eq!(got["messages"][0]["content"]["text"], "Write the notes for 3.");
 
     // Fixing it applies the fix and a new file together.
-    write(&prompts.join("a-new-one.md"), "Say hi.\n");
+    write(&prompts.join("a-new-one.md"), "---\n---\nSay hi.\n");
     write(
         &prompts.join("release-notes.md"),
         "---\narguments:\n  - name: version\n    required: true\n---\nNotes for {{ version }}.\n",
@@ -216,7 +217,7 @@ fn check_reports_every_problem_with_file_line_and_column() {
     write(&dir.path().join("switchboard.toml"), "[server]\nname = \"x\"\n[files]\nmax_file_sise = 3\n");
     let (ok, _, stderr) = run(&["check"], dir.path());
     assert!(!ok);
-    assert!(stderr.contains("switchboard.toml:4:1: unknown field `max_file_sise`"), "{stderr}");
+    assert!(stderr.contains("switchboard.toml:4:1: unknown key `max_file_sise` in [files]"), "{stderr}");
 
     write(&dir.path().join("switchboard.toml"), "[[files.roots]]\npath = \"nowhere\"\n");
     let (ok, _, stderr) = run(&["check"], dir.path());
@@ -463,11 +464,11 @@ fn command_and_file_tools_from_the_configuration() {
 fn call_runs_one_tool_for_scripts() {
     let dir = project();
     write(&dir.path().join("switchboard.toml"), TOOLS_CONFIG);
-    let (ok, stdout, _) = run(&["call", "greet", "--args", r#"{"name": "Grace"}"#], dir.path());
+    let (ok, stdout, _) = run(&["call", "greet", "--args", r#"{"name": "Grace"}"#, "--json"], dir.path());
     assert!(ok);
     let result: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(result["structuredContent"]["stdout"], "hello Grace\n");
-    let (ok, stdout, stderr) = run(&["call", "fail"], dir.path());
+    let (ok, stdout, stderr) = run(&["call", "fail", "--json"], dir.path());
     assert!(!ok, "an error result exits non-zero");
     assert!(
         stdout.contains("\"exitCode\": 3") && stderr.contains("the tool reported an error"),
@@ -491,12 +492,15 @@ fn bad_tool_definitions_are_placed_on_their_table() {
     let (ok, _, stderr) = run(&["check"], dir.path());
     assert!(!ok);
     let lines: Vec<&str> = stderr.lines().collect();
-    assert!(lines.iter().any(|l| l.starts_with("switchboard.toml:4:") && l.contains("missing")), "{stderr}");
     assert!(
-        lines.iter().any(|l| l.starts_with("switchboard.toml:8:") && l.contains("defined twice")),
+        lines.iter().any(|l| l.starts_with("switchboard.toml:6:20:") && l.contains("missing")),
         "{stderr}"
     );
-    assert!(lines.iter().any(|l| l.starts_with("switchboard.toml:12:") && l.contains("\"h\"")), "{stderr}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("switchboard.toml:9:8:") && l.contains("already taken")),
+        "{stderr}"
+    );
+    assert!(lines.iter().any(|l| l.starts_with("switchboard.toml:14:7:") && l.contains("\"h\"")), "{stderr}");
     assert!(stderr.contains("3 problems"), "{stderr}");
 }
 

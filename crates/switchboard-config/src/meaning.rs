@@ -1,0 +1,234 @@
+//! Values of the right shape that still cannot work: a placeholder that
+//! names no parameter, a program that is not installed, a bad glob, a
+//! root folder that does not exist, a tool name used twice.
+//!
+//! Why here and not only where the server is built: the builders stop at
+//! the first problem and know no line numbers. These checks run on every
+//! part of the file whose shape is right (even when another part is
+//! wrong), using the checks of the crates that own the values
+//! ([`switchboard_tools::CommandToolSpec::problems`], the served tree's
+//! own construction), and place each problem on the exact key, element or
+//! header it is about.
+
+use std::ops::Range;
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use switchboard_files::{FilesOptions, ServedTree, TreeError};
+use switchboard_tools::{CommandToolSpec, FileToolsOptions, HttpToolSpec, Segment, SpecProblem};
+
+use crate::document::{Document, escape};
+
+/// The meaning problems of `doc` for serving `dir`, as (byte range,
+/// message). `bad` holds the pointers of the values with a shape problem:
+/// they are left out (a table then falls back to its defaults, or is
+/// skipped when something it needs is gone).
+pub(crate) fn problems(doc: &Document, dir: &Path, bad: &[String]) -> Vec<(Range<usize>, String)> {
+    let mut out = Vec::new();
+    if let Some(files) = typed::<FilesOptions>(doc, "/files", bad, Lists::DropItems) {
+        out.extend(files_problems(doc, dir, files));
+    }
+    out.extend(tool_problems(doc, dir, bad));
+    out.extend(duplicate_names(doc, bad));
+    out
+}
+
+/// What leaving out a bad list item does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lists {
+    /// Leaves out the item alone (problems are then found by value).
+    DropItems,
+    /// Leaves out the whole list (problems are found by index).
+    DropList,
+}
+
+/// The value at `pointer` as `T`, the values at `bad` pointers left out;
+/// `None` when absent or unusable without them.
+fn typed<T: DeserializeOwned>(doc: &Document, pointer: &str, bad: &[String], lists: Lists) -> Option<T> {
+    let mut value = doc.get(pointer)?.clone();
+    let below = format!("{pointer}/");
+    for b in bad {
+        if b == pointer {
+            return None;
+        }
+        if let Some(rest) = b.strip_prefix(&below) {
+            let path: Vec<String> =
+                rest.split('/').map(|s| s.replace("~1", "/").replace("~0", "~")).collect();
+            if leave_out(&mut value, &path, lists) {
+                return None;
+            }
+        }
+    }
+    drop_nulls(&mut value);
+    serde_json::from_value(value).ok()
+}
+
+/// Leaves out the value at `path` below `value` (a list item becomes null,
+/// removed later, so the indexes of the others hold meanwhile). Returns
+/// true when `value` itself must go.
+fn leave_out(value: &mut Value, path: &[String], lists: Lists) -> bool {
+    let Some((first, rest)) = path.split_first() else { return true };
+    match value {
+        Value::Object(map) => {
+            let gone = map.get_mut(first).is_none_or(|child| leave_out(child, rest, lists));
+            if gone {
+                map.remove(first);
+            }
+            false
+        }
+        Value::Array(items) if lists == Lists::DropItems => {
+            if let Some(item) = first.parse::<usize>().ok().and_then(|i| items.get_mut(i))
+                && leave_out(item, rest, lists)
+            {
+                *item = Value::Null;
+            }
+            false
+        }
+        _ => true,
+    }
+}
+
+/// Removes the nulls [`leave_out`] left in lists (TOML has no null).
+fn drop_nulls(value: &mut Value) {
+    match value {
+        Value::Array(items) => {
+            items.retain(|v| !v.is_null());
+            items.iter_mut().for_each(drop_nulls);
+        }
+        Value::Object(map) => map.values_mut().for_each(drop_nulls),
+        _ => {}
+    }
+}
+
+fn value_span(doc: &Document, pointer: &str) -> Range<usize> {
+    doc.place(pointer).map_or(0..0, |p| p.value.clone())
+}
+
+/// Each declared command and HTTP tool's problems, on their keys.
+fn tool_problems(doc: &Document, dir: &Path, bad: &[String]) -> Vec<(Range<usize>, String)> {
+    let mut out = Vec::new();
+    for (i, _) in array(doc, "/tools/command").iter().enumerate() {
+        let pointer = format!("/tools/command/{i}");
+        if let Some(spec) = typed::<CommandToolSpec>(doc, &pointer, bad, Lists::DropList) {
+            out.extend(spec.problems(dir).into_iter().map(|p| place(doc, &pointer, p)));
+        }
+    }
+    for (i, _) in array(doc, "/tools/http").iter().enumerate() {
+        let pointer = format!("/tools/http/{i}");
+        if let Some(spec) = typed::<HttpToolSpec>(doc, &pointer, bad, Lists::DropList) {
+            out.extend(spec.problems().into_iter().map(|p| place(doc, &pointer, p)));
+        }
+    }
+    out
+}
+
+fn array<'a>(doc: &'a Document, pointer: &str) -> &'a [Value] {
+    doc.get(pointer).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+/// A tool's problem at its place below the tool's table (`base`).
+fn place(doc: &Document, base: &str, problem: SpecProblem) -> (Range<usize>, String) {
+    let mut pointer = base.to_owned();
+    for segment in &problem.at {
+        match segment {
+            Segment::Key(k) => pointer.push_str(&format!("/{}", escape(k))),
+            Segment::Index(i) => pointer.push_str(&format!("/{i}")),
+        }
+    }
+    let place = doc.place(&pointer).or_else(|| doc.place(base));
+    let span = match place {
+        Some(p) if problem.in_key => p.key.clone().unwrap_or_else(|| p.value.clone()),
+        Some(p) => p.value.clone(),
+        None => 0..0,
+    };
+    (span, problem.error.to_string())
+}
+
+/// A tool name used twice, or by a built-in file tool: placed on the
+/// later `name`.
+fn duplicate_names(doc: &Document, bad: &[String]) -> Vec<(Range<usize>, String)> {
+    let builtin = typed::<FileToolsOptions>(doc, "/tools/builtin", bad, Lists::DropList).unwrap_or_default();
+    let mut seen: std::collections::HashMap<String, String> =
+        builtin.tool_names().into_iter().map(|n| (n.to_owned(), "a built-in file tool".to_owned())).collect();
+    let mut out = Vec::new();
+    for kind in ["command", "http"] {
+        for (i, tool) in array(doc, &format!("/tools/{kind}")).iter().enumerate() {
+            let Some(name) = tool.get("name").and_then(Value::as_str) else { continue };
+            let pointer = format!("/tools/{kind}/{i}/name");
+            let span = value_span(doc, &pointer);
+            match seen.get(name) {
+                Some(first) => out.push((
+                    span,
+                    format!("tool name {name:?} is already taken by {first}; give this tool another name"),
+                )),
+                None => {
+                    let line = line_of(doc, &pointer);
+                    seen.insert(name.to_owned(), format!("the tool on line {line}"));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn line_of(doc: &Document, pointer: &str) -> usize {
+    crate::problem::line_column(doc.text(), value_span(doc, pointer).start).0
+}
+
+/// The served tree's own problems (a root that is not a folder, a mount
+/// used twice, a glob that does not parse), all of them: the tree is built
+/// again without each offending entry until it builds. Entries are found
+/// by value (bad items may have been left out, shifting indexes).
+fn files_problems(doc: &Document, dir: &Path, mut files: FilesOptions) -> Vec<(Range<usize>, String)> {
+    let mut out = Vec::new();
+    for _ in 0..=files.roots.len() + files.exclude.len() {
+        let error = match ServedTree::new(dir, &files) {
+            Ok(_) => break,
+            Err(e) => e,
+        };
+        let found = match &error {
+            TreeError::Glob { pattern, reason } => files.exclude.iter().position(|p| p == pattern).map(|i| {
+                files.exclude.remove(i);
+                let message = format!(
+                    "{pattern:?} in `exclude` is not a valid glob ({reason}); write one like \"*.lock\" or \"target/**\""
+                );
+                (find(doc, "/files/exclude", "", pattern, false), message)
+            }),
+            TreeError::Root { path, source } => files.roots.iter().position(|r| &r.path == path).map(|i| {
+                files.roots.remove(i);
+                let shown = path.display().to_string();
+                let message = format!(
+                    "the root folder {shown:?} cannot be served ({source}); give a folder that exists, like \".\" or \"docs\""
+                );
+                (find(doc, "/files/roots", "/path", &shown, false), message)
+            }),
+            TreeError::Mount { mount, reason } => {
+                files.roots.iter().rposition(|r| r.mount.trim_matches('/') == mount).map(|i| {
+                    let written = files.roots.remove(i).mount;
+                    let message = format!("mount {mount:?}: {reason}; use a name like \"docs\" or \"src/lib\"");
+                    (find(doc, "/files/roots", "/mount", &written, true), message)
+                })
+            }
+            _ => None,
+        };
+        match found {
+            Some(problem) => out.push(problem),
+            None => {
+                out.push((value_span(doc, "/files"), format!("[files]: {error}")));
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// The place of the item of the list at `list` whose `field` (a pointer
+/// suffix, `""` for the item itself) is the text `value`: the first such
+/// item, or the last with `last`; the list itself if none.
+fn find(doc: &Document, list: &str, field: &str, value: &str, last: bool) -> Range<usize> {
+    let pointers = (0..array(doc, list).len()).map(|i| format!("{list}/{i}{field}"));
+    let mut matching = pointers.filter(|p| doc.get(p).and_then(Value::as_str) == Some(value));
+    let pointer = if last { matching.next_back() } else { matching.next() };
+    value_span(doc, pointer.as_deref().unwrap_or(list))
+}

@@ -1,0 +1,107 @@
+//! The official TypeScript MCP client SDKs (`@modelcontextprotocol/sdk`
+//! 1.32.2 and `@modelcontextprotocol/client` 2.4.0, pinned in
+//! `clients/package.json`) against the real `switchboard` binary.
+//!
+//! Why with the real clients: they handle a response at once but run
+//! notification handlers on a later microtask, so a progress notification
+//! read together with its response was lost (issue #19); only the SDKs
+//! themselves show whether the stdio transport's progress hold
+//! (`switchboard_server::transport::PROGRESS_HOLD`) keeps them apart.
+//! `clients/run.sh` installs the SDKs and Node 22 from the npm registry into
+//! `clients/node_modules` on first use; these tests fail (never skip) when
+//! that is impossible.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// tools/call rounds per client: each reports progress 0, 50 and 100.
+const ROUNDS: usize = 20;
+
+/// A first run installs the SDKs; later runs take a few seconds.
+const RUN_LIMIT: Duration = Duration::from_secs(300);
+
+/// One client at a time: the first run installs into a shared folder, and
+/// the rounds are timing-sensitive on a small machine.
+static CLIENTS: Mutex<()> = Mutex::new(());
+
+/// Runs `clients/progress.mjs` for one SDK and transport; its JSON report.
+fn progress_report(sdk: &str, transport: &str) -> Value {
+    let _one_at_a_time = CLIENTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut child = Command::new("bash")
+        .arg(root.join("clients/run.sh"))
+        .args(["progress.mjs", sdk, transport, &ROUNDS.to_string(), env!("CARGO_BIN_EXE_switchboard")])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bash runs clients/run.sh");
+    let mut stdout = child.stdout.take().expect("stdout is piped");
+    let mut stderr = child.stderr.take().expect("stderr is piped");
+    let out = std::thread::spawn(move || read_all(&mut stdout));
+    let err = std::thread::spawn(move || read_all(&mut stderr));
+    let status = wait_bounded(&mut child, RUN_LIMIT);
+    let (out, err) = (out.join().expect("stdout reader"), err.join().expect("stderr reader"));
+    let status =
+        status.unwrap_or_else(|| panic!("{sdk} over {transport} ran over {RUN_LIMIT:?}:\n{out}\n{err}"));
+    assert!(status.success(), "{sdk} over {transport} failed ({status}):\n{out}\n{err}");
+    let last = out.lines().last().unwrap_or_default();
+    serde_json::from_str(last).unwrap_or_else(|e| panic!("no JSON report ({e}):\n{out}\n{err}"))
+}
+
+fn read_all(from: &mut impl Read) -> String {
+    let mut text = String::new();
+    let _ = from.read_to_string(&mut text);
+    text
+}
+
+/// The child's exit status, or `None` after killing it at `limit`.
+fn wait_bounded(child: &mut std::process::Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if let Some(status) = child.try_wait().expect("wait for clients/run.sh") {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// Every round's progress reached the SDK's callback, in order, before
+/// callTool resolved, and the SDK reported nothing unknown.
+fn assert_every_progress_before_the_result(report: &Value) {
+    let rounds = report["rounds"].as_array().expect("rounds");
+    assert_eq!(rounds.len(), ROUNDS, "{report}");
+    for (i, round) in rounds.iter().enumerate() {
+        assert_eq!(round["seen"], serde_json::json!([0, 50, 100]), "round {i}: {report}");
+        assert_eq!(round["late"], serde_json::json!([]), "round {i}: {report}");
+        assert_eq!(round["text"], "Progress test completed", "round {i}: {report}");
+    }
+    assert_eq!(report["errors"], serde_json::json!([]), "{report}");
+}
+
+#[test]
+fn typescript_sdk_v1_gets_every_progress_before_the_result_over_stdio() {
+    assert_every_progress_before_the_result(&progress_report("v1", "stdio"));
+}
+
+#[test]
+fn typescript_client_v2_gets_every_progress_before_the_result_over_stdio() {
+    assert_every_progress_before_the_result(&progress_report("v2", "stdio"));
+}
+
+#[test]
+fn typescript_sdk_v1_gets_every_progress_before_the_result_over_http() {
+    assert_every_progress_before_the_result(&progress_report("v1", "http"));
+}
+
+#[test]
+fn typescript_client_v2_gets_every_progress_before_the_result_over_http() {
+    assert_every_progress_before_the_result(&progress_report("v2", "http"));
+}
