@@ -95,6 +95,19 @@ pub(crate) fn run(source: &Source, json: bool) -> anyhow::Result<()> {
     }
 }
 
+/// `--json` when there is nothing to check (the folder or the `--config`
+/// file cannot be found or read): the document with `error`'s message as
+/// its one problem, placed nowhere (`file`, `line` and `column` null); the
+/// error is returned so the exit status stays the one it carries.
+pub(crate) fn print_unchecked(error: anyhow::Error) -> anyhow::Result<()> {
+    let mut doc = report(None, &[], None);
+    doc["ok"] = json!(false);
+    doc["problems"] = json!([{"file": null, "line": null, "column": null, "message": format!("{error:#}")}]);
+    doc["summary"]["problems"] = json!(1);
+    print(&format!("{doc:#}\n"))?;
+    Err(error)
+}
+
 /// `path` relative to `cwd` when inside it.
 fn shown(path: &Path, cwd: &Path) -> String {
     let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());

@@ -351,7 +351,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             state,
             project,
         }),
-        Command::Check { json, project } => check::run(&project.source("check")?, json),
+        Command::Check { json, project } => match project.source("check") {
+            Ok(source) => check::run(&source, json),
+            // No folder or configuration file to check: with --json, still
+            // one document on stdout, then the same exit status.
+            Err(error) if json => check::print_unchecked(error),
+            Err(error) => Err(error),
+        },
         Command::List { json, fixtures: Some(fixtures), .. } => commands::print_listing(
             &serve::fixture_builder(
                 ServerOptions::default(),

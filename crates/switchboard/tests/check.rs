@@ -152,3 +152,24 @@ fn check_json_reports_a_file_that_cannot_be_read() {
     );
     assert!(report["problems"][0]["message"].as_str().unwrap().starts_with("cannot read it"), "{report:#}");
 }
+
+/// `--json` prints one document even when there is nothing to check: a
+/// `--config` file that does not exist (exit 3) or a folder that does not
+/// (exit 4).
+#[test]
+fn check_json_reports_a_missing_configuration_file_or_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, code, words) in [
+        (&["check", "--json", "--config", "missing.toml", "."][..], 3, "missing.toml"),
+        (&["check", "--json", "no-such-folder"][..], 4, "no-such-folder"),
+    ] {
+        let (status, stdout, _) = switchboard(args, dir.path());
+        assert_eq!(status, code, "{args:?}");
+        let report: Value =
+            serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {stdout}"));
+        assert_eq!(report["ok"], false);
+        assert_eq!(report["summary"]["problems"], 1);
+        assert_eq!(report["problems"][0]["line"], Value::Null);
+        assert!(report["problems"][0]["message"].as_str().unwrap().contains(words), "{report:#}");
+    }
+}
