@@ -5,11 +5,18 @@
 //! reader stops buffering it, skips to the next newline and reports
 //! [`Frame::TooLarge`], so a hostile peer cannot grow memory without bound.
 //! A trailing `\r` is removed and blank lines are skipped.
+//!
+//! The process's stdio ([`stdio`]) holds a message back for a moment after
+//! a progress notification (see the `hold` module): clients built on the
+//! official TypeScript SDK otherwise lose the last progress of a request
+//! whose response arrives in the same read.
 
 use std::io;
+use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 
+use super::hold::{Before, PROGRESS_HOLD, ProgressHold};
 use super::{Frame, FrameReader, FrameWriter, StdinStream, StdoutStream, Transport};
 
 /// Newline-delimited JSON over any byte stream.
@@ -18,6 +25,7 @@ pub struct LineTransport<R, W> {
     reader: R,
     writer: W,
     limit: usize,
+    progress_hold: Option<Duration>,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -27,15 +35,26 @@ where
 {
     /// Frames `reader`/`writer`, refusing lines longer than `limit` bytes.
     pub fn new(reader: R, writer: W, limit: usize) -> Self {
-        Self { reader, writer, limit }
+        Self { reader, writer, limit, progress_hold: None }
+    }
+
+    /// Makes a message that follows a progress notification wait until
+    /// `hold` has passed since the notification was flushed (progress after
+    /// progress never waits). [`stdio`] does this with
+    /// [`PROGRESS_HOLD`](super::PROGRESS_HOLD); use it for any stream whose
+    /// client may be built on the TypeScript SDK (see the `hold` module).
+    pub fn hold_after_progress(mut self, hold: Duration) -> Self {
+        self.progress_hold = Some(hold);
+        self
     }
 }
 
 /// The process's stdin and stdout; must be called inside a Tokio runtime.
 /// Pipes and sockets are read and written on the runtime's thread
-/// ([`StdinStream`]).
+/// ([`StdinStream`]), and a message after progress waits
+/// [`PROGRESS_HOLD`](super::PROGRESS_HOLD) ([`LineTransport::hold_after_progress`]).
 pub fn stdio(limit: usize) -> LineTransport<StdinStream, StdoutStream> {
-    LineTransport::new(StdinStream::new(), StdoutStream::new(), limit)
+    LineTransport::new(StdinStream::new(), StdoutStream::new(), limit).hold_after_progress(PROGRESS_HOLD)
 }
 
 impl<R, W> Transport for LineTransport<R, W>
@@ -54,7 +73,10 @@ where
                 line: Vec::new(),
                 oversized: false,
             },
-            LineWriter { inner: BufWriter::with_capacity(64 * 1024, self.writer) },
+            LineWriter {
+                inner: BufWriter::with_capacity(64 * 1024, self.writer),
+                hold: self.progress_hold.map(ProgressHold::new),
+            },
         )
     }
 }
@@ -135,18 +157,47 @@ impl<R: AsyncRead + Unpin + Send + 'static> FrameReader for LineReader<R> {
 #[derive(Debug)]
 pub struct LineWriter<W> {
     inner: BufWriter<W>,
+    /// Set by [`LineTransport::hold_after_progress`].
+    hold: Option<ProgressHold>,
+}
+
+impl<W: AsyncWrite + Unpin + Send + 'static> LineWriter<W> {
+    /// Keeps `frame` out of the client's read of an earlier progress
+    /// notification (see the `hold` module).
+    async fn hold_before(&mut self, frame: &[u8]) -> io::Result<()> {
+        let Some(hold) = &mut self.hold else { return Ok(()) };
+        match hold.before(frame) {
+            Before::Write => return Ok(()),
+            Before::FlushThenWait => {
+                self.inner.flush().await?;
+                hold.flushed();
+            }
+            Before::Wait => {}
+        }
+        hold.wait().await;
+        Ok(())
+    }
 }
 
 impl<W: AsyncWrite + Unpin + Send + 'static> FrameWriter for LineWriter<W> {
     async fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
+        self.hold_before(frame).await?;
         // serde_json never writes a raw newline inside a message, so the
         // newline is always a frame boundary.
         self.inner.write_all(frame).await?;
-        self.inner.write_all(b"\n").await
+        self.inner.write_all(b"\n").await?;
+        if let Some(hold) = &mut self.hold {
+            hold.written(frame);
+        }
+        Ok(())
     }
 
     async fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush().await
+        self.inner.flush().await?;
+        if let Some(hold) = &mut self.hold {
+            hold.flushed();
+        }
+        Ok(())
     }
 }
 
@@ -187,5 +238,64 @@ mod tests {
         // Exactly at the limit is fine.
         let got = frames(b"12345\n", 5).await;
         assert_eq!(got, vec![Frame::Message(b"12345".to_vec())]);
+    }
+}
+
+#[cfg(test)]
+mod hold_tests {
+    use tokio::io::AsyncReadExt;
+    use tokio::time::Instant;
+
+    use super::*;
+
+    const PROGRESS: &[u8] =
+        br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":100}}"#;
+    const RESPONSE: &[u8] = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+
+    /// Writes progress and its response as one batch (what the connection
+    /// loop does when both are queued); the time the batch took, and what
+    /// the peer could read before the response was written.
+    async fn progress_then_response(
+        transport: LineTransport<tokio::io::Empty, tokio::io::DuplexStream>,
+        peer: &mut tokio::io::DuplexStream,
+    ) -> (Duration, Vec<u8>) {
+        let (_, mut writer) = transport.split();
+        let started = Instant::now();
+        writer.write_frame(PROGRESS).await.unwrap();
+        let written = tokio::spawn(async move {
+            writer.write_frame(RESPONSE).await.unwrap();
+            writer.flush().await.unwrap();
+            Instant::now()
+        });
+        tokio::task::yield_now().await;
+        let mut early = vec![0; 4096];
+        let n = tokio::time::timeout(Duration::from_millis(1), peer.read(&mut early))
+            .await
+            .unwrap_or(Ok(0))
+            .unwrap();
+        early.truncate(n);
+        (written.await.unwrap() - started, early)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_response_after_progress_waits_out_the_hold_after_the_progress_went_out() {
+        let (server, mut peer) = tokio::io::duplex(64 * 1024);
+        let transport = LineTransport::new(tokio::io::empty(), server, 1024)
+            .hold_after_progress(Duration::from_millis(10));
+        let (took, early) = progress_then_response(transport, &mut peer).await;
+        assert_eq!(took, Duration::from_millis(10));
+        assert_eq!(early, [PROGRESS, b"\n"].concat(), "the progress goes out on its own, first");
+        let mut rest = vec![0; 4096];
+        let n = peer.read(&mut rest).await.unwrap();
+        assert_eq!(&rest[..n], [RESPONSE, b"\n"].concat());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn without_the_hold_nothing_waits() {
+        let (server, mut peer) = tokio::io::duplex(64 * 1024);
+        let transport = LineTransport::new(tokio::io::empty(), server, 1024);
+        let (took, early) = progress_then_response(transport, &mut peer).await;
+        assert_eq!(took, Duration::ZERO);
+        assert_eq!(early, [PROGRESS, b"\n", RESPONSE, b"\n"].concat());
     }
 }

@@ -8,12 +8,14 @@
 //! with their own request/response shape (HTTP) skip this trait and call
 //! [`Server::accept`](crate::Server::accept) per message instead.
 
+mod hold;
 mod line;
 mod stdio;
 
 use std::future::Future;
 use std::io;
 
+pub use hold::PROGRESS_HOLD;
 pub use line::{LineReader, LineTransport, LineWriter, stdio};
 pub use stdio::{StdinStream, StdoutStream};
 
