@@ -28,6 +28,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 use crate::caller::Caller;
+use crate::peek::Body;
 use crate::security::{error_response, json_response, reply_response};
 use crate::shared_sessions::{
     CHANNEL, SessionChange, changes_of, forget_local, record_key, restore, save, share, spawn_listener,
@@ -323,13 +324,14 @@ fn wants_sse(mode: ResponseMode, messages: &[&Value]) -> bool {
     }
 }
 
-/// A POST in the `initialize` era. `head` is what [`peek`](crate::peek)
-/// read of a single-message body; the sessionless path needs nothing more.
+/// A POST in the `initialize` era. `peeked` is the body's classification
+/// (see [`peek`](crate::peek)): a body that is no valid JSON-RPC message
+/// never gets here, and whether a batch is taken is decided there too.
 pub(crate) async fn post(
     app: App,
     headers: HeaderMap,
     body: Bytes,
-    head: Option<crate::peek::Head>,
+    peeked: Body,
     caller: Caller,
 ) -> Response {
     if let Some(v) = headers.get("mcp-protocol-version") {
@@ -346,29 +348,20 @@ pub(crate) async fn post(
             );
         }
     }
-    if !app.options.legacy_sessions
-        && let Some(head) = head
-    {
-        return sessionless(&app, &headers, &body, head.initialize, head.request, &caller).await;
+    if !app.options.legacy_sessions {
+        return sessionless(&app, &headers, &body, &peeked, &caller).await;
     }
     let value: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
-        Err(e) if e.is_syntax() || e.is_eof() => {
-            return error_response(StatusCode::BAD_REQUEST, None, ErrorObject::parse_error(e));
-        }
         Err(e) => return error_response(StatusCode::BAD_REQUEST, None, ErrorObject::parse_error(e)),
     };
     let messages: Vec<&Value> = match &value {
         Value::Array(items) => items.iter().collect(),
         other => vec![other],
     };
-    let is_request = |m: &&Value| m.get("method").is_some() && m.get("id").is_some();
-    let has_requests = messages.iter().any(is_request);
-    let is_initialize = !value.is_array() && value["method"] == "initialize";
+    let has_requests = peeked.has_requests();
+    let is_initialize = peeked.is_initialize();
 
-    if !app.options.legacy_sessions {
-        return sessionless(&app, &headers, &body, is_initialize, has_requests, &caller).await;
-    }
     let (legacy, created) = if is_initialize && session_header(&headers).is_none() {
         if app.sessions.len() >= app.options.max_sessions {
             return too_many_sessions();
@@ -381,10 +374,10 @@ pub(crate) async fn post(
         }
     };
     legacy.touch();
-    if value.is_array() && !legacy.session.negotiated_version().is_some_and(ProtocolVersion::allows_batches) {
-        let reply =
-            app.server.handle_frame_via(&legacy.session, &body, &caller.via(None)).await.unwrap_or_default();
-        return json_response(StatusCode::BAD_REQUEST, reply);
+    if let Body::Batch(batch) = &peeked
+        && let Some(refusal) = batch.refusal_at(legacy.session.negotiated_version())
+    {
+        return refusal.response();
     }
 
     // Only computed with a store: what other instances must learn.
@@ -395,10 +388,7 @@ pub(crate) async fn post(
         if let Err(e) = share(&app, &legacy, &changes).await {
             return unavailable(&e);
         }
-        return match reply {
-            None => StatusCode::ACCEPTED.into_response(),
-            Some(reply) => json_response(StatusCode::BAD_REQUEST, reply),
-        };
+        return without_requests(reply);
     }
 
     if is_initialize {
@@ -509,29 +499,45 @@ pub(crate) async fn post(
 }
 
 /// Legacy requests without sessions: a fresh session per request, already
-/// negotiated at the header's revision.
+/// negotiated at the header's revision (2025-03-26 without one).
 async fn sessionless(
     app: &App,
     headers: &HeaderMap,
     body: &Bytes,
-    is_initialize: bool,
-    has_requests: bool,
+    peeked: &Body,
     caller: &Caller,
 ) -> Response {
+    let version = headers
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| ProtocolVersion::parse(v.trim()))
+        .unwrap_or(ProtocolVersion::V2025_03_26);
+    if let Body::Batch(batch) = peeked
+        && let Some(refusal) = batch.refusal_at(Some(version))
+    {
+        return refusal.response();
+    }
     let (tx, _rx) = mpsc::channel(64);
     let session = app.server.new_session(tx, caller.principal.clone());
-    if !is_initialize {
-        let version = headers
-            .get("mcp-protocol-version")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| ProtocolVersion::parse(v.trim()))
-            .unwrap_or(ProtocolVersion::V2025_03_26);
+    if !peeked.is_initialize() {
         session.assume_initialized(version);
     }
-    match app.server.handle_frame_via(&session, body, &caller.via(None)).await {
+    let reply = app.server.handle_frame_via(&session, body, &caller.via(None)).await;
+    match reply {
+        _ if !peeked.has_requests() => without_requests(reply),
         Some(reply) => json_response(StatusCode::OK, reply),
-        None if has_requests => json_response(StatusCode::OK, Vec::new()),
+        None => json_response(StatusCode::OK, Vec::new()),
+    }
+}
+
+/// The answer to a body without requests (notifications, responses, a
+/// 2025-03-26 batch of them): `202`, or `400` with the errors when the
+/// dispatcher refused some of it ("If the server cannot accept the input,
+/// it MUST return an HTTP error status code").
+fn without_requests(reply: Option<Vec<u8>>) -> Response {
+    match reply {
         None => StatusCode::ACCEPTED.into_response(),
+        Some(reply) => json_response(StatusCode::BAD_REQUEST, reply),
     }
 }
 

@@ -47,6 +47,12 @@
 //! Without a store (the default) nothing of this costs a thing: sessions
 //! live in the process, events in memory.
 //!
+//! A POST body that is no valid JSON-RPC message (not JSON, the wrong or no
+//! `jsonrpc`, an id that is `null` or not a string or integer, no string
+//! method, a batch where the revision has none) is `400` with a JSON-RPC
+//! error (`-32700` or `-32600`) in every era, decided in one place
+//! (`peek.rs`) before the body is routed.
+//!
 //! Every request passes the DNS-rebinding checks first: `Host` must be one
 //! of the allowed names (loopback by default) and a present `Origin` must
 //! name an allowed host, otherwise `403`.
@@ -277,37 +283,56 @@ async fn handle(
         Ok(body) => body,
         Err(response) => return response,
     };
+    let modern_header = has_modern_header(&headers);
+    match method {
+        Method::POST => post(app, headers, body, principal, modern_header).await,
+        Method::GET if !modern_header && app.options.legacy_sessions => {
+            let caller = caller::Caller::new(principal, &headers);
+            legacy::get(app, headers, caller).await
+        }
+        Method::DELETE if !modern_header && app.options.legacy_sessions => {
+            let caller = caller::Caller::new(principal, &headers);
+            legacy::delete(app, headers, caller).await
+        }
+        _ => security::method_not_allowed(),
+    }
+}
+
+/// `MCP-Protocol-Version: 2026-07-28`.
+fn has_modern_header(headers: &axum::http::HeaderMap) -> bool {
+    headers
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim() == switchboard_server::ProtocolVersion::V2026_07_28.as_str())
+}
+
+/// A POST: media types, then the body's classification (a body that is no
+/// valid JSON-RPC message is `400` here, on every path), then the scope
+/// challenge, then the era's handler.
+async fn post(
+    app: App,
+    headers: axum::http::HeaderMap,
+    body: axum::body::Bytes,
+    principal: Option<switchboard_server::Principal>,
+    modern_header: bool,
+) -> axum::response::Response {
+    if let Err(response) = security::check_post_headers(&headers) {
+        return response;
+    }
+    let peeked = peek::Body::of(&body);
+    if let peek::Body::Refused(refusal) = &peeked {
+        return refusal.response();
+    }
     if let (Some(auth), Some(principal)) = (&app.options.auth, &principal)
-        && method == Method::POST
         && let Some(response) = scope_challenge(&app.server, auth, principal, &body)
     {
         return response;
     }
     let caller = caller::Caller::new(principal, &headers);
-    let modern_header = headers
-        .get("mcp-protocol-version")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.trim() == switchboard_server::ProtocolVersion::V2026_07_28.as_str());
-    match method {
-        Method::POST => {
-            if let Err(response) = security::check_post_headers(&headers) {
-                return response;
-            }
-            let head = peek::Head::of(&body);
-            let modern = modern_header || head.map_or_else(|| peek::body_is_modern(&body), |h| h.modern);
-            if modern {
-                modern::post(app, headers, body, caller).await
-            } else {
-                legacy::post(app, headers, body, head, caller).await
-            }
-        }
-        Method::GET if !modern_header && app.options.legacy_sessions => {
-            legacy::get(app, headers, caller).await
-        }
-        Method::DELETE if !modern_header && app.options.legacy_sessions => {
-            legacy::delete(app, headers, caller).await
-        }
-        _ => security::method_not_allowed(),
+    if modern_header || peeked.is_modern() {
+        modern::post(app, headers, body, peeked, caller).await
+    } else {
+        legacy::post(app, headers, body, peeked, caller).await
     }
 }
 

@@ -2,8 +2,10 @@
 //! headers, SSE only when the request needs it, disconnect = cancel.
 //!
 //! The validation order follows spec.md §c.4 (it is what the conformance
-//! probes expect): JSON → a single request object → required `_meta` →
-//! headers against the body → version → method → `Mcp-Param-*` → handling.
+//! probes expect): JSON → a single valid message (both decided for every
+//! path by [`peek`](crate::peek), before routing) → a request →
+//! required `_meta` → headers against the body → version → method →
+//! `Mcp-Param-*` → handling.
 
 use std::collections::VecDeque;
 
@@ -19,6 +21,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 use crate::caller::Caller;
+use crate::peek::{Body, Kind};
 use crate::security::{error_response, reply_response};
 use crate::{App, ResponseMode, headers, sse};
 
@@ -66,6 +69,10 @@ impl Pump {
     }
 }
 
+/// The status of a reply from the dispatcher: its errors named in §c.4
+/// are `400`/`404`. This parses the serialized reply, because
+/// [`Accepted`] hands over bytes only; once the reply carries its outcome
+/// (issue #18), the status should come from that.
 fn status_for(reply: &[u8]) -> StatusCode {
     #[derive(Deserialize)]
     struct Reply {
@@ -84,32 +91,36 @@ fn status_for(reply: &[u8]) -> StatusCode {
     }
 }
 
-pub(crate) async fn post(app: App, headers: HeaderMap, body: Bytes, caller: Caller) -> Response {
+/// A 2026-07-28 POST. `peeked` is the body's classification; a body that
+/// is no valid JSON-RPC message never gets here (see [`peek`](crate::peek)).
+pub(crate) async fn post(
+    app: App,
+    headers: HeaderMap,
+    body: Bytes,
+    peeked: Body,
+    caller: Caller,
+) -> Response {
     let bad = |id: Option<&RequestId>, e: ErrorObject| error_response(StatusCode::BAD_REQUEST, id, e);
+    let head = match peeked.single() {
+        Ok(head) => head,
+        Err(refusal) => return refusal.response(),
+    };
+    let id = match head.kind {
+        Kind::Request(id) => id,
+        // Notifications are accepted and have no effect over HTTP here
+        // (cancellation is closing the stream).
+        Kind::Notification => return StatusCode::ACCEPTED.into_response(),
+        // No server-to-client requests in 2026-07-28: nothing to answer.
+        Kind::Response => {
+            return bad(None, ErrorObject::invalid_request("the body must be a request or a notification"));
+        }
+    };
     let value: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(e) => return bad(None, ErrorObject::parse_error(e)),
     };
-    let Some(object) = value.as_object() else {
-        return bad(
-            None,
-            ErrorObject::invalid_request("the body must be one JSON-RPC request object (no batches)"),
-        );
-    };
-    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return bad(None, ErrorObject::invalid_request("missing \"jsonrpc\": \"2.0\""));
-    }
-    let Some(method) = object.get("method").and_then(Value::as_str) else {
-        return bad(None, ErrorObject::invalid_request("the body must be a request or a notification"));
-    };
-    let Some(raw_id) = object.get("id") else {
-        // Notifications are accepted and have no effect over HTTP here
-        // (cancellation is closing the stream).
-        return StatusCode::ACCEPTED.into_response();
-    };
-    let Ok(id) = serde_json::from_value::<RequestId>(raw_id.clone()) else {
-        return bad(None, ErrorObject::invalid_request("\"id\" must be a string or an integer"));
-    };
+    // A string: the classification checked it.
+    let method = value["method"].as_str().unwrap_or_default();
     let meta = &value["params"]["_meta"];
     let version = meta.get(PROTOCOL_VERSION).and_then(Value::as_str);
     let (Some(version), true) = (version, meta.get(CLIENT_CAPABILITIES).is_some_and(Value::is_object)) else {

@@ -1,34 +1,193 @@
-//! Cheap looks at a POST body before it is dispatched.
+//! The first look at a POST body: what it is, decided once for every path.
 //!
-//! Routing needs a few facts about a body (is it a 2026-07-28 request, is
-//! it `initialize`, does it carry a request) before the dispatcher parses
-//! it for real. Building a `serde_json::Value` for those facts was about a
-//! sixth of a stateless `tools/call`'s instructions (callgrind, legacy
-//! stateless mode), so these read the body with borrowing deserializers
-//! that skip what they do not need and allocate nothing.
+//! Every POST body is classified here before anything else reads it, so the
+//! answer to a body the server cannot accept is the same on every path
+//! (legacy sessions, sessionless legacy, 2026-07-28) and is chosen from the
+//! classification, never by parsing a reply: `400 Bad Request` with a
+//! JSON-RPC error body, `-32700` for a body that is not JSON and `-32600`
+//! for JSON that is not a valid JSON-RPC message, addressed to the id when
+//! the id could be read and to `null` otherwise. Streamable HTTP: "If the
+//! server cannot accept the input, it MUST return an HTTP error status code
+//! (e.g., 400 Bad Request)" (`docs/specification/<rev>/basic/transports.mdx`
+//! §Sending Messages to the Server; spec.md §c.2, §c.4 steps 2–3, §d).
+//!
+//! The JSON-RPC rules are the dispatcher's own ([`IncomingMessage::kind`]),
+//! so HTTP and stdio cannot disagree about what a valid message is. HTTP
+//! adds one rule: a notification must say `"jsonrpc": "2.0"` as well. Over
+//! stdio a malformed notification is dropped without a word (it can never
+//! be answered); over HTTP the status line can refuse it.
+//!
+//! Batches (JSON arrays) are 2025-03-26 only: their elements are judged one
+//! by one by the dispatcher, as JSON-RPC 2.0 §6 asks, and [`Batch::refusal_at`]
+//! says whether a revision takes a batch at all.
+//!
+//! Routing also needs a few facts (is it a 2026-07-28 request, is it
+//! `initialize`, does it carry a request); they are read with borrowing
+//! deserializers that allocate nothing for what they skip.
 
-use serde::{Deserialize, Deserializer};
+use axum::response::Response;
+use serde::Deserialize;
 use serde_json::value::RawValue;
+use switchboard_server::ProtocolVersion;
+use switchboard_types::jsonrpc::{IncomingMessage, JSONRPC_VERSION, MessageKind};
+use switchboard_types::{ErrorObject, RequestId};
 
-/// What routing needs to know about a body holding one JSON-RPC message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+use crate::security::error_response;
+
+/// What a POST body is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Body {
+    /// One valid JSON-RPC message.
+    One(Head),
+    /// A non-empty JSON array: a batch.
+    Batch(Batch),
+    /// Nothing the server can accept, whatever the revision.
+    Refused(Refusal),
+}
+
+/// What routing needs to know about one valid message.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Head {
+    /// Request, notification or response.
+    pub kind: Kind,
     /// It carries `params._meta["io.modelcontextprotocol/protocolVersion"]`.
     pub modern: bool,
     /// Its `method` is `initialize`.
     pub initialize: bool,
-    /// It has both a `method` and an `id` (a request, not a notification).
-    pub request: bool,
 }
 
-#[derive(Deserialize)]
-struct Message<'a> {
-    #[serde(default, borrow, deserialize_with = "present_raw")]
-    method: Option<&'a RawValue>,
-    #[serde(default, deserialize_with = "present")]
-    id: bool,
-    #[serde(default, borrow)]
-    params: Option<Params<'a>>,
+/// The kind of a valid message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A request, with its id.
+    Request(RequestId),
+    /// A notification.
+    Notification,
+    /// A response to a request the server sent.
+    Response,
+}
+
+/// What is known of a batch before its elements are dispatched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Batch {
+    /// At least one element is a valid request (so the answer is a reply,
+    /// not `202`).
+    pub requests: bool,
+}
+
+/// Why a body cannot be accepted: answered `400` with a JSON-RPC error.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Refusal {
+    /// The message's id, when it could be read.
+    pub id: Option<RequestId>,
+    /// `-32700` or `-32600`.
+    pub error: ErrorObject,
+}
+
+impl Refusal {
+    fn new(id: Option<RequestId>, error: ErrorObject) -> Self {
+        Self { id, error }
+    }
+
+    fn no_batches() -> Self {
+        Self::new(
+            None,
+            ErrorObject::invalid_request(
+                "JSON-RPC batches are accepted only under protocol revision 2025-03-26: send one message per POST",
+            ),
+        )
+    }
+
+    /// `400 Bad Request` with the JSON-RPC error.
+    pub(crate) fn response(&self) -> Response {
+        error_response(axum::http::StatusCode::BAD_REQUEST, self.id.as_ref(), self.error.clone())
+    }
+}
+
+impl Body {
+    /// Classifies a POST body.
+    pub(crate) fn of(body: &[u8]) -> Body {
+        if body.trim_ascii_start().first() == Some(&b'[') {
+            return batch(body);
+        }
+        one(body).map_or_else(Body::Refused, Body::One)
+    }
+
+    /// The body's one message, for a revision that takes nothing else
+    /// (2026-07-28).
+    pub(crate) fn single(self) -> Result<Head, Refusal> {
+        match self {
+            Body::One(head) => Ok(head),
+            Body::Batch(_) => Err(Refusal::no_batches()),
+            Body::Refused(refusal) => Err(refusal),
+        }
+    }
+
+    /// It is one message carrying the 2026-07-28 per-request version
+    /// (a batch never is: 2026-07-28 has no batches).
+    pub(crate) fn is_modern(&self) -> bool {
+        matches!(self, Body::One(head) if head.modern)
+    }
+
+    /// It is one `initialize` message.
+    pub(crate) fn is_initialize(&self) -> bool {
+        matches!(self, Body::One(head) if head.initialize)
+    }
+
+    /// It carries at least one valid request (so it is answered with a
+    /// reply rather than `202`).
+    pub(crate) fn has_requests(&self) -> bool {
+        match self {
+            Body::One(head) => matches!(head.kind, Kind::Request(_)),
+            Body::Batch(batch) => batch.requests,
+            Body::Refused(_) => false,
+        }
+    }
+}
+
+impl Batch {
+    /// The refusal of a batch under `revision` (`None`: not negotiated yet,
+    /// and `initialize` must not be batched): only 2025-03-26 takes batches
+    /// (spec.md §c.6; 2025-06-18 changelog: batching removed).
+    pub(crate) fn refusal_at(self, revision: Option<ProtocolVersion>) -> Option<Refusal> {
+        (!revision.is_some_and(ProtocolVersion::allows_batches)).then(Refusal::no_batches)
+    }
+}
+
+/// One message: the dispatcher's rules, plus `"jsonrpc": "2.0"` on
+/// notifications.
+fn one(body: &[u8]) -> Result<Head, Refusal> {
+    let message = IncomingMessage::parse(body).map_err(|e| Refusal::new(None, e))?;
+    let kind = message.kind().map_err(|e| Refusal::new(message.readable_id(), e))?;
+    let (kind, method, params) = match kind {
+        MessageKind::Request { id, method, params } => (Kind::Request(id), Some(method), params),
+        MessageKind::Notification { method, params } => (Kind::Notification, Some(method), params),
+        MessageKind::Response { .. } => (Kind::Response, None, None),
+    };
+    if message.jsonrpc.as_deref() != Some(JSONRPC_VERSION) {
+        return Err(Refusal::new(None, ErrorObject::invalid_request("missing \"jsonrpc\": \"2.0\"")));
+    }
+    Ok(Head { kind, modern: version_in(params), initialize: method == Some("initialize") })
+}
+
+/// A JSON array: refused when it is not JSON or empty (JSON-RPC 2.0 §6:
+/// an empty array is an invalid request); otherwise its elements are left
+/// to the dispatcher.
+fn batch(body: &[u8]) -> Body {
+    let items: Vec<&RawValue> = match serde_json::from_slice(body) {
+        Ok(items) => items,
+        Err(e) if e.is_data() => {
+            return Body::Refused(Refusal::new(None, ErrorObject::invalid_request("malformed batch")));
+        }
+        Err(e) => return Body::Refused(Refusal::new(None, ErrorObject::parse_error(e))),
+    };
+    if items.is_empty() {
+        return Body::Refused(Refusal::new(None, ErrorObject::invalid_request("empty batch")));
+    }
+    let requests = items
+        .iter()
+        .any(|item| matches!(one(item.get().as_bytes()), Ok(Head { kind: Kind::Request(_), .. })));
+    Body::Batch(Batch { requests })
 }
 
 #[derive(Deserialize)]
@@ -43,77 +202,43 @@ struct Meta<'a> {
     version: Option<&'a RawValue>,
 }
 
-/// `Some` whenever the member is there, `null` included (as
-/// `Value::get` sees it).
-fn present_raw<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<&'a RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
-}
-
-/// True whenever the member is there, `null` included.
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
-    serde::de::IgnoredAny::deserialize(d).map(|_| true)
-}
-
-impl Head {
-    /// The facts of a body holding one message. `None` for a batch, for
-    /// anything that is not a JSON object, and for the rare bodies these
-    /// facts cannot be read from exactly without a full parse (a repeated
-    /// member, an escaped method name): the caller then parses the body
-    /// in full, which also finds its errors.
-    pub(crate) fn of(body: &[u8]) -> Option<Head> {
-        if !is_object(body) {
-            return None;
-        }
-        let message: Message<'_> = serde_json::from_slice(body).ok()?;
-        let method = message.method.map(RawValue::get);
-        if method.is_some_and(|m| m.contains('\\')) {
-            return None;
-        }
-        Some(Head {
-            modern: version_in(message.params),
-            initialize: method == Some("\"initialize\""),
-            request: method.is_some() && message.id,
-        })
+/// Whether `params` (an object; arrays carry no `_meta`) holds a non-null
+/// per-request protocol version. Params without the bytes `_meta` and
+/// without an escape (a key could spell `_meta` with `\u` escapes) have
+/// none, and are not scanned a second time.
+fn version_in(params: Option<&RawValue>) -> bool {
+    let Some(params) = params.filter(|p| p.get().starts_with('{')) else { return false };
+    let bytes = params.get().as_bytes();
+    if memchr::memmem::find(bytes, b"_meta").is_none() && memchr::memchr(b'\\', bytes).is_none() {
+        return false;
     }
-}
-
-/// Whether the body's JSON text starts as an object. A derived
-/// `Deserialize` also reads a struct from an array (field by position), so
-/// batches and other arrays are turned away before that can happen.
-fn is_object(body: &[u8]) -> bool {
-    body.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r')) == Some(&b'{')
-}
-
-fn version_in(params: Option<Params<'_>>) -> bool {
-    params.and_then(|p| p.meta).is_some_and(|m| m.version.is_some())
-}
-
-/// True if the body carries the 2026-07-28 per-request protocol version
-/// (for bodies [`Head::of`] does not read, batches included).
-pub(crate) fn body_is_modern(body: &[u8]) -> bool {
-    #[derive(Deserialize)]
-    struct Envelope<'a> {
-        #[serde(borrow)]
-        params: Option<Params<'a>>,
-    }
-    is_object(body) && serde_json::from_slice::<Envelope<'_>>(body).is_ok_and(|e| version_in(e.params))
+    serde_json::from_str::<Params<'_>>(params.get())
+        .ok()
+        .and_then(|p| p.meta)
+        .is_some_and(|m| m.version.is_some_and(|v| v.get() != "null"))
 }
 
 #[cfg(test)]
 mod tests {
     use serde_json::Value;
+    use switchboard_types::ErrorCode;
 
     use super::*;
 
-    /// What the full parse says about `body`, for comparison.
-    fn by_value(body: &str) -> Head {
+    /// What the full parse says about a valid `body`, for comparison.
+    fn by_value(body: &str) -> (bool, bool, bool) {
         let v: Value = serde_json::from_str(body).unwrap();
-        Head {
-            modern: v["params"]["_meta"]
-                .get("io.modelcontextprotocol/protocolVersion")
-                .is_some_and(|x| !x.is_null()),
-            initialize: v["method"] == "initialize",
-            request: v.get("method").is_some() && v.get("id").is_some(),
+        (
+            v["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion").is_some_and(|x| !x.is_null()),
+            v["method"] == "initialize",
+            v.get("method").is_some() && v.get("id").is_some(),
+        )
+    }
+
+    fn refusal(body: &str) -> (ErrorCode, Option<RequestId>) {
+        match Body::of(body.as_bytes()) {
+            Body::Refused(r) => (r.error.code, r.id),
+            other => panic!("{body} was accepted: {other:?}"),
         }
     }
 
@@ -123,43 +248,75 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
             r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"echo","arguments":{"m":[1,{"x":null}]}}}"#,
-            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
-            r#"{"jsonrpc":"2.0","id":2,"method":null}"#,
             r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
-            r#"{"jsonrpc":"2.0","id":4,"method":"ping","params":null}"#,
             r#"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
             r#"{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":null}}}"#,
-            r#"{"method":"initialize"}"#,
-            r#"{}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":[{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}]}"#,
+            " \r\n\t{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"\\u0069nitialize\"}",
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"\u005fmeta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+            r#"{"jsonrpc":"2.0","id":10,"method":"tools/list","params":{"cursor":"a\"b"}}"#,
         ] {
-            assert_eq!(Head::of(body.as_bytes()), Some(by_value(body)), "{body}");
-            assert_eq!(body_is_modern(body.as_bytes()), by_value(body).modern, "{body}");
+            let Body::One(head) = Body::of(body.as_bytes()) else { panic!("{body}") };
+            let request = matches!(head.kind, Kind::Request(_));
+            assert_eq!((head.modern, head.initialize, request), by_value(body), "{body}");
         }
     }
 
     #[test]
-    fn leaves_batches_odd_shapes_and_broken_json_to_the_full_parse() {
+    fn invalid_envelopes_are_refused_to_the_readable_id() {
+        let invalid = ErrorCode::INVALID_REQUEST;
+        for (body, id) in [
+            (r#"{"jsonrpc":"1.0","id":5,"method":"ping"}"#, Some(RequestId::Number(5))),
+            (r#"{"id":"six","method":"ping"}"#, Some(RequestId::from("six"))),
+            (r#"{"jsonrpc":"2.0","id":8}"#, Some(RequestId::Number(8))),
+            (r#"{"jsonrpc":"2.0","id":9,"method":"ping","params":3}"#, Some(RequestId::Number(9))),
+            (r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, None),
+            (r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#, None),
+            (r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#, None),
+            (r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#, None),
+            (r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#, None),
+            (r#"{"jsonrpc":"2.0","id":1,"method":7}"#, None),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"ping","method":"initialize"}"#, None),
+            (r#"{"jsonrpc":"1.0","method":"notifications/initialized"}"#, None),
+            (r#"{"method":"notifications/initialized"}"#, None),
+            (r#"{}"#, None),
+            ("42", None),
+            ("\"initialize\"", None),
+            ("null", None),
+            ("[]", None),
+        ] {
+            assert_eq!(refusal(body), (invalid, id), "{body}");
+        }
+    }
+
+    #[test]
+    fn broken_json_is_a_parse_error() {
+        for body in ["", "{\"jsonrpc\":\"2.0\",\"id\":1,", "{not json", "[1,", "{} trailing", "\u{0}"] {
+            assert_eq!(refusal(body), (ErrorCode::PARSE_ERROR, None), "{body:?}");
+        }
+        let bytes = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffng\"}";
+        assert!(matches!(Body::of(bytes), Body::Refused(r) if r.error.code == ErrorCode::PARSE_ERROR));
+    }
+
+    #[test]
+    fn batches_are_2025_03_26_only_and_never_modern() {
+        let batch = Body::of(br#"[{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}]"#);
+        assert_eq!(batch, Body::Batch(Batch { requests: true }));
+        assert!(!batch.is_modern() && batch.has_requests());
+        let Body::Batch(b) = batch.clone() else { unreachable!() };
+        assert_eq!(b.refusal_at(Some(ProtocolVersion::V2025_03_26)), None);
+        for revision in [None, Some(ProtocolVersion::V2025_06_18), Some(ProtocolVersion::V2025_11_25)] {
+            let refused = b.refusal_at(revision).expect("refused");
+            assert_eq!((refused.error.code, refused.id), (ErrorCode::INVALID_REQUEST, None));
+        }
+        assert!(batch.single().is_err(), "2026-07-28 takes one message");
+        // Only valid requests count: invalid elements are answered inside
+        // the batch, notifications and responses not at all.
         for body in [
-            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
-            r#""initialize""#,
-            r#"5"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":"ping","method":"initialize"}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":"\u0069nitialize"}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}"#,
-            r#"{"jsonrpc":"2.0","id":1,"#,
-            "",
+            r#"[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":2,"result":{}}]"#,
+            r#"[1,{"jsonrpc":"2.0","id":null,"method":"ping"}]"#,
         ] {
-            assert_eq!(Head::of(body.as_bytes()), None, "{body}");
+            assert_eq!(Body::of(body.as_bytes()), Body::Batch(Batch { requests: false }), "{body}");
         }
-        // A batch is never modern (2026-07-28 has no batches), whatever
-        // its first element holds.
-        for batch in [
-            r#"[{"params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}]"#,
-            r#"[{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}]"#,
-        ] {
-            assert!(!body_is_modern(batch.as_bytes()), "{batch}");
-        }
-        // Leading whitespace is fine.
-        assert!(Head::of(b" \r\n\t{\"method\":\"initialize\"}").is_some_and(|h| h.initialize));
     }
 }

@@ -368,9 +368,11 @@ impl Server {
         if route == Route::Ping {
             return Accepted::Done(Some(encode_result(&id, &Map::new())));
         }
-        let max_in_flight = inner.options.max_in_flight;
-        if session.in_flight() >= max_in_flight {
-            return error_bytes(Some(&id), crate::limits::too_many_in_flight(max_in_flight));
+        // Over the line transport the connection loop stops reading before
+        // this refuses anything but an oversized batch (see session.rs).
+        let cap = session.in_flight_cap(inner.options.max_in_flight);
+        if session.in_flight() >= cap {
+            return error_bytes(Some(&id), crate::limits::too_many_in_flight(cap));
         }
         if route == Route::ToolsCall {
             // A caller is its principal, or without one its connection.

@@ -55,6 +55,21 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// An extension offered with [`ServerBuilder::extension`](crate::ServerBuilder::extension)
+    /// has an identifier that breaks the `{vendor-prefix}/{extension-name}`
+    /// rule, or settings that are not a JSON object (`seps/2133-extensions.md`
+    /// §Definition; `docs/specification/2026-07-28/basic/versioning.mdx`
+    /// §Extension Negotiation).
+    #[error("invalid extension {id:?}: {reason}")]
+    InvalidExtension {
+        /// The identifier.
+        id: String,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// An extension with this identifier is already offered.
+    #[error("the extension {0:?} is already offered")]
+    DuplicateExtension(String),
     /// Reading from or writing to the transport failed.
     #[error("transport I/O error: {0}")]
     Io(#[from] io::Error),

@@ -150,7 +150,7 @@ impl<T: Send + 'static> HandleStore<T> {
 
     /// Applies `change` to the value behind a handle the caller owns, under
     /// its lock: concurrent updates of one handle never lose each other.
-    /// The same call as [`SharedHandleStore::update`](crate::SharedHandleStore::update),
+    /// The same call as [`SharedHandleStore::update`](crate::state::SharedHandleStore::update),
     /// so a tool moves between one process and several without change.
     pub async fn update<R>(
         &self,

@@ -38,6 +38,9 @@
 //!   [`completer_fn`] for argument completion.
 //! - [`Server::notify_resource_updated`]: change notifications from anywhere.
 //! - [`RequestContext`]: cancellation, progress, identity for one request.
+//! - [`ServerBuilder::extension`]: extensions (SEP-2133) offered in the
+//!   capabilities; the ones a client declared are on
+//!   [`RequestContext::client_capabilities`].
 //! - [`HandleStore`]: state behind opaque handles for stateful tools.
 //! - [`Server::accept`]: the dispatcher, for transports of your own.
 //! - [`transport`]: the [`Transport`] seam and newline-delimited JSON (stdio).

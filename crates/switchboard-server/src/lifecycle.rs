@@ -10,6 +10,12 @@
 //! §Version Negotiation): a supported legacy version is echoed; anything else
 //! (older, newer, junk, and `2026-07-28`, which has no handshake) gets the
 //! latest legacy revision as a counter-offer, never an error.
+//!
+//! Both eras describe the server with the same capabilities object (in the
+//! `initialize` result, or the `server/discover` result), built here from
+//! what is registered and trimmed per revision by `shape`. Extensions
+//! (SEP-2133) are checked when the server is built, so a bad identifier
+//! never reaches a client.
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -138,6 +144,47 @@ impl RequestMeta {
     }
 }
 
+/// One extension the server offers (SEP-2133), as recorded by
+/// [`ServerBuilder::extension`](crate::ServerBuilder::extension) and
+/// checked when the server is built.
+///
+/// Spec: `seps/2133-extensions.md` §Negotiation;
+/// `docs/specification/2026-07-28/basic/versioning.mdx` §Extension Negotiation.
+#[derive(Debug, Clone)]
+pub(crate) struct OfferedExtension {
+    /// `{vendor-prefix}/{extension-name}`.
+    pub id: String,
+    /// The settings object (`{}` for none).
+    pub settings: Value,
+    /// The oldest revision whose clients are told; `None`: every revision.
+    pub since: Option<ProtocolVersion>,
+}
+
+impl OfferedExtension {
+    /// Whether clients of `version` are told about this extension.
+    fn offered_to(&self, version: ProtocolVersion) -> bool {
+        self.since.is_none_or(|first| version >= first)
+    }
+
+    /// Checks every offer (identifier syntax, object settings, no
+    /// identifier twice), so a bad one fails `build()` instead of reaching
+    /// clients.
+    pub(crate) fn check_all(offers: &[OfferedExtension]) -> crate::Result<()> {
+        let mut seen = std::collections::HashSet::with_capacity(offers.len());
+        for offer in offers {
+            let invalid = |reason| crate::Error::InvalidExtension { id: offer.id.clone(), reason };
+            switchboard_types::extensions::validate_id(&offer.id).map_err(invalid)?;
+            if !offer.settings.is_object() {
+                return Err(invalid("the settings must be a JSON object (`{}` for none)"));
+            }
+            if !seen.insert(offer.id.as_str()) {
+                return Err(crate::Error::DuplicateExtension(offer.id.clone()));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Every revision served, newest first: the list `server/discover` returns
 /// and `-32022` errors carry, identical by construction.
 pub(crate) fn supported_versions() -> Vec<&'static str> {
@@ -157,9 +204,11 @@ impl ServerInner {
     ///
     /// Exactly what is wired up: a primitive appears when something of its
     /// kind is registered (or it was enabled for run-time registration);
-    /// `completions` when a prompt or template has a completer, from
-    /// 2025-03-26 on (2024-11-05 has no such flag; the method still works).
+    /// `completions` when a prompt or template has a completer; `extensions`
+    /// when an extension is offered to this revision's clients. Which of
+    /// these members a revision has is [`shape::CapabilityFields`]'s call.
     pub(crate) fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
+        let fields = shape::CapabilityFields::of(version);
         ServerCapabilities {
             tools: self.tools_enabled.then_some(ToolsCapability { list_changed: Some(true) }),
             prompts: self.prompts_enabled.then_some(PromptsCapability { list_changed: Some(true) }),
@@ -167,10 +216,23 @@ impl ServerInner {
                 .resources_enabled
                 .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
             logging: self.logging_enabled.then(|| Value::Object(Map::new())),
-            completions: (self.completions_enabled() && version >= ProtocolVersion::V2025_03_26)
+            completions: (fields.completions && self.completions_enabled())
                 .then(|| Value::Object(Map::new())),
+            extensions: fields.extensions.then(|| self.extensions_for(version)).flatten(),
             ..ServerCapabilities::default()
         }
+    }
+
+    /// The `extensions` map offered to clients of `version`; `None` when
+    /// nothing is (the member is left out rather than sent empty).
+    fn extensions_for(&self, version: ProtocolVersion) -> Option<Value> {
+        let map: Map<String, Value> = self
+            .extensions
+            .iter()
+            .filter(|offer| offer.offered_to(version))
+            .map(|offer| (offer.id.clone(), offer.settings.clone()))
+            .collect();
+        (!map.is_empty()).then_some(Value::Object(map))
     }
 
     /// Answers a legacy `initialize`.

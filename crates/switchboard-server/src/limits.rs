@@ -8,6 +8,13 @@
 //! where a wait helps, so a client (or a model) knows when to try again.
 //! A caller is its authenticated principal's subject, or, without one,
 //! its connection (session).
+//!
+//! Requests in flight are refused with `-32029` only where each request
+//! arrives on its own (HTTP): a refused POST costs the client one retry.
+//! Over a line transport (stdio) a client pipelines requests on one stream,
+//! and refusing the excess would turn a burst into errors, so the
+//! connection loop applies backpressure instead ([`Window`]): it stops
+//! reading. `-32029` stays the answer to rate limits on every transport.
 
 use std::num::NonZeroU32;
 use std::time::Duration;
@@ -84,6 +91,37 @@ fn refused(what: String, wait: Duration) -> ErrorObject {
         .with_data(json!({"retryAfterMs": ms}))
 }
 
+/// How many requests a line connection runs at once and how many more it
+/// reads ahead and holds, registered but not started, before it stops
+/// reading (`transport/connection.rs`).
+///
+/// The queue is as long as the window: long enough that the notifications
+/// a client sends while the window is full (`notifications/cancelled`,
+/// answers to the server's own requests) are read behind up to `running`
+/// more requests, short enough that a connection holds at most
+/// `2 × max_in_flight` requests (each at most `max_message_size`) plus the
+/// reader's buffer, whatever the client sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Window {
+    /// Requests whose handlers run at once (`max_in_flight`, at least 1).
+    pub running: usize,
+    /// Requests read and held beyond those before reading stops.
+    pub queued: usize,
+}
+
+impl Window {
+    /// The window of a server whose `max_in_flight` is `max_in_flight`.
+    pub(crate) fn for_max_in_flight(max_in_flight: usize) -> Self {
+        let running = max_in_flight.max(1);
+        Self { running, queued: running }
+    }
+
+    /// Requests a connection holds at most: its session's in-flight cap.
+    pub(crate) fn capacity(self) -> usize {
+        self.running + self.queued
+    }
+}
+
 /// Too many requests in flight on one connection.
 pub(crate) fn too_many_in_flight(limit: usize) -> ErrorObject {
     ErrorObject::new(
@@ -96,6 +134,15 @@ pub(crate) fn too_many_in_flight(limit: usize) -> ErrorObject {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_window_holds_as_many_waiting_requests_as_running_ones() {
+        let w = Window::for_max_in_flight(256);
+        assert_eq!((w.running, w.queued, w.capacity()), (256, 256, 512));
+        // A zero option still lets requests run, one at a time.
+        let w = Window::for_max_in_flight(0);
+        assert_eq!((w.running, w.queued), (1, 1));
+    }
 
     #[test]
     fn per_caller_budgets_are_separate_and_global_is_shared() {

@@ -9,7 +9,7 @@
 //!
 //! - A **tool layer** wraps one tool's handler. Its service takes a
 //!   [`ToolCall`] (name, arguments that already passed the input schema,
-//!   context) and answers a [`CallToolResult`](switchboard_types::tools::CallToolResult).
+//!   context) and answers a [`CallToolResult`].
 //!   An error it returns becomes the tool's error: a [`ToolError`] (boxed as
 //!   [`ToolFailure`]) keeps its kind, an [`ErrorObject`] is a protocol
 //!   error, a timeout an execution error saying so, anything else an

@@ -54,8 +54,10 @@ pub struct ServerOptions {
     pub tool_rate_per_caller: Option<crate::RateLimit>,
     /// `tools/call` budget of the whole server. Default: none.
     pub tool_rate_global: Option<crate::RateLimit>,
-    /// Requests in flight per connection before more are refused with
-    /// `-32029` (default 256).
+    /// Requests running at once per connection (default 256). Over a
+    /// connection loop (stdio) more wait in a queue as long again and then
+    /// the loop stops reading (backpressure); where each message is
+    /// dispatched on its own (HTTP) the excess is refused with `-32029`.
     pub max_in_flight: usize,
     /// How long a handler may run before it is cancelled and the request
     /// answered with an error (default: no limit).

@@ -1,29 +1,22 @@
-//! The server: its registries and options, and the connection loop that
-//! drives one transport.
-//!
-//! The connection loop reads frames in order on one task, finishes
-//! notifications and protocol errors inline, and spawns each request that
-//! reaches a handler as its own task, so a slow handler never holds up the
-//! next line. One writer task owns the output and writes each serialized
-//! message followed by a newline. On end of input the loop stops reading,
-//! lets requests in flight finish for [`ServerOptions::shutdown_grace`],
-//! cancels the rest, flushes and returns.
+//! The server: its registries and options, and [`Server::serve`], which
+//! hands one transport to the connection loop (`transport/connection.rs`:
+//! frames read in order, requests run as their own tasks, backpressure
+//! while `max_in_flight` are running and as many more are queued, and a
+//! grace period for requests in flight when input ends).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
+use switchboard_types::Implementation;
 use switchboard_types::content::Icon;
-use switchboard_types::jsonrpc::encode_error;
-use switchboard_types::{ErrorObject, Implementation};
-use tokio::sync::{broadcast, mpsc};
-use tokio::task::JoinSet;
+use tokio::sync::broadcast;
 
 use crate::catalog::{Catalog, CursorCodec};
 use crate::context::{Outbound, Principal};
-use crate::dispatch::Accepted;
 use crate::error::{Error, Result};
 use crate::events::{EventBus, ListKind, ServerEvent};
+use crate::lifecycle::OfferedExtension;
 use crate::options::ServerOptions;
 use crate::prompt::Prompt;
 use crate::prompts_methods::PromptEntry;
@@ -33,7 +26,7 @@ use crate::resources_methods::{ResourceEntry, TemplateEntry};
 use crate::session::{Announced, Session};
 use crate::tool::Tool;
 use crate::tools_methods::ToolEntry;
-use crate::transport::{Frame, FrameReader, FrameWriter, Transport};
+use crate::transport::Transport;
 
 pub(crate) struct ServerInner {
     pub info: Implementation,
@@ -61,6 +54,9 @@ pub(crate) struct ServerInner {
     pub has_completers: AtomicBool,
     /// The dispatcher inside the server's tower layers (none without layers).
     pub layered: Option<crate::middleware::RequestStack>,
+    /// Extensions offered in the capabilities (SEP-2133), checked, in the
+    /// order added.
+    pub extensions: Vec<OfferedExtension>,
 }
 
 impl ServerInner {
@@ -143,6 +139,7 @@ pub struct ServerBuilder {
     logging_enabled: bool,
     layers: Vec<crate::middleware::PendingServerLayer>,
     state: Option<Arc<dyn crate::state::StateStore>>,
+    extensions: Vec<OfferedExtension>,
 }
 
 impl ServerBuilder {
@@ -157,9 +154,10 @@ impl ServerBuilder {
     }
 
     /// Mounts everything `other` registered into this server: its tools
-    /// and prompts renamed `{prefix}_{name}`, its resources, templates and
-    /// resource sources as they are (URIs carry their own namespace; a URI
-    /// both servers register is a duplicate when the server is built). The
+    /// and prompts renamed `{prefix}_{name}`, its resources, templates,
+    /// resource sources and extension offers as they are (URIs and
+    /// extension identifiers carry their own namespace; one both servers
+    /// register is a duplicate when the server is built). The
     /// mounted tools keep their own tool layers and scopes; `other`'s
     /// identity, options and server layers are not carried over (this
     /// server's apply to everything it serves).
@@ -183,6 +181,7 @@ impl ServerBuilder {
         self.resources.extend(other.resources);
         self.templates.extend(other.templates);
         self.sources.extend(other.sources);
+        self.extensions.extend(other.extensions);
         self.tools_enabled |= other.tools_enabled;
         self.prompts_enabled |= other.prompts_enabled;
         self.resources_enabled |= other.resources_enabled;
@@ -196,7 +195,7 @@ impl ServerBuilder {
     /// [`middleware::Request`](crate::middleware::Request) (method, params,
     /// context) and returns an opaque
     /// [`middleware::Response`](crate::middleware::Response); an
-    /// [`ErrorObject`] error is answered as that JSON-RPC error. See
+    /// [`ErrorObject`](switchboard_types::ErrorObject) error is answered as that JSON-RPC error. See
     /// [`middleware`](crate::middleware). Requests that never reach a
     /// method (`initialize`, `ping`, protocol errors) bypass layers.
     ///
@@ -309,9 +308,71 @@ impl ServerBuilder {
         self
     }
 
-    /// Builds the server. Fails on a bad or duplicate name or URI, an item
-    /// without a handler, or a schema that does not compile.
+    /// Offers extension `id` (SEP-2133) with `settings`, a JSON object whose
+    /// schema the extension defines (`{}` for none): the server advertises
+    /// it in `capabilities.extensions` of its `initialize` result (every
+    /// legacy revision) and of its `server/discover` result (2026-07-28).
+    /// Extensions are off unless offered.
+    ///
+    /// `id` is `{vendor-prefix}/{extension-name}`, spelled like a `_meta`
+    /// key with a mandatory prefix (a reversed domain you control, e.g.
+    /// `com.example/widgets`; `io.modelcontextprotocol/…` for official
+    /// extensions). A bad identifier, settings that are not an object, or
+    /// an identifier offered twice make [`ServerBuilder::build`] fail.
+    ///
+    /// What the client declared reaches handlers as
+    /// [`ClientCapabilities::extension`](switchboard_types::ClientCapabilities::extension)
+    /// on [`RequestContext::client_capabilities`](crate::RequestContext::client_capabilities);
+    /// SEP-2133 asks the server to fall back to core behaviour, or refuse
+    /// with an error, when the client did not declare an extension.
+    ///
+    /// Spec: `seps/2133-extensions.md` §Negotiation;
+    /// `docs/specification/2026-07-28/basic/versioning.mdx` §Extension
+    /// Negotiation.
+    ///
+    /// ```
+    /// # use switchboard_server::Server;
+    /// let server = Server::builder("widgets", "1")
+    ///     .extension("com.example/widgets", serde_json::json!({"themes": ["dark"]}))
+    ///     .build();
+    /// assert!(server.is_ok());
+    /// let bad = Server::builder("widgets", "1").extension("widgets", serde_json::json!({})).build();
+    /// assert!(bad.is_err(), "the vendor prefix is mandatory");
+    /// ```
+    pub fn extension(self, id: impl Into<String>, settings: Value) -> Self {
+        self.offer_extension(id.into(), settings, None)
+    }
+
+    /// [`ServerBuilder::extension`] for an extension that exists only from
+    /// revision `first` on: clients of older revisions are not told about
+    /// it. The Tasks extension (`io.modelcontextprotocol/tasks`, whose
+    /// results rely on 2026-07-28's `resultType`) is offered with `first` =
+    /// [`ProtocolVersion::V2026_07_28`](switchboard_types::ProtocolVersion::V2026_07_28),
+    /// so it appears in `server/discover` only.
+    pub fn extension_since(
+        self,
+        id: impl Into<String>,
+        settings: Value,
+        first: switchboard_types::ProtocolVersion,
+    ) -> Self {
+        self.offer_extension(id.into(), settings, Some(first))
+    }
+
+    fn offer_extension(
+        mut self,
+        id: String,
+        settings: Value,
+        since: Option<switchboard_types::ProtocolVersion>,
+    ) -> Self {
+        self.extensions.push(OfferedExtension { id, settings, since });
+        self
+    }
+
+    /// Builds the server. Fails on a bad or duplicate name, URI or
+    /// extension identifier, an item without a handler, or a schema that
+    /// does not compile.
     pub fn build(self) -> Result<Server> {
+        OfferedExtension::check_all(&self.extensions)?;
         let events = match &self.state {
             Some(store) => EventBus::shared(
                 self.options.event_capacity,
@@ -353,6 +414,7 @@ impl ServerBuilder {
             layered: None,
             sources: self.sources,
             limits,
+            extensions: self.extensions,
         };
         for tool in self.tools {
             inner.add_tool(tool)?;
@@ -401,6 +463,7 @@ impl Server {
             logging_enabled: false,
             layers: Vec::new(),
             state: None,
+            extensions: Vec::new(),
         }
     }
 
@@ -601,86 +664,16 @@ impl Server {
         Arc::new(Session::new(outbound, principal))
     }
 
-    /// Serves one connection until its input ends.
+    /// Serves one connection until its input ends: reads its requests,
+    /// at most [`ServerOptions::max_in_flight`] running at once, and stops
+    /// reading while they and as many queued behind them are unanswered
+    /// (backpressure; see `transport/connection.rs`).
     pub async fn serve<T: Transport>(&self, transport: T) -> Result<()> {
-        let (mut reader, writer) = transport.split();
-        let (tx, rx) = mpsc::channel::<Vec<u8>>(self.inner.options.outbound_queue.max(1));
-        let writer_task = tokio::spawn(write_loop(writer, rx));
-        let session = self.new_session(tx.clone(), None);
-        let mut events = self.inner.events.subscribe();
-        let announced = self.inner.announced();
-        let mut tasks = JoinSet::new();
-        let read_result = loop {
-            tokio::select! {
-                frame = reader.next_frame() => match frame {
-                    Ok(Some(Frame::Message(bytes))) => match self.accept(&session, &bytes) {
-                        Accepted::Done(Some(reply)) => {
-                            if tx.send(reply).await.is_err() { break Ok(()); }
-                        }
-                        Accepted::Done(None) => {}
-                        Accepted::Pending(fut) => {
-                            let tx = tx.clone();
-                            tasks.spawn(async move {
-                                if let Some(reply) = fut.await {
-                                    let _ = tx.send(reply).await;
-                                }
-                            });
-                        }
-                    },
-                    Ok(Some(Frame::TooLarge { limit })) => {
-                        let error = ErrorObject::invalid_request(format!(
-                            "message larger than the {limit}-byte limit was discarded"
-                        ));
-                        if tx.send(encode_error(None, &error)).await.is_err() { break Ok(()); }
-                    }
-                    Ok(None) => break Ok(()),
-                    Err(e) => break Err(e),
-                },
-                event = events.recv() => match event {
-                    Ok(event) => session.deliver(&event, announced).await,
-                    // Missed some events: announce everything that may have changed.
-                    Err(broadcast::error::RecvError::Lagged(_)) => session.deliver_missed(announced).await,
-                    Err(broadcast::error::RecvError::Closed) => {}
-                },
-                Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
-            }
-        };
-        // Input ended: listen streams finish with their result, and other
-        // requests in flight may finish within the grace period.
-        session.close();
-        let grace = self.inner.options.shutdown_grace;
-        let drained = tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} }).await;
-        if drained.is_err() {
-            tracing::warn!(
-                remaining = tasks.len(),
-                ?grace,
-                "cancelling requests still running after input closed"
-            );
-            session.cancel_all();
-            tasks.shutdown().await;
-        }
-        drop(session);
-        drop(tx);
-        let write_result = writer_task.await.unwrap_or(Ok(()));
-        read_result?;
-        write_result?;
-        Ok(())
+        crate::transport::serve(self, transport).await
     }
 
     /// Serves the process's stdin and stdout (newline-delimited JSON).
     pub async fn serve_stdio(&self) -> Result<()> {
         self.serve(crate::transport::stdio(self.inner.options.max_message_size)).await
     }
-}
-
-async fn write_loop<W: FrameWriter>(mut writer: W, mut rx: mpsc::Receiver<Vec<u8>>) -> std::io::Result<()> {
-    while let Some(frame) = rx.recv().await {
-        writer.write_frame(&frame).await?;
-        // Flush only when nothing else is waiting, so bursts share a syscall.
-        while let Ok(more) = rx.try_recv() {
-            writer.write_frame(&more).await?;
-        }
-        writer.flush().await?;
-    }
-    writer.flush().await
 }

@@ -6,10 +6,19 @@
 //! `notifications/cancelled` can reach them), and the queue its outgoing
 //! messages go through. Requests in the 2026-07-28 model never read the
 //! negotiated state; they bring their own in `_meta`.
+//!
+//! How many requests may be registered at once is the session's too
+//! ([`Session::in_flight_cap`]): a transport that answers each request on
+//! its own (HTTP) keeps [`ServerOptions::max_in_flight`] and refuses the
+//! excess with `-32029`; the line transport's connection loop stops reading
+//! instead (backpressure, see `transport/connection.rs`) and raises the cap
+//! to what it may hold, so only a batch too big for it is refused.
+//!
+//! [`ServerOptions::max_in_flight`]: crate::ServerOptions::max_in_flight
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use switchboard_types::ErrorObject;
 use switchboard_types::logging::LoggingLevel;
@@ -75,6 +84,9 @@ enum Lifecycle {
 pub struct Session {
     lifecycle: Mutex<Lifecycle>,
     inflight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// Registered requests allowed at once; 0 means the server's
+    /// `max_in_flight` ([`Session::in_flight_cap`]).
+    in_flight_cap: AtomicUsize,
     outbound: Outbound,
     principal: Option<Principal>,
     /// Legacy `resources/subscribe` URIs.
@@ -118,6 +130,7 @@ impl Session {
         Self {
             lifecycle: Mutex::new(Lifecycle::New),
             inflight: Mutex::new(HashMap::new()),
+            in_flight_cap: AtomicUsize::new(0),
             outbound,
             principal,
             subscriptions: Mutex::new(HashSet::new()),
@@ -320,9 +333,28 @@ impl Session {
         }
     }
 
-    /// Number of requests in flight.
+    /// Number of requests in flight: registered and not finished, whether
+    /// their handler runs yet or waits for a place in the connection's
+    /// window.
     pub fn in_flight(&self) -> usize {
         self.inflight.lock().expect("inflight lock poisoned").len()
+    }
+
+    /// How many requests may be in flight before the dispatcher refuses
+    /// more with `-32029`: `default` (the server's `max_in_flight`) unless
+    /// the transport set its own with [`Session::set_in_flight_cap`].
+    pub(crate) fn in_flight_cap(&self, default: usize) -> usize {
+        match self.in_flight_cap.load(Ordering::Relaxed) {
+            0 => default,
+            cap => cap,
+        }
+    }
+
+    /// Replaces the in-flight cap: for a transport that bounds the requests
+    /// it accepts itself (the line transport's connection loop stops
+    /// reading), so the dispatcher only refuses what it cannot hold.
+    pub(crate) fn set_in_flight_cap(&self, cap: usize) {
+        self.in_flight_cap.store(cap.max(1), Ordering::Relaxed);
     }
 
     /// Records a legacy `resources/subscribe`.

@@ -14,6 +14,10 @@
 //! | `Annotations.lastModified`                   | 2025-06-18           |
 //! | `icons`, `Implementation.description/websiteUrl` | 2025-11-25       |
 //! | tool `execution`                             | 2025-11-25 (and dropped again in 2026-07-28) |
+//! | `completions` capability                     | 2025-03-26           |
+//!
+//! The server's capabilities carry `extensions` (SEP-2133) at every
+//! revision: see [`CapabilityFields`] for why.
 //!
 //! For 2025-06-18 and 2025-11-25 an `outputSchema` whose root is not
 //! `type: "object"` (allowed only from 2026-07-28) is omitted together with
@@ -71,6 +75,44 @@ pub(crate) struct MetadataFields {
 impl MetadataFields {
     pub(crate) fn of(version: ProtocolVersion) -> Self {
         Self { titles: version >= V::V2025_06_18, icons: version >= V::V2025_11_25 }
+    }
+}
+
+/// Which optional members of the server's capabilities object a revision
+/// has: the one statement of these rules (`ServerInner::capabilities`
+/// reads it). An exhaustive `match`, so a new revision cannot be added
+/// without deciding its row.
+///
+/// * `completions`: added in 2025-03-26 (`schema/2025-03-26/schema.ts`
+///   `ServerCapabilities`); 2024-11-05 has no such flag.
+/// * `extensions`: every revision. It is a named member only from
+///   2026-07-28 (`schema/2026-07-28/schema.ts` `ServerCapabilities`;
+///   `docs/specification/2026-07-28/basic/versioning.mdx` §Extension
+///   Negotiation, where it goes out in `server/discover`), but SEP-2133
+///   (`seps/2133-extensions.md` §Negotiation) negotiates extensions in
+///   `initialize` (its example speaks 2025-06-18; MCP Apps,
+///   `ext-apps/specification/2026-01-26/apps.mdx` §Capability Negotiation,
+///   speaks 2024-11-05), and every legacy schema declares the capabilities
+///   object "not a closed set: any server can define its own, additional
+///   capabilities", so no legacy client's schema is broken by it. An
+///   extension that exists only from some revision on is offered with
+///   [`ServerBuilder::extension_since`](crate::ServerBuilder::extension_since).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CapabilityFields {
+    /// The `completions` capability.
+    pub completions: bool,
+    /// The `extensions` map.
+    pub extensions: bool,
+}
+
+impl CapabilityFields {
+    pub(crate) const fn of(version: ProtocolVersion) -> Self {
+        match version {
+            V::V2024_11_05 => Self { completions: false, extensions: true },
+            V::V2025_03_26 | V::V2025_06_18 | V::V2025_11_25 | V::V2026_07_28 => {
+                Self { completions: true, extensions: true }
+            }
+        }
     }
 }
 
@@ -284,6 +326,22 @@ mod tests {
         let v2607 = tool_definition(&tool(), V::V2026_07_28);
         assert_eq!(v2607["outputSchema"], json!({"type": "array"}));
         assert!(v2607.get("execution").is_none());
+    }
+
+    #[test]
+    fn capability_members_per_revision() {
+        let rows: Vec<_> = ProtocolVersion::ALL.iter().rev().map(|&v| (v, CapabilityFields::of(v))).collect();
+        let expect = |completions| CapabilityFields { completions, extensions: true };
+        assert_eq!(
+            rows,
+            [
+                (V::V2024_11_05, expect(false)),
+                (V::V2025_03_26, expect(true)),
+                (V::V2025_06_18, expect(true)),
+                (V::V2025_11_25, expect(true)),
+                (V::V2026_07_28, expect(true)),
+            ]
+        );
     }
 
     #[test]

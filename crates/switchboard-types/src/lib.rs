@@ -22,6 +22,7 @@
 pub mod completion;
 pub mod content;
 pub mod error;
+pub mod extensions;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod logging;

@@ -61,12 +61,32 @@ pub struct ClientCapabilities {
     /// `tasks` support (2025-11-25).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<Value>,
-    /// Extensions (2026-07-28).
+    /// Extensions the client supports: extension identifier → settings
+    /// (SEP-2133). Named in the 2026-07-28 schema; legacy clients send it in
+    /// `initialize` (their capabilities are an open set). Read one with
+    /// [`ClientCapabilities::extension`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extensions: Option<Value>,
     /// Experimental capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experimental: Option<Value>,
+}
+
+impl ClientCapabilities {
+    /// The settings the client declared for extension `id`, or `None` when
+    /// it did not declare it (see [`crate::extensions`]).
+    ///
+    /// ```
+    /// use switchboard_types::ClientCapabilities;
+    /// let caps: ClientCapabilities = serde_json::from_value(serde_json::json!({
+    ///     "extensions": {"io.modelcontextprotocol/tasks": {}}
+    /// })).unwrap();
+    /// assert!(caps.extension("io.modelcontextprotocol/tasks").is_some());
+    /// assert!(caps.extension("io.modelcontextprotocol/ui").is_none());
+    /// ```
+    pub fn extension(&self, id: &str) -> Option<&Value> {
+        crate::extensions::settings(self.extensions.as_ref(), id)
+    }
 }
 
 /// `tools` capability.
@@ -120,12 +140,20 @@ pub struct ServerCapabilities {
     /// Tasks (2025-11-25).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<Value>,
-    /// Extensions (2026-07-28).
+    /// Extensions the server supports: extension identifier → settings
+    /// (SEP-2133; named in the 2026-07-28 schema).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extensions: Option<Value>,
     /// Experimental capabilities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experimental: Option<Value>,
+}
+
+impl ServerCapabilities {
+    /// The settings the server declared for extension `id`, if it did.
+    pub fn extension(&self, id: &str) -> Option<&Value> {
+        crate::extensions::settings(self.extensions.as_ref(), id)
+    }
 }
 
 /// `initialize` params (legacy revisions).

@@ -78,9 +78,9 @@ use switchboard_types::prompts::GetPromptParams;
 use switchboard_types::resources::{ListResourceTemplatesResult, ListResourcesResult, UriParams};
 use switchboard_types::subscriptions::ListenParams;
 use switchboard_types::{
-    CallToolParams, CallToolResult, DiscoverResult, ErrorObject, GetPromptResult, InitializeParams,
-    InitializeResult, ListToolsResult, Prompt, ProtocolVersion, ReadResourceResult, Resource,
-    ResourceTemplate, ServerCapabilities, Tool,
+    CallToolParams, CallToolResult, ClientCapabilities, DiscoverResult, ErrorObject, GetPromptResult,
+    InitializeParams, InitializeResult, ListToolsResult, Prompt, ProtocolVersion, ReadResourceResult,
+    Resource, ResourceTemplate, ServerCapabilities, Tool,
 };
 
 /// Reads a document into a type, writes it back and compares; the first
@@ -234,6 +234,7 @@ const CASES: &[Case] = &[
     typed!("2026-07-28/DiscoverResult-server-capabilities.json", DiscoverResult),
     typed!("2026-07-28/DiscoverResult-every-revision.json", DiscoverResult),
     typed!("2026-07-28/ServerCapabilities-extensions-tasks.json", ServerCapabilities),
+    typed!("2026-07-28/ClientCapabilities-extensions-ui-mime-types.json", ClientCapabilities),
     typed!("2026-07-28/ServerCapabilities-tools-list-changed.json", ServerCapabilities),
     typed!("2026-07-28/ServerCapabilities-empty.json", ServerCapabilities),
     typed!("2026-07-28/Tool-array-output-schema.json", Tool),

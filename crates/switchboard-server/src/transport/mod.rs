@@ -2,18 +2,23 @@
 //!
 //! A [`Transport`] splits into a [`FrameReader`] that yields one message at a
 //! time and a [`FrameWriter`] that writes one at a time; the connection loop
-//! in [`Server::serve`](crate::Server::serve) does the rest. stdio and the
-//! in-memory pipe of `switchboard-testkit` are both [`LineTransport`]s
-//! (newline-delimited JSON over any `AsyncRead`/`AsyncWrite`). Transports
+//! (`connection.rs`, run by [`Server::serve`](crate::Server::serve)) does
+//! the rest, with backpressure: it stops reading while the requests it holds
+//! fill its window and queue. stdio and the in-memory pipe of
+//! `switchboard-testkit` are both [`LineTransport`]s (newline-delimited JSON
+//! over any `AsyncRead`/`AsyncWrite`). Transports
 //! with their own request/response shape (HTTP) skip this trait and call
 //! [`Server::accept`](crate::Server::accept) per message instead.
 
+mod connection;
 mod hold;
 mod line;
 mod stdio;
 
 use std::future::Future;
 use std::io;
+
+pub(crate) use connection::serve;
 
 pub use hold::PROGRESS_HOLD;
 pub use line::{LineReader, LineTransport, LineWriter, stdio};

@@ -1,6 +1,8 @@
 //! Integration tests of the framework through `switchboard-testkit`: every module
 //! drives a real connection loop over an in-memory pipe.
 
+/// Backpressure on a line transport: pipelined requests wait for a place, cancellations get through.
+mod backpressure;
 /// Batches, malformed input, limits: every bad line gets its error and the server keeps serving.
 mod bad_input;
 /// Bulk registration changes with one announcement.
@@ -10,6 +12,8 @@ mod common;
 mod composition;
 /// Cancellation, progress, panics, concurrency, end of input.
 mod concurrency;
+/// Extensions (SEP-2133): offered in initialize and server/discover, declared by clients.
+mod extensions;
 /// Stateful tools through handles.
 mod handles;
 /// initialize, version negotiation, 2026-07-28 per-request `_meta`, server/discover.
