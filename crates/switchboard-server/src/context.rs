@@ -21,6 +21,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::shape;
+use crate::trace_context::TraceContext;
 
 /// Where serialized messages for one client go.
 pub type Outbound = mpsc::Sender<Vec<u8>>;
@@ -99,6 +100,7 @@ struct Inner {
     client_info: Option<Implementation>,
     client_capabilities: ClientCapabilities,
     meta: Option<Meta>,
+    trace: Option<TraceContext>,
     log_level: Option<LoggingLevel>,
     peer: Option<Arc<crate::session::Session>>,
     headers: Option<Arc<Vec<(String, String)>>>,
@@ -116,6 +118,8 @@ pub(crate) struct ContextParts {
     pub client_info: Option<Implementation>,
     pub client_capabilities: ClientCapabilities,
     pub meta: Option<Meta>,
+    /// `traceparent` / `tracestate` / `baggage` from `meta`.
+    pub trace: Option<TraceContext>,
     /// Threshold for `notifications/message`; `None` sends no log messages.
     pub log_level: Option<LoggingLevel>,
     /// The session to send server→client requests through (legacy only).
@@ -139,6 +143,7 @@ impl RequestContext {
                 client_info: p.client_info,
                 client_capabilities: p.client_capabilities,
                 meta: p.meta,
+                trace: p.trace,
                 log_level: p.log_level,
                 peer: p.peer,
                 headers: p.headers,
@@ -165,6 +170,7 @@ impl RequestContext {
             client_info: None,
             client_capabilities: ClientCapabilities::default(),
             meta: None,
+            trace: None,
             log_level: None,
             peer: None,
             headers: None,
@@ -211,6 +217,14 @@ impl RequestContext {
     /// The request's `_meta`, as sent.
     pub fn meta(&self) -> Option<&Meta> {
         self.inner.meta.as_ref()
+    }
+
+    /// The W3C trace context (`traceparent`, `tracestate`, `baggage`) the
+    /// request's `_meta` carried, as sent; `None` without any. With the
+    /// `otel` feature a valid one is also the parent of the request's
+    /// `mcp.request` span (see [`crate::trace_context`]).
+    pub fn trace_context(&self) -> Option<&TraceContext> {
+        self.inner.trace.as_ref()
     }
 
     /// True once the client cancelled this request.

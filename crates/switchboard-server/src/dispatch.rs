@@ -33,6 +33,7 @@ use crate::context::{ContextParts, Outbound, RequestContext, Via};
 use crate::lifecycle::RequestMeta;
 use crate::server::Server;
 use crate::session::Session;
+use crate::trace_context::TraceContext;
 
 /// The outcome of [`Server::accept`].
 pub enum Accepted {
@@ -410,6 +411,7 @@ impl Server {
                 session.log_level().or(inner.options.default_log_level)
             },
             peer: (!modern).then(|| Arc::clone(session)),
+            trace: meta.meta.as_ref().and_then(TraceContext::from_meta),
             meta: meta.meta,
             headers: via.headers.clone(),
         });
@@ -573,8 +575,10 @@ impl Server {
 
 /// The `mcp.request` span of one request (OpenTelemetry-style names): its
 /// method and id, what it names (tool, prompt, resource URI), the caller's
-/// principal, and (recorded when it ends) its outcome. Disabled spans (the
-/// usual case without a subscriber at INFO) cost a check and nothing else.
+/// principal, and (recorded when it ends) its outcome. With the `otel`
+/// feature, the trace context of the request's `_meta` becomes its parent.
+/// Disabled spans (the usual case without a subscriber at INFO) cost a check
+/// and nothing else.
 fn request_span(
     method: &str,
     id: &RequestId,
@@ -601,6 +605,10 @@ fn request_span(
         && let Some(target) = target_of(params)
     {
         span.record("mcp.target", target.as_str());
+    }
+    #[cfg(feature = "otel")]
+    if let Some(trace) = ctx.trace_context() {
+        crate::trace_context::continue_trace(&span, trace);
     }
     span
 }

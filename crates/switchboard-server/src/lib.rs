@@ -171,6 +171,7 @@ mod shared_handles;
 pub mod state;
 mod tool;
 mod tools_methods;
+pub mod trace_context;
 pub mod transport;
 mod uri;
 
@@ -198,6 +199,7 @@ pub use switchboard_types::{CallToolResult, ContentBlock, ErrorObject, ProtocolV
 pub use switchboard_uri_template as uri_template;
 pub use tool::{IntoToolResult, Json, NoArgs, Tool, ToolError, ToolHandler, schema_of};
 pub use tools_methods::validate_tool_name;
+pub use trace_context::TraceContext;
 pub use transport::Transport;
 pub use uri::validate_uri;
 

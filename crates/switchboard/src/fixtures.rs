@@ -1,6 +1,11 @@
 //! `--fixtures conformance`: exactly the tools, resources and prompts the
 //! official MCP conformance suite calls (its fixture contract), so the suite
-//! can be run against this server.
+//! can be run against this server. Those only the 2026-07-28 scenarios of
+//! the 0.2 suite call are in [`stateless`].
+
+mod stateless;
+
+pub(crate) use stateless::attach;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -180,16 +185,7 @@ fn tools() -> Vec<Tool> {
                 .await
             },
         ),
-        Tool::new("json_schema_2020_12_tool")
-            .description("Has a JSON Schema 2020-12 input schema with $defs.")
-            .input_schema(json!({
-                "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "type": "object",
-                "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
-                "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
-                "additionalProperties": false
-            }))
-            .raw_handler(|args, _| async move { Ok(text(&format!("Received: {args}"))) }),
+        json_schema_2020_12_tool(),
         Tool::new("test_reconnection").description("Takes a moment, for SSE resumption tests.").handler(
             |_: NoArgs, _ctx: RequestContext| async move {
                 tokio::time::sleep(Duration::from_millis(200)).await;
@@ -197,6 +193,37 @@ fn tools() -> Vec<Tool> {
             },
         ),
     ]
+}
+
+/// A tool whose input schema uses JSON Schema 2020-12 beyond the
+/// `properties` the framework derives: `$schema`, `$defs` with an `$anchor`,
+/// `$ref`, `allOf`/`anyOf`, `if`/`then`/`else` (SEP-1613, SEP-2106). The
+/// suite checks that every keyword reaches `tools/list` as written.
+fn json_schema_2020_12_tool() -> Tool {
+    Tool::new("json_schema_2020_12_tool")
+        .description("Has a JSON Schema 2020-12 input schema: $defs, $anchor, allOf, if/then/else.")
+        .input_schema(json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {"address": {
+                "$anchor": "addressDef",
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+            }},
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
+            },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
+            "additionalProperties": false
+        }))
+        .raw_handler(|args, _| async move { Ok(text(&format!("Received: {args}"))) })
 }
 
 fn prompts() -> Vec<Prompt> {
@@ -253,7 +280,7 @@ fn prompts() -> Vec<Prompt> {
 
 /// Adds the conformance fixtures to a builder.
 pub(crate) fn conformance(mut builder: ServerBuilder) -> ServerBuilder {
-    for tool in tools() {
+    for tool in tools().into_iter().chain(stateless::tools()) {
         builder = builder.tool(tool);
     }
     for prompt in prompts() {

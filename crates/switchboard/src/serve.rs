@@ -138,7 +138,11 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
             }
             let builder = fixture_builder(options, fixtures, Arc::clone(&shared.store));
             let what = format!("the {} fixtures", fixtures_name(fixtures));
-            (decorate(builder, metrics.as_ref()).build().context("building the server")?, None, what)
+            let server = decorate(builder, metrics.as_ref()).build().context("building the server")?;
+            if matches!(fixtures, Fixtures::Conformance) {
+                fixtures::attach(&server);
+            }
+            (server, None, what)
         }
         None => {
             let source = args.project.source("serve")?;

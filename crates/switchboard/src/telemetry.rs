@@ -5,6 +5,12 @@
 //! `switchboard`). Nothing is exported, and no exporter thread started, without
 //! them. Logs keep their own filter (`SWITCHBOARD_LOG`, default `warn`); the
 //! exporter takes the framework's INFO spans whatever that filter says.
+//!
+//! The feature also turns on switchboard-server's `otel`: a request whose
+//! `_meta` carries W3C `traceparent` / `tracestate` / `baggage` gets the
+//! host's span as the parent of its `mcp.request` span, through the
+//! `tracing-opentelemetry` layer installed here, so the exported spans
+//! continue the host's trace instead of starting their own.
 
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;

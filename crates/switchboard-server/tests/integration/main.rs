@@ -22,8 +22,6 @@ mod lifecycle;
 mod limits;
 /// 2026-07-28 subscriptions/listen streams.
 mod listen;
-/// `mcp.request` tracing spans.
-mod observability;
 /// Logging and server-to-client requests.
 mod peer;
 /// prompts/list, prompts/get, completion/complete.
@@ -40,3 +38,5 @@ mod sources;
 mod state;
 /// tools/list, tools/call, validation, structured output, shaping, registration.
 mod tools;
+/// W3C trace context in `_meta`, handed to handlers in every revision.
+mod trace_context;
