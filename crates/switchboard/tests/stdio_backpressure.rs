@@ -9,13 +9,15 @@
 //! client that wrote everything before reading anything would wait forever
 //! on the pipe.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+mod common;
 
 /// Every test here fails instead of hanging past this.
 const DEADLINE: Duration = Duration::from_secs(120);
@@ -37,16 +39,7 @@ impl Served {
             .stderr(Stdio::null())
             .spawn()
             .expect("switchboard starts");
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
+        let lines = common::read_lines(child.stdout.take().expect("stdout is piped"));
         let stdin = child.stdin.take();
         Self { child, stdin, lines }
     }

@@ -16,6 +16,21 @@ use serde_json::{Value, json};
 /// How long any single wait may take before the test fails.
 pub const WAIT: Duration = Duration::from_secs(30);
 
+/// The lines of `stdout`, read by a thread of their own (so a test waits
+/// on a channel with a timeout, never on the pipe).
+pub fn read_lines(stdout: std::process::ChildStdout) -> mpsc::Receiver<String> {
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    lines
+}
+
 /// A running `switchboard serve` on stdio.
 pub struct Switchboard {
     child: Child,
@@ -44,16 +59,7 @@ impl Switchboard {
             .stderr(Stdio::piped())
             .spawn()
             .expect("switchboard starts");
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
+        let lines = read_lines(child.stdout.take().expect("stdout is piped"));
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
         let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
         let sink = stderr.clone();
