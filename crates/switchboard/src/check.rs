@@ -33,6 +33,9 @@
 //! - `problems`: in file order; `line` and `column` are 1-based, the
 //!   column counts characters; `file` is the file the problem is in (a
 //!   prompt file can be another one; `null`: the embedded default).
+//! - `notes` (only when `ok`): what zero-config left out without failing
+//!   (a file in the prompts folder that is not a prompt file, a prompt
+//!   that does not load), each placed like a problem; `[]` otherwise.
 //! - `summary.problems`: how many; `summary.files`: in how many files;
 //!   `tools`, `prompts`, `resources`, `resourceTemplates`: what would be
 //!   served, when `ok` (`null` otherwise: nothing is built).
@@ -75,7 +78,10 @@ pub(crate) fn run(source: &Source, json: bool) -> anyhow::Result<()> {
                 server.resource_templates().len(),
             ];
             if json {
-                print(&format!("{:#}\n", report(file.as_deref(), &[], Some(counts))))
+                let mut doc = report(file.as_deref(), &[], Some(counts));
+                let notes: Vec<Problem> = project.notes.iter().map(|n| n.clone().relative_to(&cwd)).collect();
+                doc["notes"] = notes.iter().map(problem_json).collect();
+                print(&format!("{doc:#}\n"))
             } else {
                 let origin = file.unwrap_or_else(|| "the embedded default configuration".to_owned());
                 let [tools, prompts, resources, templates] = counts;
@@ -124,6 +130,7 @@ fn report(file: Option<&str>, problems: &[Problem], counts: Option<[usize; 4]>) 
         "ok": problems.is_empty(),
         "file": file,
         "problems": problems.iter().map(problem_json).collect::<Vec<_>>(),
+        "notes": [],
         "summary": {
             "problems": problems.len(),
             "files": files.len(),

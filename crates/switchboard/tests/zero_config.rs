@@ -99,6 +99,20 @@ fn list_and_check_with_no_configuration_start_on_the_same_folder() {
     assert!(ok, "{stdout}{stderr}");
     assert!(stdout.contains("ok"), "{stdout}");
     assert!(stderr.contains("broken.md:2:"), "{stderr}");
+
+    // `check --json`: ok, with what was left out as placed notes.
+    let (ok, stdout, stderr) = run(&["check", "--json", "."], dir.path());
+    assert!(ok, "{stdout}{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["ok"], true);
+    let noted: Vec<String> = report["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| format!("{}:{}", n["file"].as_str().unwrap(), n["line"]))
+        .collect();
+    assert!(noted.iter().any(|n| n.ends_with("topic.md:1")), "{report:#}");
+    assert!(noted.iter().any(|n| n.ends_with("broken.md:2")), "{report:#}");
 }
 
 #[test]
