@@ -414,8 +414,7 @@ pub(crate) async fn post(
     }
 
     if !wants_sse(app.options.response_mode, &messages) {
-        let reply =
-            app.server.handle_frame_via(&legacy.session, &body, &caller.via(None)).await.unwrap_or_default();
+        let reply = app.server.accept_via(&legacy.session, &body, &caller.via(None)).reply().await;
         if let Err(e) = share(&app, &legacy, &changes).await {
             return unavailable(&e);
         }

@@ -12,9 +12,8 @@ use std::collections::VecDeque;
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
 use serde_json::{Value, json};
-use switchboard_server::{Accepted, ProtocolVersion};
+use switchboard_server::{Accepted, Outcome, ProtocolVersion, Reply};
 use switchboard_types::meta::{CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION};
 use switchboard_types::{ErrorCode, ErrorObject, RequestId};
 use tokio::sync::{mpsc, oneshot};
@@ -69,16 +68,11 @@ impl Pump {
     }
 }
 
-/// The status of a reply from the dispatcher: its errors named in §c.4
-/// are `400`/`404`. This parses the serialized reply, because
-/// [`Accepted`] hands over bytes only; once the reply carries its outcome
-/// (issue #18), the status should come from that.
-fn status_for(reply: &[u8]) -> StatusCode {
-    #[derive(Deserialize)]
-    struct Reply {
-        error: Option<ErrorObject>,
-    }
-    match serde_json::from_slice::<Reply>(reply).ok().and_then(|r| r.error).map(|e| e.code) {
+/// The status of a reply from the dispatcher, from its [`Outcome`]: the
+/// errors named in §c.4 are `400`/`404`; everything else is `200` (a
+/// store outage becomes `503` in [`reply_response`]).
+fn status_for(outcome: Outcome) -> StatusCode {
+    match outcome.error_code() {
         Some(ErrorCode::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
         Some(
             ErrorCode::HEADER_MISMATCH
@@ -89,6 +83,12 @@ fn status_for(reply: &[u8]) -> StatusCode {
         ) => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,
     }
+}
+
+/// The response to a reply answered without streaming.
+fn answer(reply: Option<Reply>) -> Response {
+    let status = reply.as_ref().map_or(StatusCode::OK, |r| status_for(r.outcome()));
+    reply_response(status, reply)
 }
 
 /// A 2026-07-28 POST. `peeked` is the body's classification; a body that
@@ -167,21 +167,17 @@ pub(crate) async fn post(
     let session = app.server.new_session(tx, caller.principal.clone());
     let accepted = app.server.accept_via(&session, &body, &caller.via(None));
     let fut = match accepted {
-        Accepted::Done(reply) => {
-            let reply = reply.unwrap_or_default();
-            return reply_response(status_for(&reply), reply);
-        }
+        Accepted::Done(reply) => return answer(reply),
         Accepted::Pending(fut) => fut,
     };
     if !sse {
         // Dropping this handler (the client went away) drops the request's
         // future: the request is cancelled.
-        let reply = fut.await.unwrap_or_default();
-        return reply_response(status_for(&reply), reply);
+        return answer(fut.await);
     }
     let (final_tx, final_rx) = oneshot::channel::<Option<Vec<u8>>>();
     let task = tokio::spawn(async move {
-        let _ = final_tx.send(fut.await);
+        let _ = final_tx.send(fut.await.map(Reply::into_bytes));
     });
     let mut handles = vec![task.abort_handle()];
     if listen {
@@ -200,4 +196,30 @@ pub(crate) async fn post(
         Some((sse::event(None, &next), pump))
     });
     sse::response(stream, app.options.keep_alive, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(code: ErrorCode) -> Outcome {
+        Outcome::Error { code, store_unavailable: false }
+    }
+
+    #[test]
+    fn statuses_follow_the_outcome() {
+        assert_eq!(status_for(Outcome::Ok), StatusCode::OK);
+        assert_eq!(status_for(Outcome::ToolError), StatusCode::OK);
+        assert_eq!(status_for(error(ErrorCode::METHOD_NOT_FOUND)), StatusCode::NOT_FOUND);
+        for code in [
+            ErrorCode::HEADER_MISMATCH,
+            ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+            ErrorCode::PARSE_ERROR,
+            ErrorCode::INVALID_REQUEST,
+        ] {
+            assert_eq!(status_for(error(code)), StatusCode::BAD_REQUEST, "{code:?}");
+        }
+        assert_eq!(status_for(error(ErrorCode::INVALID_PARAMS)), StatusCode::OK);
+    }
 }

@@ -7,6 +7,7 @@
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use switchboard_server::Reply;
 use switchboard_types::jsonrpc::encode_error;
 use switchboard_types::{ErrorObject, RequestId};
 
@@ -24,27 +25,17 @@ pub(crate) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
     response
 }
 
-/// A JSON-RPC reply with `status`, unless it is the state-store outage
-/// answer ([`switchboard_server::state::store_unavailable`]): that is `503` with
-/// `Retry-After` on every path, legacy or 2026-07-28. Replies that cannot
-/// be that error (no `"stateStore"` in them) are not parsed.
-pub(crate) fn reply_response(status: StatusCode, reply: Vec<u8>) -> Response {
-    if memchr::memmem::find(&reply, b"\"stateStore\"").is_some() && is_outage(&reply) {
-        return outage_response(reply);
+/// A JSON-RPC reply with `status`, unless its outcome is the state-store
+/// outage ([`switchboard_server::state::store_unavailable`]): that is `503`
+/// with `Retry-After` on every path, legacy or 2026-07-28. The dispatcher
+/// says which it is ([`Outcome`]); the bytes are not read. No reply (a
+/// request that produced none) is an empty body with `status`.
+pub(crate) fn reply_response(status: StatusCode, reply: Option<Reply>) -> Response {
+    match reply {
+        Some(reply) if reply.outcome().is_store_unavailable() => outage_response(reply.into_bytes()),
+        Some(reply) => json_response(status, reply.into_bytes()),
+        None => json_response(status, Vec::new()),
     }
-    json_response(status, reply)
-}
-
-/// Whether a reply is the store-outage error.
-fn is_outage(reply: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Reply {
-        error: Option<ErrorObject>,
-    }
-    serde_json::from_slice::<Reply>(reply)
-        .ok()
-        .and_then(|r| r.error)
-        .is_some_and(|e| switchboard_server::state::is_store_unavailable(&e))
 }
 
 /// `503` with `Retry-After` and the JSON-RPC error body.

@@ -13,7 +13,9 @@
 //!
 //! The future catches panics (`-32603`), drops the handler when the request
 //! is cancelled (and then answers nothing, as the cancellation utility asks),
-//! and serializes the response once.
+//! and serializes the response once. Every answer is a [`Reply`]: the bytes
+//! and the [`Outcome`](crate::Outcome) they carry, so a transport that
+//! decides something from the outcome (an HTTP status) does not parse them.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -24,24 +26,25 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use switchboard_types::jsonrpc::{MessageKind, encode_error, encode_result};
+use switchboard_types::jsonrpc::MessageKind;
 use switchboard_types::notifications::{CancelledParams, method};
 use switchboard_types::{ErrorObject, IncomingMessage, ProtocolVersion, RequestId};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{ContextParts, Outbound, RequestContext, Via};
 use crate::lifecycle::RequestMeta;
+use crate::reply::Reply;
 use crate::server::Server;
 use crate::session::Session;
 use crate::trace_context::TraceContext;
 
 /// The outcome of [`Server::accept`].
 pub enum Accepted {
-    /// Fully handled; send these bytes if any (a notification gets none).
-    Done(Option<Vec<u8>>),
+    /// Fully handled; send this reply if any (a notification gets none).
+    Done(Option<Reply>),
     /// A request for a handler: run the future, then send what it yields
     /// (nothing when the request was cancelled).
-    Pending(BoxFuture<'static, Option<Vec<u8>>>),
+    Pending(BoxFuture<'static, Option<Reply>>),
 }
 
 impl std::fmt::Debug for Accepted {
@@ -54,10 +57,15 @@ impl std::fmt::Debug for Accepted {
 }
 
 impl Accepted {
-    /// Runs a pending request to completion.
+    /// Runs a pending request to completion; the reply's bytes.
     pub async fn resolve(self) -> Option<Vec<u8>> {
+        self.reply().await.map(Reply::into_bytes)
+    }
+
+    /// Runs a pending request to completion; the reply with its outcome.
+    pub async fn reply(self) -> Option<Reply> {
         match self {
-            Accepted::Done(bytes) => bytes,
+            Accepted::Done(reply) => reply,
             Accepted::Pending(fut) => fut.await,
         }
     }
@@ -96,17 +104,6 @@ impl From<Map<String, Value>> for Output {
     fn from(map: Map<String, Value>) -> Self {
         Output::Map(map)
     }
-}
-
-/// Serializes a success response around an already serialized result.
-fn encode_raw_result(id: &RequestId, result: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(result.len() + 48);
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    serde_json::to_writer(&mut out, id).expect("ids serialize; qed");
-    out.extend_from_slice(b",\"result\":");
-    out.extend_from_slice(result);
-    out.push(b'}');
-    out
 }
 
 /// Methods the server routes to handlers.
@@ -148,8 +145,8 @@ pub(crate) fn to_map<T: Serialize>(value: &T) -> Result<Map<String, Value>, Erro
     }
 }
 
-fn error_bytes(id: Option<&RequestId>, error: ErrorObject) -> Accepted {
-    Accepted::Done(Some(encode_error(id, &error)))
+fn error_reply(id: Option<&RequestId>, error: ErrorObject) -> Accepted {
+    Accepted::Done(Some(Reply::error(id, &error)))
 }
 
 impl Server {
@@ -193,14 +190,14 @@ impl Server {
         let items: Vec<&RawValue> = match serde_json::from_slice(frame) {
             Ok(items) => items,
             Err(e) if e.is_data() => {
-                return error_bytes(None, ErrorObject::invalid_request("malformed batch"));
+                return error_reply(None, ErrorObject::invalid_request("malformed batch"));
             }
-            Err(e) => return error_bytes(None, ErrorObject::parse_error(e)),
+            Err(e) => return error_reply(None, ErrorObject::parse_error(e)),
         };
         match session.negotiated_version() {
             Some(v) if v.allows_batches() => {}
             Some(v) => {
-                return error_bytes(
+                return error_reply(
                     None,
                     ErrorObject::invalid_request(format!(
                         "JSON-RPC batches are accepted only under protocol revision 2025-03-26; this connection negotiated {v}: send one message per line"
@@ -208,7 +205,7 @@ impl Server {
                 );
             }
             None => {
-                return error_bytes(
+                return error_reply(
                     None,
                     ErrorObject::invalid_request(
                         "JSON-RPC batches are accepted only after initialize negotiated 2025-03-26 (initialize itself must not be batched)",
@@ -217,26 +214,14 @@ impl Server {
             }
         }
         if items.is_empty() {
-            return error_bytes(None, ErrorObject::invalid_request("empty batch"));
+            return error_reply(None, ErrorObject::invalid_request("empty batch"));
         }
         let parts: Vec<Accepted> =
             items.iter().map(|raw| self.accept_one(session, raw.get().as_bytes(), true, via)).collect();
         Accepted::Pending(Box::pin(async move {
-            let responses: Vec<Vec<u8>> =
-                join_all(parts.into_iter().map(Accepted::resolve)).await.into_iter().flatten().collect();
-            if responses.is_empty() {
-                return None;
-            }
-            let mut out = Vec::with_capacity(responses.iter().map(|r| r.len() + 1).sum::<usize>() + 1);
-            out.push(b'[');
-            for (i, r) in responses.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                out.extend_from_slice(r);
-            }
-            out.push(b']');
-            Some(out)
+            let responses: Vec<Reply> =
+                join_all(parts.into_iter().map(Accepted::reply)).await.into_iter().flatten().collect();
+            (!responses.is_empty()).then(|| Reply::batch(&responses))
         }))
     }
 
@@ -245,7 +230,7 @@ impl Server {
             Ok(m) => m,
             Err(e) => {
                 tracing::debug!(error = %e, bytes = frame.len(), "unreadable message");
-                return error_bytes(None, e);
+                return error_reply(None, e);
             }
         };
         let kind = match message.kind() {
@@ -253,7 +238,7 @@ impl Server {
             Err(e) => {
                 // Address the error to the id when it can be read; a null or
                 // malformed id gets `"id": null`.
-                return error_bytes(message.readable_id().as_ref(), e);
+                return error_reply(message.readable_id().as_ref(), e);
             }
         };
         match kind {
@@ -319,10 +304,10 @@ impl Server {
         let (version, client_info, client_capabilities) = if modern {
             let version = match meta.validate_modern() {
                 Ok(v) => v,
-                Err(e) => return error_bytes(Some(&id), e),
+                Err(e) => return error_reply(Some(&id), e),
             };
             if REMOVED_IN_2026.contains(&method) {
-                return error_bytes(
+                return error_reply(
                     Some(&id),
                     ErrorObject::method_not_found(method).with_data(serde_json::json!({
                         "reason": format!("{method} does not exist in protocol revision {version}")
@@ -330,21 +315,21 @@ impl Server {
                 );
             }
             if let Err(e) = meta.log_level() {
-                return error_bytes(Some(&id), e);
+                return error_reply(Some(&id), e);
             }
             (version, meta.client_info(), meta.client_capabilities())
         } else {
             match method {
                 "initialize" if in_batch => {
-                    return error_bytes(
+                    return error_reply(
                         Some(&id),
                         ErrorObject::invalid_request("initialize must not be part of a batch"),
                     );
                 }
                 "initialize" => {
                     return Accepted::Done(Some(match inner.initialize(session, params) {
-                        Ok(result) => encode_result(&id, &result),
-                        Err(e) => encode_error(Some(&id), &e),
+                        Ok(result) => Reply::result(&id, &result, false),
+                        Err(e) => Reply::error(Some(&id), &e),
                     }));
                 }
                 _ => {}
@@ -353,7 +338,7 @@ impl Server {
                 Some(n) => (n.version, Some(n.client_info), n.client_capabilities),
                 None if method == "ping" => (ProtocolVersion::LATEST_LEGACY, None, Default::default()),
                 None => {
-                    return error_bytes(
+                    return error_reply(
                         Some(&id),
                         ErrorObject::invalid_request(format!(
                             "Server not initialized: send initialize before {method} (or use the 2026-07-28 per-request _meta)"
@@ -364,16 +349,16 @@ impl Server {
         };
         let route = match self.route(method, version) {
             Some(r) => r,
-            None => return error_bytes(Some(&id), ErrorObject::method_not_found(method)),
+            None => return error_reply(Some(&id), ErrorObject::method_not_found(method)),
         };
         if route == Route::Ping {
-            return Accepted::Done(Some(encode_result(&id, &Map::new())));
+            return Accepted::Done(Some(Reply::result(&id, &Map::new(), false)));
         }
         // Over the line transport the connection loop stops reading before
         // this refuses anything but an oversized batch (see session.rs).
         let cap = session.in_flight_cap(inner.options.max_in_flight);
         if session.in_flight() >= cap {
-            return error_bytes(Some(&id), crate::limits::too_many_in_flight(cap));
+            return error_reply(Some(&id), crate::limits::too_many_in_flight(cap));
         }
         if route == Route::ToolsCall {
             // A caller is its principal, or without one its connection.
@@ -382,12 +367,12 @@ impl Server {
                 None => format!("connection:{:p}", Arc::as_ptr(session)),
             };
             if let Err(e) = inner.limits.admit_tool_call(&caller) {
-                return error_bytes(Some(&id), e);
+                return error_reply(Some(&id), e);
             }
         }
         let token = CancellationToken::new();
         if !session.register(&id, &token) {
-            return error_bytes(
+            return error_reply(
                 Some(&id),
                 ErrorObject::invalid_request(format!(
                     "request id {id} is already in use by a request in flight"
@@ -459,28 +444,12 @@ impl Server {
                 ctx.finish();
                 session.unregister(&id);
                 record_outcome(outcome.as_ref());
-                let bytes = match outcome? {
-                    Ok(Ok(Output::Map(mut result))) => {
-                        if modern {
-                            server.inner.decorate_modern(
-                                &mut result,
-                                route_cache(&server, route, ctx.principal().is_some()),
-                            );
-                        }
-                        encode_result(&id, &result)
+                let reply = match outcome? {
+                    Ok(Ok(output)) => {
+                        let cache = modern.then(|| route_cache(&server, route, ctx.principal().is_some()));
+                        server.encode_output(&id, output, cache)
                     }
-                    Ok(Ok(Output::Raw(result))) => {
-                        let result = if modern {
-                            server.inner.decorate_modern_raw(
-                                result,
-                                route_cache(&server, route, ctx.principal().is_some()),
-                            )
-                        } else {
-                            result
-                        };
-                        encode_raw_result(&id, &result)
-                    }
-                    Ok(Err(error)) => encode_error(Some(&id), &error),
+                    Ok(Err(error)) => Reply::error(Some(&id), &error),
                     Err(panic) => {
                         let what = panic
                             .downcast_ref::<&str>()
@@ -488,25 +457,31 @@ impl Server {
                             .or_else(|| panic.downcast_ref::<String>().cloned())
                             .unwrap_or_else(|| "unknown panic".into());
                         tracing::error!(%id, panic = %what, "handler panicked");
-                        encode_error(Some(&id), &ErrorObject::internal("the handler panicked"))
+                        Reply::error(Some(&id), &ErrorObject::internal("the handler panicked"))
                     }
                 };
-                let max = server.inner.options.max_response_size;
-                if bytes.len() > max {
-                    tracing::warn!(%id, bytes = bytes.len(), max, "response over the size limit replaced by an error");
-                    return Some(encode_error(
-                        Some(&id),
-                        &ErrorObject::internal(format!(
-                            "the response ({} bytes) is larger than this server sends ({max} bytes); ask for less \
-                         (a page, a range, a narrower query)",
-                            bytes.len()
-                        )),
-                    ));
-                }
-                Some(bytes)
+                Some(capped(&id, reply, server.inner.options.max_response_size))
             },
             span,
         )))
+    }
+
+    /// The reply to a handler's result. `modern_cache` is set for
+    /// 2026-07-28 requests only (their results are decorated): what the
+    /// route's results may be cached for.
+    fn encode_output(&self, id: &RequestId, output: Output, modern_cache: Option<RouteCache>) -> Reply {
+        let tool_error = output.is_tool_error();
+        match (output, modern_cache) {
+            (Output::Map(mut result), Some(cache)) => {
+                self.inner.decorate_modern(&mut result, cache);
+                Reply::result(id, &result, tool_error)
+            }
+            (Output::Map(result), None) => Reply::result(id, &result, tool_error),
+            (Output::Raw(result), Some(cache)) => {
+                Reply::raw_result(id, &self.inner.decorate_modern_raw(result, cache))
+            }
+            (Output::Raw(result), None) => Reply::raw_result(id, &result),
+        }
     }
 
     /// True if `method` is served under `version` (what a transport checks
@@ -632,11 +607,26 @@ fn record_outcome(outcome: Option<&std::thread::Result<Result<Output, ErrorObjec
     tracing::debug!(outcome = what, code, "request finished");
 }
 
-fn route_cache(
-    server: &Server,
-    route: Route,
-    authenticated: bool,
-) -> Option<(std::time::Duration, switchboard_types::lifecycle::CacheScope)> {
+/// A reply over `max` bytes replaced by an error that says so.
+fn capped(id: &RequestId, reply: Reply, max: usize) -> Reply {
+    if reply.len() <= max {
+        return reply;
+    }
+    tracing::warn!(%id, bytes = reply.len(), max, "response over the size limit replaced by an error");
+    Reply::error(
+        Some(id),
+        &ErrorObject::internal(format!(
+            "the response ({} bytes) is larger than this server sends ({max} bytes); ask for less \
+             (a page, a range, a narrower query)",
+            reply.len()
+        )),
+    )
+}
+
+/// How long, and for whom, a route's results may be cached (when at all).
+type RouteCache = Option<(std::time::Duration, switchboard_types::lifecycle::CacheScope)>;
+
+fn route_cache(server: &Server, route: Route, authenticated: bool) -> RouteCache {
     use switchboard_types::lifecycle::CacheScope;
     let o = &server.inner.options;
     // The six cacheable results (2026-07-28 `server/utilities/caching.mdx`).

@@ -60,7 +60,7 @@ use crate::server::Server;
 use crate::session::{Announced, Session};
 
 /// A request accepted by the dispatcher, not yet answered.
-type Reply = BoxFuture<'static, Option<Vec<u8>>>;
+type Reply = BoxFuture<'static, Option<crate::Reply>>;
 
 /// The requests of one connection: those running, and those read while
 /// the window was full, waiting for a place.
@@ -90,8 +90,8 @@ impl Requests {
     fn spawn(&mut self, reply: Reply) {
         let outbound = self.outbound.clone();
         self.running.spawn(async move {
-            if let Some(bytes) = reply.await {
-                let _ = outbound.send(bytes).await;
+            if let Some(reply) = reply.await {
+                let _ = outbound.send(reply.into_bytes()).await;
             }
         });
     }
@@ -188,7 +188,7 @@ async fn on_frame(
 ) -> ControlFlow<()> {
     let reply = match frame {
         Frame::Message(bytes) => match server.accept(session, &bytes) {
-            Accepted::Done(reply) => reply,
+            Accepted::Done(reply) => reply.map(crate::Reply::into_bytes),
             Accepted::Pending(reply) => {
                 requests.push(reply);
                 None

@@ -22,6 +22,8 @@ mod lifecycle;
 mod limits;
 /// 2026-07-28 subscriptions/listen streams.
 mod listen;
+/// The outcome each reply carries: ok, tool error, error code, store outage.
+mod outcome;
 /// Logging and server-to-client requests.
 mod peer;
 /// prompts/list, prompts/get, completion/complete.

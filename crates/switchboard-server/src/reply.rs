@@ -1,0 +1,171 @@
+//! A serialized reply together with its [`Outcome`].
+//!
+//! Transports decide things from how a request ended: Streamable HTTP
+//! answers `404`, `400` or `503` for some errors. The dispatcher knows the
+//! outcome when it writes the reply, so it hands both over; a transport
+//! never parses the bytes again. The outcome is set by the constructors
+//! here, the only place replies are built, from the same value that is
+//! serialized: the two cannot disagree.
+
+use serde::Serialize;
+use switchboard_types::jsonrpc::{encode_error, encode_result};
+use switchboard_types::{ErrorCode, ErrorObject, RequestId};
+
+/// How a request ended, as far as a transport needs to know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// A result.
+    Ok,
+    /// A `tools/call` result with `isError: true`: the tool failed, the
+    /// protocol did not.
+    ToolError,
+    /// A JSON-RPC error response.
+    Error {
+        /// Its code.
+        code: ErrorCode,
+        /// It is the state-store outage answer
+        /// ([`store_unavailable`](crate::state::store_unavailable)), which
+        /// is worth retrying shortly.
+        store_unavailable: bool,
+    },
+    /// A 2025-03-26 batch: one array of responses, each with its own outcome.
+    Batch,
+}
+
+impl Outcome {
+    /// The outcome of answering with `error`.
+    pub fn of_error(error: &ErrorObject) -> Self {
+        Outcome::Error { code: error.code, store_unavailable: crate::state::is_store_unavailable(error) }
+    }
+
+    /// The error code, for an error response.
+    pub fn error_code(self) -> Option<ErrorCode> {
+        match self {
+            Outcome::Error { code, .. } => Some(code),
+            _ => None,
+        }
+    }
+
+    /// Whether the reply is the state-store outage answer.
+    pub fn is_store_unavailable(self) -> bool {
+        matches!(self, Outcome::Error { store_unavailable: true, .. })
+    }
+}
+
+/// One reply as sent (a JSON-RPC response, or a batch of them) and its
+/// [`Outcome`]. It dereferences to its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    bytes: Vec<u8>,
+    outcome: Outcome,
+}
+
+impl Reply {
+    /// A success response around `result`; `tool_error` for a `tools/call`
+    /// result that reports a tool error.
+    pub(crate) fn result<T: Serialize>(id: &RequestId, result: &T, tool_error: bool) -> Self {
+        let outcome = if tool_error { Outcome::ToolError } else { Outcome::Ok };
+        Reply { bytes: encode_result(id, result), outcome }
+    }
+
+    /// A success response around an already serialized result object.
+    pub(crate) fn raw_result(id: &RequestId, result: &[u8]) -> Self {
+        let mut bytes = Vec::with_capacity(result.len() + 48);
+        bytes.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        serde_json::to_writer(&mut bytes, id).expect("ids serialize; qed");
+        bytes.extend_from_slice(b",\"result\":");
+        bytes.extend_from_slice(result);
+        bytes.push(b'}');
+        Reply { bytes, outcome: Outcome::Ok }
+    }
+
+    /// An error response (`id` is `None` when the request's id is unknown).
+    pub(crate) fn error(id: Option<&RequestId>, error: &ErrorObject) -> Self {
+        Reply { bytes: encode_error(id, error), outcome: Outcome::of_error(error) }
+    }
+
+    /// The array of a batch's responses.
+    pub(crate) fn batch(responses: &[Reply]) -> Self {
+        let mut bytes = Vec::with_capacity(responses.iter().map(|r| r.bytes.len() + 1).sum::<usize>() + 1);
+        bytes.push(b'[');
+        for (i, r) in responses.iter().enumerate() {
+            if i > 0 {
+                bytes.push(b',');
+            }
+            bytes.extend_from_slice(&r.bytes);
+        }
+        bytes.push(b']');
+        Reply { bytes, outcome: Outcome::Batch }
+    }
+
+    /// How the request ended.
+    pub fn outcome(&self) -> Outcome {
+        self.outcome
+    }
+
+    /// The serialized reply.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The serialized reply, owned.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes
+    }
+}
+
+impl std::ops::Deref for Reply {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl From<Reply> for Vec<u8> {
+    fn from(reply: Reply) -> Self {
+        reply.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id() -> RequestId {
+        RequestId::from(7)
+    }
+
+    #[test]
+    fn results_are_ok_or_tool_errors() {
+        let map = serde_json::json!({"content": []});
+        assert_eq!(Reply::result(&id(), &map, false).outcome(), Outcome::Ok);
+        assert_eq!(Reply::result(&id(), &map, true).outcome(), Outcome::ToolError);
+        let raw = Reply::raw_result(&id(), b"{}");
+        assert_eq!(raw.outcome(), Outcome::Ok);
+        assert_eq!(raw.bytes(), br#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+    }
+
+    #[test]
+    fn errors_carry_their_code_and_whether_the_store_is_down() {
+        let reply = Reply::error(Some(&id()), &ErrorObject::method_not_found("nope"));
+        assert_eq!(reply.outcome().error_code(), Some(ErrorCode::METHOD_NOT_FOUND));
+        assert!(!reply.outcome().is_store_unavailable());
+        let down = crate::state::store_unavailable(&crate::state::StateError("down".into()), false);
+        let reply = Reply::error(Some(&id()), &down);
+        assert_eq!(
+            reply.outcome(),
+            Outcome::Error { code: ErrorCode::INTERNAL_ERROR, store_unavailable: true }
+        );
+    }
+
+    #[test]
+    fn a_batch_is_its_responses_in_one_array() {
+        let parts = [Reply::raw_result(&id(), b"{}"), Reply::error(None, &ErrorObject::invalid_request("x"))];
+        let batch = Reply::batch(&parts);
+        assert_eq!(batch.outcome(), Outcome::Batch);
+        let value: serde_json::Value = serde_json::from_slice(&batch).unwrap();
+        assert_eq!(value.as_array().map(Vec::len), Some(2));
+    }
+}
