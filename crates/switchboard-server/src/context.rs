@@ -7,7 +7,7 @@
 //! request has been answered or cancelled, so a handler can never emit
 //! progress after its response (spec: `basic/utilities/progress.mdx`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,6 +20,7 @@ use switchboard_types::{ClientCapabilities, ErrorObject, Implementation, Meta, P
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::input::{InputError, InputRequest, InputRound};
 use crate::shape;
 use crate::trace_context::TraceContext;
 
@@ -104,6 +105,7 @@ struct Inner {
     log_level: Option<LoggingLevel>,
     peer: Option<Arc<crate::session::Session>>,
     headers: Option<Arc<Vec<(String, String)>>>,
+    input: Option<Arc<InputRound>>,
 }
 
 /// Everything needed to build a [`RequestContext`]; filled by the dispatcher.
@@ -126,6 +128,9 @@ pub(crate) struct ContextParts {
     pub peer: Option<Arc<crate::session::Session>>,
     /// The transport's headers (HTTP).
     pub headers: Option<Arc<Vec<(String, String)>>>,
+    /// The multi round-trip state of a 2026-07-28 request that may end in
+    /// an `InputRequiredResult` (see [`crate::input`]).
+    pub input: Option<Arc<InputRound>>,
 }
 
 impl RequestContext {
@@ -147,6 +152,7 @@ impl RequestContext {
                 log_level: p.log_level,
                 peer: p.peer,
                 headers: p.headers,
+                input: p.input,
             }),
         }
     }
@@ -174,6 +180,7 @@ impl RequestContext {
             log_level: None,
             peer: None,
             headers: None,
+            input: None,
         })
     }
 
@@ -322,6 +329,111 @@ impl RequestContext {
             r = session.request_client(&self.inner.outbound, method, params) => r,
             _ = self.inner.cancel.cancelled() => Err(ErrorObject::internal("the request was cancelled")),
         }
+    }
+
+    /// Asks the client one question and returns its answer (an
+    /// `ElicitResult`, `CreateMessageResult` or `ListRootsResult` object).
+    ///
+    /// In the handshake era this is a live request to the client. In
+    /// 2026-07-28 it is a multi round-trip request: the first time, it
+    /// returns [`InputError::Pending`], which the handler propagates with
+    /// `?` so the request ends with an `InputRequiredResult`; when the
+    /// client retries with its answer under `key`, the handler runs again
+    /// and this call returns it (see [`crate::input`]). Keys name the
+    /// question within the request; use a different key for each.
+    pub async fn input(&self, key: &str, request: InputRequest) -> Result<Value, InputError> {
+        let mut answers = self.inputs([(key, request)]).await?;
+        Ok(answers.remove(key).unwrap_or(Value::Null))
+    }
+
+    /// Asks several questions at once (one `InputRequiredResult` lists them
+    /// all; the handshake era sends them concurrently) and returns the
+    /// answers by key.
+    pub async fn inputs<K: Into<String>>(
+        &self,
+        questions: impl IntoIterator<Item = (K, InputRequest)>,
+    ) -> Result<BTreeMap<String, Value>, InputError> {
+        let questions: Vec<(String, InputRequest)> =
+            questions.into_iter().map(|(k, q)| (k.into(), q)).collect();
+        if let Some(round) = &self.inner.input {
+            return round.answer(&self.inner.client_capabilities, questions);
+        }
+        if self.inner.peer.is_none() {
+            return Err(InputError::Failed(ErrorObject::internal(if self.inner.version.is_legacy() {
+                "this connection cannot carry requests to the client"
+            } else {
+                "input requests are allowed only on tools/call, prompts/get and resources/read"
+            })));
+        }
+        if let Some((_, q)) =
+            questions.iter().find(|(_, q)| !q.is_declared_by(&self.inner.client_capabilities))
+        {
+            return Err(InputError::NotDeclared { capability: q.capability() });
+        }
+        let asked = questions.into_iter().map(|(key, q)| async move {
+            let answer = self.request_client(q.method(), q.params().clone()).await;
+            (key, answer)
+        });
+        let mut answers = BTreeMap::new();
+        for (key, answer) in futures::future::join_all(asked).await {
+            answers.insert(key, answer.map_err(InputError::Failed)?);
+        }
+        Ok(answers)
+    }
+
+    /// Asks the user through a form elicitation (see [`RequestContext::input`]).
+    pub async fn elicit(
+        &self,
+        key: &str,
+        message: &str,
+        requested_schema: Value,
+    ) -> Result<Value, InputError> {
+        self.input(key, InputRequest::elicit(message, requested_schema)).await
+    }
+
+    /// Asks the client's model one question, answered in at most
+    /// `max_tokens` tokens (see [`RequestContext::input`]).
+    pub async fn sample(&self, key: &str, text: &str, max_tokens: u32) -> Result<Value, InputError> {
+        self.input(key, InputRequest::sample_text(text, max_tokens)).await
+    }
+
+    /// Asks the client for its roots (see [`RequestContext::input`]).
+    pub async fn list_roots(&self, key: &str) -> Result<Value, InputError> {
+        self.input(key, InputRequest::list_roots()).await
+    }
+
+    /// Whether `request` may be asked here: the client declared its
+    /// capability, and the request can carry questions.
+    pub fn can_ask(&self, request: &InputRequest) -> bool {
+        request.is_declared_by(&self.inner.client_capabilities)
+            && (self.inner.input.is_some() || self.inner.peer.is_some())
+    }
+
+    /// True when this 2026-07-28 request is a retry that carried a valid
+    /// `requestState` issued by this server (or one sharing its key).
+    pub fn resumed(&self) -> bool {
+        self.inner.input.as_ref().is_some_and(|r| r.resumed())
+    }
+
+    /// A value stored with [`RequestContext::remember`] in an earlier round
+    /// of this 2026-07-28 request.
+    pub fn recall(&self, key: &str) -> Option<Value> {
+        self.inner.input.as_ref()?.recall(key)
+    }
+
+    /// Stores a value for the next rounds of this 2026-07-28 request, in its
+    /// `requestState`: signed, so the client cannot change it, but readable
+    /// by the client, so never a secret. Does nothing in the handshake era,
+    /// where a request has one round.
+    pub fn remember(&self, key: &str, value: Value) {
+        if let Some(round) = &self.inner.input {
+            round.remember(key, value);
+        }
+    }
+
+    /// The multi round-trip state of this request, if it has one.
+    pub(crate) fn input_round(&self) -> Option<&Arc<InputRound>> {
+        self.inner.input.as_ref()
     }
 
     /// Marks the request answered: later progress is dropped.

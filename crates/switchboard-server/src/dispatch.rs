@@ -76,6 +76,9 @@ impl Accepted {
 pub(crate) enum Output {
     Map(Map<String, Value>),
     Raw(Vec<u8>),
+    /// A 2026-07-28 `InputRequiredResult` (`inputRequests`, `requestState`;
+    /// see [`crate::input`]).
+    InputRequired(Map<String, Value>),
 }
 
 impl Output {
@@ -83,7 +86,7 @@ impl Output {
     pub(crate) fn is_tool_error(&self) -> bool {
         match self {
             Output::Map(map) => map.get("isError").and_then(Value::as_bool) == Some(true),
-            Output::Raw(_) => false,
+            Output::Raw(_) | Output::InputRequired(_) => false,
         }
     }
 }
@@ -370,6 +373,21 @@ impl Server {
                 return error_reply(Some(&id), e);
             }
         }
+        let principal = via.principal.clone().or_else(|| session.principal().cloned());
+        let input = if modern && crate::input::INPUT_METHODS.contains(&method) {
+            match crate::input::InputRound::open(
+                method,
+                params,
+                principal.as_ref().map(|p| p.subject.as_str()),
+                inner.request_states.load_full(),
+                inner.options.request_state_ttl,
+            ) {
+                Ok(round) => Some(Arc::new(round)),
+                Err(e) => return error_reply(Some(&id), e),
+            }
+        } else {
+            None
+        };
         let token = CancellationToken::new();
         if !session.register(&id, &token) {
             return error_reply(
@@ -385,7 +403,7 @@ impl Server {
             cancel: token.clone(),
             progress_token: meta.progress_token(),
             outbound: via.stream.as_ref().unwrap_or(session.outbound()).clone(),
-            principal: via.principal.clone().or_else(|| session.principal().cloned()),
+            principal,
             client_info,
             client_capabilities,
             log_level: if !inner.logging_enabled {
@@ -399,6 +417,7 @@ impl Server {
             trace: meta.meta.as_ref().and_then(TraceContext::from_meta),
             meta: meta.meta,
             headers: via.headers.clone(),
+            input,
         });
         let params: Option<Box<RawValue>> = params.map(ToOwned::to_owned);
         let server = self.clone();
@@ -443,6 +462,7 @@ impl Server {
                 };
                 ctx.finish();
                 session.unregister(&id);
+                let outcome = outcome.map(|r| r.map(|result| crate::input::settle(&ctx, result)));
                 record_outcome(outcome.as_ref());
                 let reply = match outcome? {
                     Ok(Ok(output)) => {
@@ -481,6 +501,10 @@ impl Server {
                 Reply::raw_result(id, &self.inner.decorate_modern_raw(result, cache))
             }
             (Output::Raw(result), None) => Reply::raw_result(id, &result),
+            (Output::InputRequired(mut result), _) => {
+                self.inner.decorate_input_required(&mut result);
+                Reply::result(id, &result, false)
+            }
         }
     }
 

@@ -297,7 +297,23 @@ impl ServerInner {
         result: &mut Map<String, Value>,
         cache: Option<(std::time::Duration, CacheScope)>,
     ) {
-        result.insert("resultType".into(), Value::String("complete".into()));
+        self.decorate_as(result, "complete", cache);
+    }
+
+    /// Decorates an `InputRequiredResult`: `resultType: "input_required"`
+    /// and the server's identity, never cache hints (`caching.mdx`: they
+    /// MUST be absent from `input_required` results).
+    pub(crate) fn decorate_input_required(&self, result: &mut Map<String, Value>) {
+        self.decorate_as(result, "input_required", None);
+    }
+
+    fn decorate_as(
+        &self,
+        result: &mut Map<String, Value>,
+        result_type: &'static str,
+        cache: Option<(std::time::Duration, CacheScope)>,
+    ) {
+        result.insert("resultType".into(), Value::String(result_type.into()));
         if let Some((ttl, scope)) = cache {
             let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
             result.insert("ttlMs".into(), Value::from(ms));

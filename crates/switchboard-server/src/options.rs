@@ -65,6 +65,10 @@ pub struct ServerOptions {
     /// Largest response sent; a larger one is replaced by a `-32603` error
     /// saying so (default 16 MiB).
     pub max_response_size: usize,
+    /// How long a 2026-07-28 `requestState` this server issued stays valid
+    /// (default 10 min): a retry after that is refused with `-32602` and
+    /// the client starts the request again (`basic/patterns/mrtr.mdx`).
+    pub request_state_ttl: Duration,
 }
 
 impl Default for ServerOptions {
@@ -86,6 +90,7 @@ impl Default for ServerOptions {
             max_in_flight: 256,
             handler_timeout: None,
             max_response_size: 16 * 1024 * 1024,
+            request_state_ttl: Duration::from_secs(600),
         }
     }
 }

@@ -38,6 +38,9 @@ pub(crate) struct ServerInner {
     /// Swappable: an instance started during a state-store outage adopts
     /// the shared key once the store answers ([`Server::set_cursor_key`]).
     pub cursors: arc_swap::ArcSwap<CursorCodec>,
+    /// Signs 2026-07-28 `requestState` values, under a key derived from the
+    /// same server key (swapped with it).
+    pub request_states: arc_swap::ArcSwap<crate::input::StateCodec>,
     pub tools: Catalog<ToolEntry>,
     pub prompts: Catalog<PromptEntry>,
     pub resources: Catalog<ResourceEntry>,
@@ -57,6 +60,8 @@ pub(crate) struct ServerInner {
     /// Extensions offered in the capabilities (SEP-2133), checked, in the
     /// order added.
     pub extensions: Vec<OfferedExtension>,
+    /// Methods the application added ([`ServerBuilder::method`]), checked.
+    pub methods: Vec<crate::methods::Method>,
 }
 
 impl ServerInner {
@@ -140,6 +145,7 @@ pub struct ServerBuilder {
     layers: Vec<crate::middleware::PendingServerLayer>,
     state: Option<Arc<dyn crate::state::StateStore>>,
     extensions: Vec<OfferedExtension>,
+    methods: Vec<crate::methods::Method>,
 }
 
 impl ServerBuilder {
@@ -155,7 +161,7 @@ impl ServerBuilder {
 
     /// Mounts everything `other` registered into this server: its tools
     /// and prompts renamed `{prefix}_{name}`, its resources, templates,
-    /// resource sources and extension offers as they are (URIs and
+    /// resource sources, extension offers and methods as they are (URIs and
     /// extension identifiers carry their own namespace; one both servers
     /// register is a duplicate when the server is built). The
     /// mounted tools keep their own tool layers and scopes; `other`'s
@@ -182,6 +188,7 @@ impl ServerBuilder {
         self.templates.extend(other.templates);
         self.sources.extend(other.sources);
         self.extensions.extend(other.extensions);
+        self.methods.extend(other.methods);
         self.tools_enabled |= other.tools_enabled;
         self.prompts_enabled |= other.prompts_enabled;
         self.resources_enabled |= other.resources_enabled;
@@ -358,6 +365,15 @@ impl ServerBuilder {
         self.offer_extension(id.into(), settings, Some(first))
     }
 
+    /// Answers requests for `method`, a method the core does not define
+    /// (an extension's, e.g. `skills/list`); see [`Method`](crate::Method).
+    /// A name the core uses, or one added twice, makes
+    /// [`ServerBuilder::build`] fail.
+    pub fn method(mut self, method: crate::methods::Method) -> Self {
+        self.methods.push(method);
+        self
+    }
+
     fn offer_extension(
         mut self,
         id: String,
@@ -373,6 +389,7 @@ impl ServerBuilder {
     /// does not compile.
     pub fn build(self) -> Result<Server> {
         OfferedExtension::check_all(&self.extensions)?;
+        crate::methods::Method::check_all(&self.methods)?;
         let events = match &self.state {
             Some(store) => EventBus::shared(
                 self.options.event_capacity,
@@ -397,6 +414,7 @@ impl ServerBuilder {
             modern_info,
             instructions: self.instructions,
             cursors: arc_swap::ArcSwap::from_pointee(CursorCodec::new(key)),
+            request_states: arc_swap::ArcSwap::from_pointee(crate::input::StateCodec::new(key)),
             tools: Catalog::new(ListKind::Tools, events.clone()),
             prompts: Catalog::new(ListKind::Prompts, events.clone()),
             resources: Catalog::new(ListKind::Resources, events.clone()),
@@ -415,6 +433,7 @@ impl ServerBuilder {
             sources: self.sources,
             limits,
             extensions: self.extensions,
+            methods: self.methods,
         };
         for tool in self.tools {
             inner.add_tool(tool)?;
@@ -464,6 +483,7 @@ impl Server {
             layers: Vec::new(),
             state: None,
             extensions: Vec::new(),
+            methods: Vec::new(),
         }
     }
 
@@ -477,13 +497,15 @@ impl Server {
         &self.inner.options
     }
 
-    /// Signs pagination cursors with `key` from now on (cursors signed with
-    /// the previous key are refused with `-32602`, and the client starts
-    /// the list again). For instances that started while the shared state
+    /// Signs pagination cursors and 2026-07-28 `requestState` values with
+    /// `key` from now on (those signed with the previous key are refused
+    /// with `-32602`, and the client starts the list or request again).
+    /// For instances that started while the shared state
     /// store was unreachable and learn the shared key later
     /// ([`shared_secret`](crate::state::shared_secret)).
     pub fn set_cursor_key(&self, key: [u8; 32]) {
         self.inner.cursors.store(std::sync::Arc::new(CursorCodec::new(key)));
+        self.inner.request_states.store(std::sync::Arc::new(crate::input::StateCodec::new(key)));
     }
 
     /// Registers a tool at run time. Connected clients are told with

@@ -96,6 +96,15 @@ impl ErrorObject {
         Self::new(ErrorCode::INVALID_PARAMS, format!("Invalid params: {detail}"))
     }
 
+    /// `-32021` (2026-07-28): the request cannot proceed without client
+    /// capabilities it did not declare; `required` is a `ClientCapabilities`
+    /// object naming them (`data.requiredCapabilities`), e.g.
+    /// `{"elicitation": {}}`.
+    pub fn missing_client_capability(detail: impl fmt::Display, required: Value) -> Self {
+        Self::new(ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY, detail.to_string())
+            .with_data(serde_json::json!({ "requiredCapabilities": required }))
+    }
+
     /// `-32603` with an explanation.
     pub fn internal(detail: impl fmt::Display) -> Self {
         Self::new(ErrorCode::INTERNAL_ERROR, format!("Internal error: {detail}"))

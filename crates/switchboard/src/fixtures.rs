@@ -3,6 +3,7 @@
 //! can be run against this server. Those only the 2026-07-28 scenarios of
 //! the 0.2 suite call are in [`stateless`].
 
+mod mrtr;
 mod stateless;
 
 pub(crate) use stateless::attach;
@@ -280,10 +281,10 @@ fn prompts() -> Vec<Prompt> {
 
 /// Adds the conformance fixtures to a builder.
 pub(crate) fn conformance(mut builder: ServerBuilder) -> ServerBuilder {
-    for tool in tools().into_iter().chain(stateless::tools()) {
+    for tool in tools().into_iter().chain(stateless::tools()).chain(mrtr::tools()) {
         builder = builder.tool(tool);
     }
-    for prompt in prompts() {
+    for prompt in prompts().into_iter().chain(mrtr::prompts()) {
         builder = builder.prompt(prompt);
     }
     let png = base64_decode(PNG);

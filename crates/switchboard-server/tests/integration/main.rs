@@ -16,6 +16,8 @@ mod concurrency;
 mod extensions;
 /// Stateful tools through handles.
 mod handles;
+/// Input from the client: live requests (handshake era) and multi round-trip requests (2026-07-28).
+mod input;
 /// initialize, version negotiation, 2026-07-28 per-request `_meta`, server/discover.
 mod lifecycle;
 /// Rate limits, requests in flight, handler timeout.
