@@ -54,6 +54,8 @@ pub(crate) fn check_standard(headers: &HeaderMap, body: &Value, version: &str) -
     let name = match method {
         "tools/call" | "prompts/get" => body["params"]["name"].as_str(),
         "resources/read" => body["params"]["uri"].as_str(),
+        // The Tasks extension's routing header (SEP-2663 §Routing Headers).
+        "tasks/get" | "tasks/update" | "tasks/cancel" => body["params"]["taskId"].as_str(),
         _ => None,
     };
     if let Some(name) = name {

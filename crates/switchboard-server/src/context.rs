@@ -9,8 +9,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
 use switchboard_types::jsonrpc::encode_notification;
@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::input::{InputError, InputRequest, InputRound};
 use crate::shape;
+use crate::tasks::{TaskRun, Tasks};
 use crate::trace_context::TraceContext;
 
 /// Where serialized messages for one client go.
@@ -106,6 +107,11 @@ struct Inner {
     peer: Option<Arc<crate::session::Session>>,
     headers: Option<Arc<Vec<(String, String)>>>,
     input: Option<Arc<InputRound>>,
+    /// Set when this `tools/call` may become a task.
+    tasks: OnceLock<Arc<Tasks>>,
+    /// Set once it did.
+    task: OnceLock<Arc<TaskRun>>,
+    task_started: tokio::sync::Notify,
 }
 
 /// Everything needed to build a [`RequestContext`]; filled by the dispatcher.
@@ -153,6 +159,9 @@ impl RequestContext {
                 peer: p.peer,
                 headers: p.headers,
                 input: p.input,
+                tasks: OnceLock::new(),
+                task: OnceLock::new(),
+                task_started: tokio::sync::Notify::new(),
             }),
         }
     }
@@ -355,6 +364,9 @@ impl RequestContext {
     ) -> Result<BTreeMap<String, Value>, InputError> {
         let questions: Vec<(String, InputRequest)> =
             questions.into_iter().map(|(k, q)| (k.into(), q)).collect();
+        if let Some(task) = self.inner.task.get() {
+            return task.ask(&self.inner.client_capabilities, questions).await;
+        }
         if let Some(round) = &self.inner.input {
             return round.answer(&self.inner.client_capabilities, questions);
         }
@@ -428,6 +440,57 @@ impl RequestContext {
     pub fn remember(&self, key: &str, value: Value) {
         if let Some(round) = &self.inner.input {
             round.remember(key, value);
+        }
+    }
+
+    /// Turns this `tools/call` into a task of the Tasks extension now, for a
+    /// tool registered with
+    /// [`Tool::task_started_by_handler`](crate::Tool::task_started_by_handler):
+    /// the task is stored, the request is answered with its
+    /// `CreateTaskResult`, and the handler goes on in the background (its
+    /// later questions park the task in `input_required`; progress is no
+    /// longer sent). Calling it again does nothing. Fails when the request
+    /// cannot become a task (the client did not declare the extension, or
+    /// the tool does not support tasks); check with
+    /// [`RequestContext::can_start_task`].
+    pub async fn start_task(&self) -> Result<(), ErrorObject> {
+        if self.inner.task.get().is_some() {
+            return Ok(());
+        }
+        let Some(tasks) = self.inner.tasks.get() else {
+            return Err(crate::tasks::extension_required("this request cannot become a task: it"));
+        };
+        let run = tasks.create(self.principal().map(|p| p.subject.clone())).await?;
+        if self.inner.task.set(run).is_ok() {
+            self.inner.task_started.notify_one();
+        }
+        Ok(())
+    }
+
+    /// Whether [`RequestContext::start_task`] can succeed here.
+    pub fn can_start_task(&self) -> bool {
+        self.inner.tasks.get().is_some()
+    }
+
+    /// Lets this request become a task (`tools/call` of a task-capable tool
+    /// from a client that declared the extension).
+    pub(crate) fn allow_tasks(&self, tasks: Arc<Tasks>) {
+        let _ = self.inner.tasks.set(tasks);
+    }
+
+    /// The task this request became, if it did.
+    pub(crate) fn started_task(&self) -> Option<Arc<TaskRun>> {
+        self.inner.task.get().cloned()
+    }
+
+    /// Completes once this request became a task.
+    pub(crate) async fn task_started(&self) -> Arc<TaskRun> {
+        loop {
+            let notified = self.inner.task_started.notified();
+            if let Some(task) = self.inner.task.get() {
+                return Arc::clone(task);
+            }
+            notified.await;
         }
     }
 

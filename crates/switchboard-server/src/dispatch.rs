@@ -79,6 +79,8 @@ pub(crate) enum Output {
     /// A 2026-07-28 `InputRequiredResult` (`inputRequests`, `requestState`;
     /// see [`crate::input`]).
     InputRequired(Map<String, Value>),
+    /// A `CreateTaskResult` of the Tasks extension (see [`crate::tasks`]).
+    Task(Map<String, Value>),
 }
 
 impl Output {
@@ -86,21 +88,23 @@ impl Output {
     pub(crate) fn is_tool_error(&self) -> bool {
         match self {
             Output::Map(map) => map.get("isError").and_then(Value::as_bool) == Some(true),
-            Output::Raw(_) | Output::InputRequired(_) => false,
+            Output::Raw(_) | Output::InputRequired(_) | Output::Task(_) => false,
         }
     }
 }
 
-/// What a request names: its `params.name` (a tool or prompt) or its
-/// `params.uri` (a resource), when it has one.
+/// What a request names: its `params.name` (a tool or prompt), its
+/// `params.uri` (a resource) or its `params.taskId` (a task), when it has one.
 pub(crate) fn target_of(params: Option<&RawValue>) -> Option<String> {
     #[derive(serde::Deserialize)]
     struct Named {
         name: Option<String>,
         uri: Option<String>,
+        #[serde(rename = "taskId")]
+        task_id: Option<String>,
     }
     let named: Named = serde_json::from_str(params?.get()).ok()?;
-    named.name.or(named.uri)
+    named.name.or(named.uri).or(named.task_id)
 }
 
 impl From<Map<String, Value>> for Output {
@@ -126,6 +130,12 @@ pub(crate) enum Route {
     Complete,
     Listen,
     SetLevel,
+    /// The Tasks extension's `tasks/get`, `tasks/update`, `tasks/cancel`.
+    TasksGet,
+    TasksUpdate,
+    TasksCancel,
+    /// The application's method at this index of `ServerInner::methods`.
+    Custom(usize),
 }
 
 /// Methods 2026-07-28 removed; as modern requests they are `-32601`
@@ -502,7 +512,11 @@ impl Server {
             }
             (Output::Raw(result), None) => Reply::raw_result(id, &result),
             (Output::InputRequired(mut result), _) => {
-                self.inner.decorate_input_required(&mut result);
+                self.inner.decorate_as(&mut result, "input_required", None);
+                Reply::result(id, &result, false)
+            }
+            (Output::Task(mut result), _) => {
+                self.inner.decorate_as(&mut result, "task", None);
                 Reply::result(id, &result, false)
             }
         }
@@ -537,7 +551,10 @@ impl Server {
             "completion/complete" if inner.completions_enabled() => Route::Complete,
             "subscriptions/listen" if !legacy => Route::Listen,
             "logging/setLevel" if legacy && inner.logging_enabled => Route::SetLevel,
-            _ => return None,
+            "tasks/get" if !legacy && inner.tasks_offered => Route::TasksGet,
+            "tasks/update" if !legacy && inner.tasks_offered => Route::TasksUpdate,
+            "tasks/cancel" if !legacy && inner.tasks_offered => Route::TasksCancel,
+            _ => Route::Custom(inner.methods.iter().position(|m| m.name == method && m.served_to(version))?),
         })
     }
 
@@ -552,7 +569,7 @@ impl Server {
             Route::Ping => Ok(Map::new()),
             Route::Discover => self.inner.discover(),
             Route::ToolsList => return self.list_tools(ctx, params),
-            Route::ToolsCall => self.call_tool(ctx, params).await,
+            Route::ToolsCall => return self.call_tool(ctx, params).await,
             Route::ResourcesList => return self.list_resources(ctx, params),
             Route::ResourceTemplatesList => return self.list_resource_templates(ctx, params),
             Route::ResourcesRead => self.read_resource(ctx, params).await,
@@ -566,6 +583,13 @@ impl Server {
                 let p: switchboard_types::logging::SetLevelParams = parse_params(params)?;
                 session.set_log_level(p.level);
                 Ok(Map::new())
+            }
+            Route::TasksGet | Route::TasksUpdate | Route::TasksCancel => {
+                crate::tasks::serve(&self.inner.tasks, route, ctx, params).await
+            }
+            Route::Custom(index) => {
+                let handler = std::sync::Arc::clone(&self.inner.methods[index].handler);
+                handler.call(parse_params(params)?, ctx.clone()).await
             }
         };
         map.map(Output::Map)
@@ -600,8 +624,16 @@ fn request_span(
     if let Some(principal) = ctx.principal() {
         span.record("mcp.principal", principal.subject.as_str());
     }
-    if matches!(route, Route::ToolsCall | Route::PromptsGet | Route::ResourcesRead | Route::Complete)
-        && let Some(target) = target_of(params)
+    if matches!(
+        route,
+        Route::ToolsCall
+            | Route::PromptsGet
+            | Route::ResourcesRead
+            | Route::Complete
+            | Route::TasksGet
+            | Route::TasksUpdate
+            | Route::TasksCancel
+    ) && let Some(target) = target_of(params)
     {
         span.record("mcp.target", target.as_str());
     }
@@ -663,6 +695,7 @@ fn route_cache(server: &Server, route: Route, authenticated: bool) -> RouteCache
             Some((o.list_ttl, scope))
         }
         Route::ResourcesRead => Some((o.read_ttl, scope)),
+        Route::Custom(index) if server.inner.methods[index].cacheable => Some((o.list_ttl, scope)),
         _ => None,
     }
 }

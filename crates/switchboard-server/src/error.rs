@@ -70,6 +70,15 @@ pub enum Error {
     /// An extension with this identifier is already offered.
     #[error("the extension {0:?} is already offered")]
     DuplicateExtension(String),
+    /// A method added with [`ServerBuilder::method`](crate::ServerBuilder::method)
+    /// has an unusable name, takes a core method's name, or is added twice.
+    #[error("invalid method {name:?}: {reason}")]
+    InvalidMethod {
+        /// The method's name.
+        name: String,
+        /// What is wrong.
+        reason: &'static str,
+    },
     /// Reading from or writing to the transport failed.
     #[error("transport I/O error: {0}")]
     Io(#[from] io::Error),

@@ -300,14 +300,11 @@ impl ServerInner {
         self.decorate_as(result, "complete", cache);
     }
 
-    /// Decorates an `InputRequiredResult`: `resultType: "input_required"`
-    /// and the server's identity, never cache hints (`caching.mdx`: they
-    /// MUST be absent from `input_required` results).
-    pub(crate) fn decorate_input_required(&self, result: &mut Map<String, Value>) {
-        self.decorate_as(result, "input_required", None);
-    }
-
-    fn decorate_as(
+    /// Decorates a 2026-07-28 result as `result_type` (`"complete"`,
+    /// `"input_required"`, the Tasks extension's `"task"`), with the
+    /// server's identity and the cache hints given (never on
+    /// `input_required` results, `caching.mdx`).
+    pub(crate) fn decorate_as(
         &self,
         result: &mut Map<String, Value>,
         result_type: &'static str,

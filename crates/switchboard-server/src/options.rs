@@ -69,6 +69,13 @@ pub struct ServerOptions {
     /// (default 10 min): a retry after that is refused with `-32602` and
     /// the client starts the request again (`basic/patterns/mrtr.mdx`).
     pub request_state_ttl: Duration,
+    /// How long a task (Tasks extension) is kept after it is created, its
+    /// `ttlMs` (default 1 h); its work is stopped when this runs out.
+    pub task_ttl: Duration,
+    /// The `pollIntervalMs` suggested to clients polling a task, and how
+    /// often a running task checks the state store for answers and
+    /// cancellation sent to another instance (default 1 s).
+    pub task_poll_interval: Duration,
 }
 
 impl Default for ServerOptions {
@@ -91,6 +98,8 @@ impl Default for ServerOptions {
             handler_timeout: None,
             max_response_size: 16 * 1024 * 1024,
             request_state_ttl: Duration::from_secs(600),
+            task_ttl: Duration::from_secs(3600),
+            task_poll_interval: Duration::from_secs(1),
         }
     }
 }

@@ -191,7 +191,7 @@ mod tests {
     fn finished(page: PageWriter, next: Option<&str>) -> String {
         match page.finish(next.map(str::to_owned)) {
             Output::Raw(bytes) => String::from_utf8(bytes).unwrap(),
-            Output::Map(_) | Output::InputRequired(_) => unreachable!("pages are raw"),
+            Output::Map(_) | Output::InputRequired(_) | Output::Task(_) => unreachable!("pages are raw"),
         }
     }
 

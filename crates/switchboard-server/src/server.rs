@@ -60,6 +60,10 @@ pub(crate) struct ServerInner {
     /// Extensions offered in the capabilities (SEP-2133), checked, in the
     /// order added.
     pub extensions: Vec<OfferedExtension>,
+    /// The Tasks extension's store and runner.
+    pub tasks: Arc<crate::tasks::Tasks>,
+    /// Whether the Tasks extension is offered (so `tasks/*` exist).
+    pub tasks_offered: bool,
     /// Methods the application added ([`ServerBuilder::method`]), checked.
     pub methods: Vec<crate::methods::Method>,
 }
@@ -387,7 +391,27 @@ impl ServerBuilder {
     /// Builds the server. Fails on a bad or duplicate name, URI or
     /// extension identifier, an item without a handler, or a schema that
     /// does not compile.
-    pub fn build(self) -> Result<Server> {
+    pub fn build(mut self) -> Result<Server> {
+        // A task-capable tool makes the server offer the Tasks extension
+        // (2026-07-28 only: its results rely on `resultType`).
+        let task_tools = self.tools.iter().any(|t| t.task_support != crate::tasks::TaskSupport::Forbidden);
+        if task_tools && !self.extensions.iter().any(|e| e.id == crate::tasks::TASKS_EXTENSION) {
+            self = self.extension_since(
+                crate::tasks::TASKS_EXTENSION,
+                Value::Object(Default::default()),
+                switchboard_types::ProtocolVersion::V2026_07_28,
+            );
+        }
+        let tasks_offered = self.extensions.iter().any(|e| e.id == crate::tasks::TASKS_EXTENSION);
+        let task_store: Arc<dyn crate::state::StateStore> = match &self.state {
+            Some(store) => Arc::clone(store),
+            None => crate::state::MemoryStore::new(),
+        };
+        let tasks = Arc::new(crate::tasks::Tasks::new(
+            task_store,
+            self.options.task_ttl,
+            self.options.task_poll_interval,
+        ));
         OfferedExtension::check_all(&self.extensions)?;
         crate::methods::Method::check_all(&self.methods)?;
         let events = match &self.state {
@@ -434,6 +458,8 @@ impl ServerBuilder {
             limits,
             extensions: self.extensions,
             methods: self.methods,
+            tasks,
+            tasks_offered,
         };
         for tool in self.tools {
             inner.add_tool(tool)?;

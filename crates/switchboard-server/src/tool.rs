@@ -267,6 +267,10 @@ pub struct Tool {
     pub(crate) scopes: Vec<String>,
     /// Tower layers around the handler, applied at registration.
     pub(crate) layers: Vec<crate::middleware::PendingToolLayer>,
+    /// Whether calls may run as tasks (Tasks extension).
+    pub(crate) task_support: crate::tasks::TaskSupport,
+    /// The handler starts the task itself ([`RequestContext::start_task`]).
+    pub(crate) task_started_by_handler: bool,
     /// Schemas set by hand, which a typed handler must not overwrite.
     explicit_input: bool,
     explicit_output: bool,
@@ -296,6 +300,8 @@ impl Tool {
             handler: None,
             scopes: Vec::new(),
             layers: Vec::new(),
+            task_support: crate::tasks::TaskSupport::Forbidden,
+            task_started_by_handler: false,
             explicit_input: false,
             explicit_output: false,
         }
@@ -375,6 +381,32 @@ impl Tool {
         <L::Service as tower::Service<crate::middleware::ToolCall>>::Future: Send + 'static,
     {
         self.layers.push(crate::middleware::pending_tool_layer(layer));
+        self
+    }
+
+    /// Lets calls run as tasks of the Tasks extension
+    /// (`io.modelcontextprotocol/tasks`, see [`crate::tasks`]): with
+    /// [`TaskSupport::Optional`](crate::TaskSupport::Optional) or
+    /// [`Required`](crate::TaskSupport::Required), a 2026-07-28 request that
+    /// declares the extension gets a `CreateTaskResult` at once and the
+    /// handler runs in the background; its questions park the task in
+    /// `input_required`. Registering such a tool makes the server offer the
+    /// extension.
+    #[must_use]
+    pub fn task_support(mut self, support: crate::tasks::TaskSupport) -> Self {
+        self.task_support = support;
+        self
+    }
+
+    /// Like [`Tool::task_support`], but the task starts only when the
+    /// handler calls [`RequestContext::start_task`]: before that it runs
+    /// in place and may gather input through multi round-trip requests,
+    /// after it the request is answered with the task and the handler goes
+    /// on in the background.
+    #[must_use]
+    pub fn task_started_by_handler(mut self, support: crate::tasks::TaskSupport) -> Self {
+        self.task_support = support;
+        self.task_started_by_handler = true;
         self
     }
 

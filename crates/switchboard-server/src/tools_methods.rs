@@ -5,19 +5,22 @@
 
 use std::sync::{Arc, OnceLock};
 
+use futures::FutureExt;
+
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use switchboard_types::tools::CallToolParams;
 use switchboard_types::{CallToolResult, ContentBlock, ErrorObject, ProtocolVersion};
 
 use crate::context::{RequestContext, permits};
-use crate::dispatch::{parse_params, to_map};
+use crate::dispatch::{Output, parse_params, to_map};
 use crate::error::{Error, Result};
 use crate::events::ListKind;
 use crate::options::ArgumentErrorMode;
 use crate::schema::CompiledSchema;
 use crate::server::Server;
 use crate::shape;
+use crate::tasks::TaskSupport;
 use crate::tool::{Tool, ToolError, ToolHandler};
 
 /// One registered tool, with its compiled validators.
@@ -28,6 +31,9 @@ pub(crate) struct ToolEntry {
     pub output: Option<CompiledSchema>,
     /// Scopes a caller must hold.
     pub scopes: Box<[String]>,
+    /// Whether calls may run as tasks, and who starts them.
+    pub task_support: crate::tasks::TaskSupport,
+    pub task_started_by_handler: bool,
     /// The definition rendered for each revision, built on first use.
     rendered: [OnceLock<Box<str>>; 5],
 }
@@ -40,7 +46,7 @@ impl ToolEntry {
 
     /// Checks and compiles a tool for registration.
     pub(crate) fn prepare(tool: Tool) -> Result<Self> {
-        let Tool { def, handler, scopes, layers, .. } = tool;
+        let Tool { def, handler, scopes, layers, task_support, task_started_by_handler, .. } = tool;
         validate_tool_name(&def.name)?;
         let handler = handler.ok_or_else(|| Error::MissingHandler(format!("tool {:?}", def.name)))?;
         let handler = crate::middleware::wrap_tool(&def.name, handler, layers);
@@ -55,7 +61,16 @@ impl ToolEntry {
             Some(s) => Some(CompiledSchema::compile(s).map_err(|r| schema_error("output", r))?),
             None => None,
         };
-        Ok(Self { def, handler, input, output, scopes: scopes.into(), rendered: Default::default() })
+        Ok(Self {
+            def,
+            handler,
+            input,
+            output,
+            scopes: scopes.into(),
+            task_support,
+            task_started_by_handler,
+            rendered: Default::default(),
+        })
     }
 }
 
@@ -154,7 +169,7 @@ impl Server {
         &self,
         ctx: &RequestContext,
         params: Option<&RawValue>,
-    ) -> Result<Map<String, Value>, ErrorObject> {
+    ) -> Result<Output, ErrorObject> {
         let params: CallToolParams = parse_params(params)?;
         let tools = self.inner.tools.load();
         let visible = tools.get(&params.name).filter(|item| permits(ctx.principal(), &item.value.scopes));
@@ -167,9 +182,6 @@ impl Server {
         })?;
         let entry = &item.value;
         let version = ctx.protocol_version();
-        let object_output = entry.def.output_schema.as_ref().is_none_or(shape::is_object_schema);
-        let finish = |result: CallToolResult| to_map(&shape::call_result(result, version, object_output));
-
         let arguments = Value::Object(params.arguments.unwrap_or_default());
         if let Err(errors) = entry.input.check(&arguments) {
             let message = format!(
@@ -178,46 +190,123 @@ impl Server {
                 errors.join("; ")
             );
             return match self.inner.options.argument_errors {
-                ArgumentErrorMode::ToolError => finish(CallToolResult::error(message)),
+                ArgumentErrorMode::ToolError => to_map(&shape::call_result(
+                    CallToolResult::error(message),
+                    version,
+                    entry.def.output_schema.as_ref().is_none_or(shape::is_object_schema),
+                ))
+                .map(Output::Map),
                 ArgumentErrorMode::ProtocolError => {
                     Err(ErrorObject::invalid_params(message).with_data(json!({"errors": errors})))
                 }
             };
         }
 
-        let mut result = match entry.handler.call(arguments, ctx.clone()).await {
-            Ok(result) => result,
-            Err(ToolError::Execution(message)) => CallToolResult::error(message),
-            Err(ToolError::Protocol(error)) => return Err(error),
-        };
-        if !result.is_error() {
-            if let Some(output) = &entry.output {
-                // A non-error result MUST conform to outputSchema; one that
-                // does not is the server's bug, so it never leaves the server.
-                let Some(structured) = &result.structured_content else {
-                    tracing::error!(tool = %entry.def.name, "tool declares outputSchema but returned no structuredContent");
-                    return Err(ErrorObject::internal(format!(
-                        "tool {:?} declares an outputSchema but returned no structuredContent",
-                        entry.def.name
-                    )));
-                };
-                if let Err(errors) = output.check(structured) {
-                    tracing::error!(tool = %entry.def.name, ?errors, "structuredContent does not match outputSchema");
-                    return Err(ErrorObject::internal(format!(
-                        "tool {:?} produced structuredContent that does not match its outputSchema: {}",
-                        entry.def.name,
-                        errors.join("; ")
-                    )));
+        let may_be_task = match entry.task_support {
+            TaskSupport::Forbidden => false,
+            support => {
+                let declared = !version.is_legacy() && crate::tasks::declared(ctx.client_capabilities());
+                if support == TaskSupport::Required && !declared {
+                    return Err(if version.is_legacy() {
+                        ErrorObject::method_not_found("tools/call").with_data(json!({
+                            "reason": format!("tool {:?} runs only as a task (2026-07-28 Tasks extension)", entry.def.name)
+                        }))
+                    } else {
+                        crate::tasks::extension_required(&format!("tool {:?}", entry.def.name))
+                    });
                 }
+                declared
             }
-            if result.content.is_empty()
-                && let Some(structured) = &result.structured_content
-            {
-                result.content.push(ContentBlock::text(structured.to_string()));
+        };
+        if !may_be_task {
+            let outcome = entry.handler.call(arguments, ctx.clone()).await;
+            return finish_call(entry, outcome, version).map(Output::Map);
+        }
+
+        ctx.allow_tasks(Arc::clone(&self.inner.tasks));
+        if !entry.task_started_by_handler {
+            ctx.start_task().await?;
+        }
+        let mut work = entry.handler.call(arguments, ctx.clone());
+        let run = tokio::select! {
+            biased;
+            run = ctx.task_started() => run,
+            outcome = &mut work => match ctx.started_task() {
+                // Finished before it became a task: an ordinary answer.
+                None => return finish_call(entry, outcome, version).map(Output::Map),
+                Some(run) => {
+                    run.finish(Some(finish_call(entry, outcome, version))).await;
+                    return Ok(Output::Task(run.created()));
+                }
+            },
+        };
+        let created = run.created();
+        let ttl = self.inner.options.task_ttl;
+        tokio::spawn(async move {
+            let entry = &item.value;
+            let running = async {
+                match std::panic::AssertUnwindSafe(work).catch_unwind().await {
+                    Ok(outcome) => finish_call(entry, outcome, version),
+                    Err(_) => {
+                        tracing::error!(tool = %entry.def.name, "task handler panicked");
+                        Err(ErrorObject::internal("the tool's handler panicked"))
+                    }
+                }
+            };
+            let outcome = tokio::select! {
+                _ = run.cancel_token().cancelled() => None,
+                _ = run.watch_remote_cancel() => None,
+                r = tokio::time::timeout(ttl, running) => Some(r.unwrap_or_else(|_| {
+                    Err(ErrorObject::internal("the task ran out of its time to live and was stopped"))
+                })),
+            };
+            run.finish(outcome).await;
+        });
+        Ok(Output::Task(created))
+    }
+}
+
+/// A tool handler's outcome as the `tools/call` result: an execution error
+/// becomes `isError: true`, a protocol error stays an error, and a result
+/// must match the tool's output schema.
+fn finish_call(
+    entry: &ToolEntry,
+    outcome: std::result::Result<CallToolResult, ToolError>,
+    version: ProtocolVersion,
+) -> Result<Map<String, Value>, ErrorObject> {
+    let object_output = entry.def.output_schema.as_ref().is_none_or(shape::is_object_schema);
+    let mut result = match outcome {
+        Ok(result) => result,
+        Err(ToolError::Execution(message)) => CallToolResult::error(message),
+        Err(ToolError::Protocol(error)) => return Err(error),
+    };
+    if !result.is_error() {
+        if let Some(output) = &entry.output {
+            // A non-error result MUST conform to outputSchema; one that
+            // does not is the server's bug, so it never leaves the server.
+            let Some(structured) = &result.structured_content else {
+                tracing::error!(tool = %entry.def.name, "tool declares outputSchema but returned no structuredContent");
+                return Err(ErrorObject::internal(format!(
+                    "tool {:?} declares an outputSchema but returned no structuredContent",
+                    entry.def.name
+                )));
+            };
+            if let Err(errors) = output.check(structured) {
+                tracing::error!(tool = %entry.def.name, ?errors, "structuredContent does not match outputSchema");
+                return Err(ErrorObject::internal(format!(
+                    "tool {:?} produced structuredContent that does not match its outputSchema: {}",
+                    entry.def.name,
+                    errors.join("; ")
+                )));
             }
         }
-        finish(result)
+        if result.content.is_empty()
+            && let Some(structured) = &result.structured_content
+        {
+            result.content.push(ContentBlock::text(structured.to_string()));
+        }
     }
+    to_map(&shape::call_result(result, version, object_output))
 }
 
 #[cfg(test)]

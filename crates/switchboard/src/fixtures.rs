@@ -5,6 +5,7 @@
 
 mod mrtr;
 mod stateless;
+mod tasks;
 
 pub(crate) use stateless::attach;
 
@@ -281,7 +282,7 @@ fn prompts() -> Vec<Prompt> {
 
 /// Adds the conformance fixtures to a builder.
 pub(crate) fn conformance(mut builder: ServerBuilder) -> ServerBuilder {
-    for tool in tools().into_iter().chain(stateless::tools()).chain(mrtr::tools()) {
+    for tool in tools().into_iter().chain(stateless::tools()).chain(mrtr::tools()).chain(tasks::tools()) {
         builder = builder.tool(tool);
     }
     for prompt in prompts().into_iter().chain(mrtr::prompts()) {

@@ -40,6 +40,8 @@ mod scopes;
 mod sources;
 /// Shared state across instances: the event bus, handles, cursor keys.
 mod state;
+/// The Tasks extension: creation, polling, input, cancellation, owners, several instances.
+mod tasks;
 /// tools/list, tools/call, validation, structured output, shaping, registration.
 mod tools;
 /// W3C trace context in `_meta`, handed to handlers in every revision.
