@@ -1,6 +1,8 @@
 //! The official TypeScript MCP client SDKs (`@modelcontextprotocol/sdk`
 //! 1.32.2 and `@modelcontextprotocol/client` 2.4.0, pinned in
-//! `clients/package.json`) against the real `switchboard` binary.
+//! `clients/package.json`) against the real `switchboard` binary: progress
+//! (`clients/progress.mjs`) and input from the client in both eras
+//! (`clients/input.mjs`).
 //!
 //! Why with the real clients: they handle a response at once but run
 //! notification handlers on a later microtask, so a progress notification
@@ -31,11 +33,23 @@ static CLIENTS: Mutex<()> = Mutex::new(());
 
 /// Runs `clients/progress.mjs` for one SDK and transport; its JSON report.
 fn progress_report(sdk: &str, transport: &str) -> Value {
+    client_report("progress.mjs", &[sdk, transport, &ROUNDS.to_string(), env!("CARGO_BIN_EXE_switchboard")])
+}
+
+/// Runs `clients/input.mjs` for one SDK and transport; its JSON report.
+fn input_report(sdk: &str, transport: &str) -> Value {
+    client_report("input.mjs", &[sdk, transport, env!("CARGO_BIN_EXE_switchboard")])
+}
+
+/// Runs a script of `clients/` and returns the JSON object it prints last.
+fn client_report(script: &str, args: &[&str]) -> Value {
     let _one_at_a_time = CLIENTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let (sdk, transport) = (args[0], args[1]);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut child = Command::new("bash")
         .arg(root.join("clients/run.sh"))
-        .args(["progress.mjs", sdk, transport, &ROUNDS.to_string(), env!("CARGO_BIN_EXE_switchboard")])
+        .arg(script)
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -104,4 +118,52 @@ fn typescript_sdk_v1_gets_every_progress_before_the_result_over_http() {
 #[test]
 fn typescript_client_v2_gets_every_progress_before_the_result_over_http() {
     assert_every_progress_before_the_result(&progress_report("v2", "http"));
+}
+
+/// The same fixture handlers answered through the SDK's own request
+/// handlers: live server-to-client requests for the v1 SDK (a handshake
+/// revision), multi round-trip `input_required` rounds for the v2 client
+/// pinned to 2026-07-28.
+fn assert_every_question_answered(report: &Value, version: &str) {
+    assert_eq!(report["version"], version, "{report}");
+    let calls = &report["calls"];
+    assert_eq!(
+        calls["test_input_required_result_elicitation"], "Hello, {\"name\":\"name-answer\"}",
+        "{report}"
+    );
+    assert_eq!(
+        calls["test_input_required_result_multi_round"],
+        "step1={\"name\":\"name-answer\"} step2={\"city\":\"city-answer\"}",
+        "{report}"
+    );
+    assert_eq!(
+        calls["test_input_required_result_multiple_inputs"],
+        "name={\"name\":\"name-answer\"} greeting=Paris roots=file:///probe/root",
+        "{report}"
+    );
+    assert_eq!(calls["test_input_required_result_prompt"], "Use this context: context-answer", "{report}");
+    for method in ["elicitation/create", "sampling/createMessage", "roots/list"] {
+        assert!(report["asked"].as_array().unwrap().iter().any(|m| m == method), "{method}: {report}");
+    }
+    assert_eq!(report["errors"], serde_json::json!([]), "{report}");
+}
+
+#[test]
+fn typescript_sdk_v1_answers_live_requests_over_stdio() {
+    assert_every_question_answered(&input_report("v1", "stdio"), "handshake");
+}
+
+#[test]
+fn typescript_sdk_v1_answers_live_requests_over_http() {
+    assert_every_question_answered(&input_report("v1", "http"), "handshake");
+}
+
+#[test]
+fn typescript_client_v2_answers_input_required_rounds_over_stdio() {
+    assert_every_question_answered(&input_report("v2", "stdio"), "2026-07-28");
+}
+
+#[test]
+fn typescript_client_v2_answers_input_required_rounds_over_http() {
+    assert_every_question_answered(&input_report("v2", "http"), "2026-07-28");
 }
