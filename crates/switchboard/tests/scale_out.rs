@@ -1,7 +1,8 @@
 //! Three real `switchboard serve --http` processes sharing one real Redis, driven
 //! round-robin with no sticky routing: sessions, handles, cursors, change
-//! notifications and SSE resumption work whichever instance a request lands
-//! on, and a Redis restart in the middle is survived.
+//! notifications, SSE resumption, multi round-trip requests and tasks work
+//! whichever instance a request lands on, and a Redis restart in the middle
+//! is survived.
 
 use std::time::Duration;
 
@@ -380,4 +381,120 @@ async fn an_instance_started_while_redis_is_down_serves_once_it_is_up() {
     let cursor = first["result"]["nextCursor"].as_str().expect("a second page").to_owned();
     let second = client.request("tools/list", json!({"cursor": cursor})).await;
     assert!(second.get("result").is_some(), "{second}");
+}
+
+/// A 2026-07-28 request to `url` with these client capabilities and the
+/// routing headers it needs: (HTTP status, reply).
+async fn stateless_request(
+    http: &reqwest::Client,
+    url: &str,
+    id: u64,
+    method: &str,
+    mut params: Value,
+    capabilities: Value,
+) -> (u16, Value) {
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                             "io.modelcontextprotocol/clientCapabilities": capabilities});
+    let name = params.get("name").or(params.get("taskId")).and_then(Value::as_str).map(str::to_owned);
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let mut request = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    if let Some(name) = name {
+        request = request.header("mcp-name", name);
+    }
+    let response = request.body(body.to_string()).send().await.unwrap();
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    let json =
+        text.lines().filter_map(|l| l.strip_prefix("data:")).rfind(|d| !d.trim().is_empty()).map_or_else(
+            || serde_json::from_str(&text).unwrap_or(Value::Null),
+            |d| serde_json::from_str(d.trim()).unwrap(),
+        );
+    (status, json)
+}
+
+#[tokio::test]
+async fn input_rounds_and_tasks_move_between_instances() {
+    let redis = RedisServer::start();
+    let a = start(&redis.url(), &["--fixtures", "conformance"]).await;
+    let b = start(&redis.url(), &["--fixtures", "conformance"]).await;
+    let http = reqwest::Client::new();
+    let elicit = json!({"elicitation": {}});
+    let tasks = json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
+
+    // A multi round-trip request whose three rounds land on a, b, a: the
+    // requestState one instance signed is accepted by the other.
+    let call = json!({"name": "test_input_required_result_multi_round", "arguments": {}});
+    let (_, r1) = stateless_request(&http, &a.url, 1, "tools/call", call.clone(), elicit.clone()).await;
+    assert_eq!(r1["result"]["resultType"], "input_required", "{r1}");
+    let mut retry = call.clone();
+    retry["inputResponses"] = json!({"step1": {"action": "accept", "content": {"name": "Ada"}}});
+    retry["requestState"] = r1["result"]["requestState"].clone();
+    let (_, r2) = stateless_request(&http, &b.url, 2, "tools/call", retry, elicit.clone()).await;
+    assert_eq!(r2["result"]["inputRequests"]["step2"]["method"], "elicitation/create", "{r2}");
+    let mut last = call;
+    last["inputResponses"] = json!({"step2": {"action": "accept", "content": {"city": "Paris"}}});
+    last["requestState"] = r2["result"]["requestState"].clone();
+    let (_, r3) = stateless_request(&http, &a.url, 3, "tools/call", last, elicit).await;
+    assert_eq!(
+        r3["result"]["content"][0]["text"], "step1={\"name\":\"Ada\"} step2={\"city\":\"Paris\"}",
+        "{r3}"
+    );
+
+    // A task created on a, seen waiting and answered on b, finished on a.
+    let confirm = json!({"name": "confirm_delete", "arguments": {"filename": "x.txt"}});
+    let (_, created) = stateless_request(&http, &a.url, 4, "tools/call", confirm, tasks.clone()).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let poll = |url: String, n: u64| {
+        let (http, id, tasks) = (http.clone(), id.clone(), tasks.clone());
+        async move { stateless_request(&http, &url, n, "tasks/get", json!({"taskId": id}), tasks).await.1 }
+    };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    let mut n = 10;
+    let waiting = loop {
+        n += 1;
+        let task = poll(b.url.clone(), n).await;
+        if task["result"]["status"] == "input_required" {
+            break task;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "never waited for input: {task}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(waiting["result"]["inputRequests"]["confirm"].is_object(), "{waiting}");
+    let update = json!({"taskId": id, "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}});
+    let (_, ack) = stateless_request(&http, &b.url, 5, "tasks/update", update, tasks.clone()).await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let done = loop {
+        n += 1;
+        let task = poll(a.url.clone(), n).await;
+        if task["result"]["status"] == "completed" {
+            break task;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "never finished: {task}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(done["result"]["result"]["content"][0]["text"], "Deleted x.txt", "{done}");
+
+    // A task created on b and cancelled on a stops on b.
+    let slow = json!({"name": "slow_compute", "arguments": {"seconds": 120}});
+    let (_, created) = stateless_request(&http, &b.url, 6, "tools/call", slow, tasks.clone()).await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let (_, ack) =
+        stateless_request(&http, &a.url, 7, "tasks/cancel", json!({"taskId": id}), tasks.clone()).await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    loop {
+        n += 1;
+        let task =
+            stateless_request(&http, &b.url, n, "tasks/get", json!({"taskId": id}), tasks.clone()).await.1;
+        if task["result"]["status"] == "cancelled" {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "never cancelled: {task}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
