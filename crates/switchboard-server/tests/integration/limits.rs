@@ -142,5 +142,7 @@ fn framework_defaults_are_the_documented_ones() {
         assert_eq!(o.tool_rate_global, None, "no tools/call limit overall");
         assert_eq!(o.max_in_flight, 256);
         assert_eq!(o.handler_timeout, None);
+        assert_eq!(o.request_state_ttl, std::time::Duration::from_secs(600));
+        assert_eq!(o.task_ttl, std::time::Duration::from_secs(3600));
     }
 }
