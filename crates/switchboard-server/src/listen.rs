@@ -56,6 +56,13 @@ impl Server {
         let params: ListenParams = parse_params(params)?;
         let requested = params.notifications;
         let inner = &self.inner;
+        // Task notifications need the Tasks extension on this request
+        // (`tasks.md` §Task Status Notifications: MUST be `-32021`). This
+        // server sends none (they are optional; clients poll `tasks/get`),
+        // so the acknowledgement agrees to no task ids.
+        if requested.task_ids.is_some() && !crate::tasks::declared(ctx.client_capabilities()) {
+            return Err(crate::tasks::extension_required("task status notifications"));
+        }
         let subscriptions = match requested.resource_subscriptions {
             Some(uris) if inner.resources_enabled && !uris.is_empty() => {
                 for uri in &uris {
@@ -77,6 +84,7 @@ impl Server {
                 && inner.resources_enabled)
                 .then_some(true),
             resource_subscriptions: subscriptions,
+            task_ids: None,
         };
         let id = ctx.request_id().clone();
         let mut ack = match serde_json::to_value(ListenParams { notifications: accepted.clone() }) {

@@ -320,3 +320,12 @@ async fn instances_sharing_a_store_serve_each_others_tasks() {
     send(&b, None, "tasks/cancel", json!({"taskId": id}), caps(true)).await;
     assert_eq!(until(&a, &id, terminal).await["status"], "cancelled");
 }
+
+#[tokio::test]
+async fn task_notifications_need_the_extension() {
+    let server = server();
+    let filter = json!({"notifications": {"taskIds": ["x"], "toolsListChanged": true}});
+    let r = send(&server, None, "subscriptions/listen", filter, caps(false)).await;
+    assert_eq!(r["error"]["code"], ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY.0, "{r}");
+    assert_eq!(r["error"]["data"]["requiredCapabilities"], json!({"extensions": {TASKS_EXTENSION: {}}}));
+}
