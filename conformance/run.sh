@@ -13,6 +13,9 @@
 #   alpha-all         0.2.0-alpha.12, --suite all
 #   alpha-2025-11-25  0.2.0-alpha.12, --requirements 2025-11-25
 #   alpha-2026-07-28  0.2.0-alpha.12, --requirements 2026-07-28
+#   alpha-skills      0.2.0-alpha.12, the sep-2640-skills-* scenarios against
+#                     `switchboard serve conformance/skills-folder` (a skills
+#                     folder on disk), each check run: a SKIPPED one fails it
 #   (the alpha runs share expected-failures-alpha.yml)
 # Exit status: 0 when every run passes. A run passes when exactly the
 # scenarios its expected-failures file lists fail (a WARNING counts as a
@@ -38,14 +41,17 @@ if [ -z "$switchboard" ]; then
 fi
 shift || true
 runs=("$@")
-[ ${#runs[@]} -gt 0 ] || runs=(stable alpha-all alpha-2025-11-25 alpha-2026-07-28)
+[ ${#runs[@]} -gt 0 ] || runs=(stable alpha-all alpha-2025-11-25 alpha-2026-07-28 alpha-skills)
 
 pid=
 trap '[ -z "$pid" ] || { kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; }' EXIT
 
-# Starts switchboard in $1 and sets $pid and $url.
+# Starts switchboard in $1 serving the rest of the arguments (default:
+# --fixtures conformance) and sets $pid and $url.
 start_switchboard() {
-    "$switchboard" serve --http 127.0.0.1:0 --fixtures conformance >"$1/switchboard.out" 2>"$1/switchboard.err" &
+    local out="$1" served=("${@:2}")
+    [ ${#served[@]} -gt 0 ] || served=(--fixtures conformance)
+    "$switchboard" serve --http 127.0.0.1:0 "${served[@]}" >"$out/switchboard.out" 2>"$out/switchboard.err" &
     pid=$!
     url=
     for _ in $(seq 1 100); do
@@ -62,7 +68,8 @@ stop_switchboard() {
     pid=
 }
 
-# Judges the results in $1 against the expected-failures file $2, whatever
+# Judges the results in $1 against the expected-failures file $2 (with a
+# third argument no-skips, a SKIPPED check fails its scenario too), whatever
 # the suite scored: every scenario that ran with a FAILURE or a WARNING must
 # be listed, and every listed scenario that ran must have one. (With
 # --requirements the suite scores only the revision's required scenarios;
@@ -72,6 +79,7 @@ judge() {
     python3 - "$1" "$2" <<'PY'
 import collections, glob, json, os, re, sys
 results, expected_file = sys.argv[1], sys.argv[2]
+no_skips = sys.argv[3:] == ["no-skips"]
 listed = {m.group(1) for m in re.finditer(r"^\s*-\s*([\w./-]+)\s*$", open(expected_file).read(), re.M)}
 checks, ran, failed = collections.Counter(), set(), set()
 for path in glob.glob(results + "/*/checks.json"):
@@ -79,7 +87,7 @@ for path in glob.glob(results + "/*/checks.json"):
     statuses = [c["status"] for c in json.load(open(path))]
     checks.update(statuses)
     ran.add(scenario)
-    if "FAILURE" in statuses or "WARNING" in statuses:
+    if "FAILURE" in statuses or "WARNING" in statuses or (no_skips and "SKIPPED" in statuses):
         failed.add(scenario)
 print(f"scenarios: {len(ran) - len(failed)} of {len(ran)} pass; checks: {dict(checks)}")
 unexpected, stale = sorted(failed - listed), sorted((listed & ran) - failed)
@@ -93,21 +101,32 @@ PY
 
 # Runs one RUN; returns the suite's exit status.
 run() {
-    local name="$1" suite expected args
+    local name="$1" suite expected args served=() scenarios=() judging=()
     case "$name" in
         stable) suite="$stable" expected="$here/expected-failures.yml" args=(--suite all) ;;
         alpha-all) suite="$alpha" expected="$here/expected-failures-alpha.yml" args=(--suite all) ;;
         alpha-2025-11-25 | alpha-2026-07-28)
             suite="$alpha" expected="$here/expected-failures-alpha.yml" args=(--requirements "${name#alpha-}") ;;
+        alpha-skills)
+            suite="$alpha" expected="$here/expected-failures-alpha.yml" served=("$here/skills-folder")
+            scenarios=(sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory)
+            judging=(no-skips) ;;
         *) echo "unknown run $name"; return 2 ;;
     esac
     local out status=0
     out="$(mktemp -d)"
-    start_switchboard "$out" || return 1
-    echo "== conformance run $name: $(node "$suite" --version) ${args[*]} against $url"
-    node "$suite" server --url "$url" "${args[@]}" --expected-failures "$expected" -o "$out/results" || status=$?
+    start_switchboard "$out" "${served[@]}" || return 1
+    if [ ${#scenarios[@]} -gt 0 ]; then
+        echo "== conformance run $name: $(node "$suite" --version) ${scenarios[*]} against $url"
+        for scenario in "${scenarios[@]}"; do
+            node "$suite" server --url "$url" --scenario "$scenario" -o "$out/results" || status=$?
+        done
+    else
+        echo "== conformance run $name: $(node "$suite" --version) ${args[*]} against $url"
+        node "$suite" server --url "$url" "${args[@]}" --expected-failures "$expected" -o "$out/results" || status=$?
+    fi
     stop_switchboard
-    judge "$out/results" "$expected" || status=1
+    judge "$out/results" "$expected" "${judging[@]}" || status=1
     echo "== run $name: exit status $status"
     return $status
 }

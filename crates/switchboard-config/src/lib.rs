@@ -70,7 +70,10 @@ pub struct Config {
     /// `[prompts]`: Markdown prompt files and the built-in prompts.
     #[serde(default)]
     pub prompts: PromptsSection,
-    /// `[tools]`: built-in file tools, command tools, HTTP tools.
+    /// `[skills]`: a folder of skills served through the skills extension.
+    #[serde(default)]
+    pub skills: switchboard_skills::SkillsOptions,
+    /// `[tools]`: built-in file tools, command tools, HTTP tools, OpenAPI documents.
     #[serde(default)]
     pub tools: ToolsSection,
     /// `[limits]`: rate limits, requests in flight, timeouts, sizes.

@@ -16,6 +16,7 @@ use std::path::Path;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use switchboard_files::{FilesOptions, ServedTree, TreeError};
+use switchboard_openapi::OpenApiSpec;
 use switchboard_tools::{CommandToolSpec, FileToolsOptions, HttpToolSpec, Segment, SpecProblem};
 
 use crate::document::{Document, escape};
@@ -31,7 +32,32 @@ pub(crate) fn problems(doc: &Document, dir: &Path, bad: &[String]) -> Vec<(Range
     }
     out.extend(tool_problems(doc, dir, bad));
     out.extend(duplicate_names(doc, bad));
+    out.extend(skills_problems(doc, dir, bad));
     out
+}
+
+/// A configured skills folder that cannot be served: missing, not a
+/// folder, or not served by the `[files]` rules (the policy skills go
+/// through). Placed on `dir`. The skills in it are checked when the
+/// project is built, each at its own `SKILL.md`.
+fn skills_problems(doc: &Document, dir: &Path, bad: &[String]) -> Option<(Range<usize>, String)> {
+    let skills = typed::<switchboard_skills::SkillsOptions>(doc, "/skills", bad, Lists::DropList)?;
+    let configured = skills.dir.as_ref().filter(|_| skills.enabled)?;
+    let files = typed::<FilesOptions>(doc, "/files", bad, Lists::DropItems).unwrap_or_default();
+    let shown = configured.display();
+    let reason = match ServedTree::new(dir, &files) {
+        Ok(tree) => match switchboard_skills::SkillSet::locate_folder(&tree, configured) {
+            Ok(_) => return None,
+            Err(switchboard_skills::SkillsError::Folder { reason, .. }) => reason,
+            Err(other) => other.to_string(),
+        },
+        // The [files] problems are reported on their own keys.
+        Err(_) => return None,
+    };
+    Some((
+        value_span(doc, "/skills/dir"),
+        format!("the skills folder {shown:?} {reason}; give a served folder of skills, like \"skills\""),
+    ))
 }
 
 /// What leaving out a bad list item does.
@@ -120,6 +146,18 @@ fn tool_problems(doc: &Document, dir: &Path, bad: &[String]) -> Vec<(Range<usize
             out.extend(spec.problems().into_iter().map(|p| place(doc, &pointer, p)));
         }
     }
+    // The document itself is read when the tools are built (a URL is
+    // fetched only then); its problems are placed there.
+    for (i, _) in array(doc, "/tools/openapi").iter().enumerate() {
+        let pointer = format!("/tools/openapi/{i}");
+        if let Some(spec) = typed::<OpenApiSpec>(doc, &pointer, bad, Lists::DropList) {
+            out.extend(
+                spec.problems(dir)
+                    .into_iter()
+                    .map(|p| place_at(doc, &pointer, &p.at, p.in_key, p.error.to_string())),
+            );
+        }
+    }
     out
 }
 
@@ -129,8 +167,20 @@ fn array<'a>(doc: &'a Document, pointer: &str) -> &'a [Value] {
 
 /// A tool's problem at its place below the tool's table (`base`).
 fn place(doc: &Document, base: &str, problem: SpecProblem) -> (Range<usize>, String) {
+    place_at(doc, base, &problem.at, problem.in_key, problem.error.to_string())
+}
+
+/// `message` at `at` below the table `base` (on the last key's name
+/// when `in_key`).
+fn place_at(
+    doc: &Document,
+    base: &str,
+    at: &[Segment],
+    in_key: bool,
+    message: String,
+) -> (Range<usize>, String) {
     let mut pointer = base.to_owned();
-    for segment in &problem.at {
+    for segment in at {
         match segment {
             Segment::Key(k) => pointer.push_str(&format!("/{}", escape(k))),
             Segment::Index(i) => pointer.push_str(&format!("/{i}")),
@@ -138,11 +188,11 @@ fn place(doc: &Document, base: &str, problem: SpecProblem) -> (Range<usize>, Str
     }
     let place = doc.place(&pointer).or_else(|| doc.place(base));
     let span = match place {
-        Some(p) if problem.in_key => p.key.clone().unwrap_or_else(|| p.value.clone()),
+        Some(p) if in_key => p.key.clone().unwrap_or_else(|| p.value.clone()),
         Some(p) => p.value.clone(),
         None => 0..0,
     };
-    (span, problem.error.to_string())
+    (span, message)
 }
 
 /// A tool name used twice, or by a built-in file tool: placed on the

@@ -73,9 +73,13 @@ impl Default for PromptsSection {
 /// [[tools.http]]      # an HTTP endpoint called with the arguments
 /// name = "weather"
 /// url = "http://127.0.0.1:8080/weather{?city}"
+///
+/// [[tools.openapi]]   # an OpenAPI 3.0/3.1 document: one tool per operation
+/// document = "openapi.yaml"
+/// prefix = "pets"
 /// ```
 ///
-/// See the `switchboard-tools` crate for every key.
+/// See the `switchboard-tools` and `switchboard-openapi` crates for every key.
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ToolsSection {
@@ -87,4 +91,7 @@ pub struct ToolsSection {
     /// HTTP tools, each with its place in the file.
     #[schemars(with = "Vec<switchboard_tools::HttpToolSpec>")]
     pub http: Vec<toml::Spanned<switchboard_tools::HttpToolSpec>>,
+    /// OpenAPI documents, one tool per operation, each with its place in the file.
+    #[schemars(with = "Vec<switchboard_openapi::OpenApiSpec>")]
+    pub openapi: Vec<toml::Spanned<switchboard_openapi::OpenApiSpec>>,
 }

@@ -227,3 +227,30 @@ fn the_schema_accepts_the_example_and_the_default_and_refuses_a_typo() {
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(errors[0].contains("max_filesize"), "{errors:?}");
 }
+
+#[test]
+fn a_skills_folder_that_cannot_be_served_is_placed_on_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".hidden-skills")).unwrap();
+    std::fs::write(dir.path().join("notes.md"), "not a folder").unwrap();
+    for (written, expected) in
+        [("missing", "cannot be read"), ("notes.md", "is a file"), (".hidden-skills", "is not served")]
+    {
+        let text = format!("[server]\nname = \"x\"\n\n[skills]\ndir = \"{written}\"\n");
+        let p = Config::parse(&text, Some(Path::new("switchboard.toml")), dir.path()).unwrap_err();
+        assert_eq!((p[0].line, p[0].column), (5, 7), "{}", p[0]);
+        assert!(p[0].message.contains(expected), "{}", p[0]);
+    }
+    let p = Config::parse("[skills]\ndirr = \"skills\"\n", Some(Path::new("switchboard.toml")), dir.path())
+        .unwrap_err();
+    assert!(p[0].message.contains("did you mean `dir`"), "{}", p[0]);
+    std::fs::create_dir(dir.path().join("skills")).unwrap();
+    let config = Config::parse("[skills]\ndir = \"skills\"\n", None, dir.path()).unwrap();
+    assert_eq!(config.skills.dir_in(config.dir()), Some(dir.path().join("skills")));
+    let default = Config::load(dir.path(), None).unwrap();
+    assert_eq!(
+        default.skills.dir_in(default.dir()),
+        Some(dir.path().join("skills")),
+        "zero-config finds skills/"
+    );
+}

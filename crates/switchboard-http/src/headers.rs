@@ -46,19 +46,25 @@ fn required(headers: &HeaderMap, name: &str, expected: &str) -> Result<(), Misma
     }
 }
 
-/// Checks the standard headers against the body.
-pub(crate) fn check_standard(headers: &HeaderMap, body: &Value, version: &str) -> Result<(), Mismatch> {
+/// Whether `method`'s `Mcp-Name` is its `params.taskId` (the Tasks
+/// extension's routing header, SEP-2663 §Routing Headers).
+pub(crate) fn names_task(method: &str) -> bool {
+    matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel")
+}
+
+/// Checks the standard headers against the body: the version, the method,
+/// and `Mcp-Name` against what the request names (`target`: `params.name`
+/// of `tools/call` and `prompts/get`, `params.uri` of `resources/read`,
+/// `params.taskId` of the tasks methods).
+pub(crate) fn check_standard(
+    headers: &HeaderMap,
+    method: &str,
+    target: Option<&str>,
+    version: &str,
+) -> Result<(), Mismatch> {
     required(headers, "mcp-protocol-version", version)?;
-    let method = body["method"].as_str().unwrap_or_default();
     required(headers, "mcp-method", method)?;
-    let name = match method {
-        "tools/call" | "prompts/get" => body["params"]["name"].as_str(),
-        "resources/read" => body["params"]["uri"].as_str(),
-        // The Tasks extension's routing header (SEP-2663 §Routing Headers).
-        "tasks/get" | "tasks/update" | "tasks/cancel" => body["params"]["taskId"].as_str(),
-        _ => None,
-    };
-    if let Some(name) = name {
+    if let Some(name) = target {
         required(headers, "mcp-name", name)?;
     }
     Ok(())
@@ -139,15 +145,14 @@ mod tests {
 
     #[test]
     fn method_headers_are_case_sensitive() {
-        let body = json!({"method": "tools/call", "params": {"name": "t"}});
         let mut h = HeaderMap::new();
         h.insert("mcp-protocol-version", HeaderValue::from_static("2026-07-28"));
         h.insert("mcp-method", HeaderValue::from_static("TOOLS/CALL"));
         h.insert("mcp-name", HeaderValue::from_static("t"));
-        assert!(check_standard(&h, &body, "2026-07-28").is_err());
+        assert!(check_standard(&h, "tools/call", Some("t"), "2026-07-28").is_err());
         h.insert("mcp-method", HeaderValue::from_static("tools/call"));
-        assert!(check_standard(&h, &body, "2026-07-28").is_ok());
+        assert!(check_standard(&h, "tools/call", Some("t"), "2026-07-28").is_ok());
         h.remove("mcp-name");
-        assert!(check_standard(&h, &body, "2026-07-28").is_err());
+        assert!(check_standard(&h, "tools/call", Some("t"), "2026-07-28").is_err());
     }
 }

@@ -23,7 +23,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 use switchboard_server::state::StateStore;
 use switchboard_server::{Principal, ProtocolVersion, Session};
-use switchboard_types::ErrorObject;
+use switchboard_types::{Era, ErrorObject};
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::AbortHandle;
 
@@ -309,10 +309,6 @@ async fn lookup(app: &App, headers: &HeaderMap, caller: &Caller) -> Result<Arc<L
     Ok(legacy)
 }
 
-fn supported_versions() -> Value {
-    json!(ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>())
-}
-
 fn wants_sse(mode: ResponseMode, messages: &[&Value]) -> bool {
     match mode {
         ResponseMode::Sse => true,
@@ -336,15 +332,15 @@ pub(crate) async fn post(
 ) -> Response {
     if let Some(v) = headers.get("mcp-protocol-version") {
         let v = v.to_str().unwrap_or_default().trim();
-        // Any supported legacy revision is accepted, even one other than
-        // the session's (conformance clients send 2025-03-26 on 2025-11-25
-        // sessions).
-        if !ProtocolVersion::parse(v).is_some_and(ProtocolVersion::is_legacy) {
+        // Any supported handshake revision is accepted, even one other
+        // than the session's (conformance clients send 2025-03-26 on
+        // 2025-11-25 sessions).
+        if !ProtocolVersion::parse(v).is_some_and(|v| v.era() == Era::Handshake) {
             return error_response(
                 StatusCode::BAD_REQUEST,
                 None,
                 ErrorObject::invalid_request(format!("unsupported MCP-Protocol-Version {v:?}"))
-                    .with_data(json!({"supported": supported_versions(), "requested": v})),
+                    .with_data(json!({"supported": ProtocolVersion::SUPPORTED, "requested": v})),
             );
         }
     }
@@ -441,7 +437,7 @@ pub(crate) async fn post(
     let (live_tx, _) = broadcast::channel::<Live>(LIVE_CAPACITY);
     legacy.live.lock().expect("session lock poisoned").insert(stream_id.clone(), live_tx.clone());
     let priming = app.options.sse_priming
-        && legacy.session.negotiated_version().is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
+        && legacy.session.negotiated_version().is_some_and(|v| v.rules().http.sse_priming);
     if priming {
         // Without a stored id there is nothing to resume from: no priming.
         match app.store.append(&legacy.id, &stream_id, b"").await {
@@ -510,7 +506,7 @@ async fn sessionless(
         .get("mcp-protocol-version")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| ProtocolVersion::parse(v.trim()))
-        .unwrap_or(ProtocolVersion::V2025_03_26);
+        .unwrap_or(ProtocolVersion::HTTP_DEFAULT);
     if let Body::Batch(batch) = peeked
         && let Some(refusal) = batch.refusal_at(Some(version))
     {

@@ -298,12 +298,13 @@ async fn handle(
     }
 }
 
-/// `MCP-Protocol-Version: 2026-07-28`.
+/// `MCP-Protocol-Version` names a per-request revision (2026-07-28).
 fn has_modern_header(headers: &axum::http::HeaderMap) -> bool {
     headers
         .get("mcp-protocol-version")
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.trim() == switchboard_server::ProtocolVersion::V2026_07_28.as_str())
+        .and_then(|v| switchboard_server::ProtocolVersion::parse(v.trim()))
+        .is_some_and(|v| v.era() == switchboard_types::Era::PerRequest)
 }
 
 /// A POST: media types, then the body's classification (a body that is no

@@ -12,10 +12,11 @@ use std::collections::VecDeque;
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use switchboard_server::{Accepted, Outcome, ProtocolVersion, Reply};
-use switchboard_types::meta::{CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION};
-use switchboard_types::{ErrorCode, ErrorObject, RequestId};
+use switchboard_types::meta::{CLIENT_CAPABILITIES, PROTOCOL_VERSION};
+use switchboard_types::{Era, ErrorCode, ErrorObject, RequestId};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
@@ -91,6 +92,125 @@ fn answer(reply: Option<Reply>) -> Response {
     reply_response(status, reply)
 }
 
+/// What the HTTP layer reads of a 2026-07-28 request before dispatching it,
+/// borrowed from the body in one pass (the dispatcher reads the rest):
+/// the method, what it names (`Mcp-Name`), the `_meta` fields the checks
+/// and the SSE decision need, and the raw arguments (parsed only for a tool
+/// that mirrors them into headers).
+#[derive(Default)]
+struct Head<'a> {
+    method: Option<std::borrow::Cow<'a, str>>,
+    /// `params.name`, `params.uri` or `params.taskId`, by method.
+    target: Option<std::borrow::Cow<'a, str>>,
+    version: Option<std::borrow::Cow<'a, str>>,
+    capabilities_object: bool,
+    progress: bool,
+    log_level: bool,
+    arguments: Option<&'a RawValue>,
+}
+
+/// Keeps a present member as raw JSON even when it is `null`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&'de RawValue as serde::Deserialize>::deserialize(d).map(Some)
+}
+
+/// A raw JSON string's value; `None` for anything else.
+fn string(raw: Option<&RawValue>) -> Option<std::borrow::Cow<'_, str>> {
+    raw.and_then(|r| serde_json::from_str(r.get()).ok())
+}
+
+impl<'a> Head<'a> {
+    /// Reads the head of a body [`peek`](crate::peek) classified as one
+    /// request. Members of the wrong type read as absent, exactly as the
+    /// checks treat them (a `_meta` that is not an object has no version);
+    /// JSON the parser refuses anywhere in the head (nesting past its
+    /// recursion limit) is an error.
+    fn read(body: &'a [u8]) -> Result<Self, serde_json::Error> {
+        #[derive(serde::Deserialize)]
+        struct Envelope<'a> {
+            #[serde(borrow, default, deserialize_with = "present")]
+            method: Option<&'a RawValue>,
+            #[serde(borrow, default, deserialize_with = "present")]
+            params: Option<&'a RawValue>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Params<'a> {
+            #[serde(borrow, default, deserialize_with = "present")]
+            name: Option<&'a RawValue>,
+            #[serde(borrow, default, deserialize_with = "present")]
+            uri: Option<&'a RawValue>,
+            #[serde(rename = "taskId", borrow, default, deserialize_with = "present")]
+            task_id: Option<&'a RawValue>,
+            #[serde(borrow, default, deserialize_with = "present")]
+            arguments: Option<&'a RawValue>,
+            #[serde(rename = "_meta", borrow, default, deserialize_with = "present")]
+            meta: Option<&'a RawValue>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Meta<'a> {
+            #[serde(
+                rename = "io.modelcontextprotocol/protocolVersion",
+                borrow,
+                default,
+                deserialize_with = "present"
+            )]
+            version: Option<&'a RawValue>,
+            #[serde(
+                rename = "io.modelcontextprotocol/clientCapabilities",
+                borrow,
+                default,
+                deserialize_with = "present"
+            )]
+            capabilities: Option<&'a RawValue>,
+            #[serde(rename = "progressToken", borrow, default, deserialize_with = "present")]
+            progress: Option<&'a RawValue>,
+            #[serde(
+                rename = "io.modelcontextprotocol/logLevel",
+                borrow,
+                default,
+                deserialize_with = "present"
+            )]
+            log_level: Option<&'a RawValue>,
+        }
+        /// A wrong type is an absent member; anything else the parser
+        /// refuses is the caller's error.
+        fn lenient<T>(parsed: Result<T, serde_json::Error>) -> Result<Option<T>, serde_json::Error> {
+            match parsed {
+                Ok(value) => Ok(Some(value)),
+                Err(e) if e.is_data() => Ok(None),
+                Err(e) => Err(e),
+            }
+        }
+        let Some(envelope) = lenient(serde_json::from_slice::<Envelope<'a>>(body))? else {
+            return Ok(Self::default());
+        };
+        let mut head = Head { method: string(envelope.method), ..Self::default() };
+        let params = match envelope.params {
+            Some(raw) => lenient(serde_json::from_str::<Params<'a>>(raw.get()))?,
+            None => None,
+        };
+        let Some(params) = params else { return Ok(head) };
+        head.target = match head.method.as_deref() {
+            Some("tools/call" | "prompts/get") => string(params.name),
+            Some("resources/read") => string(params.uri),
+            Some(m) if headers::names_task(m) => string(params.task_id),
+            _ => None,
+        };
+        head.arguments = params.arguments;
+        let meta = match params.meta {
+            Some(raw) => lenient(serde_json::from_str::<Meta<'a>>(raw.get()))?,
+            None => None,
+        };
+        if let Some(meta) = meta {
+            head.version = string(meta.version);
+            head.capabilities_object = meta.capabilities.is_some_and(|c| c.get().starts_with('{'));
+            head.progress = meta.progress.is_some();
+            head.log_level = meta.log_level.is_some();
+        }
+        Ok(head)
+    }
+}
+
 /// A 2026-07-28 POST. `peeked` is the body's classification; a body that
 /// is no valid JSON-RPC message never gets here (see [`peek`](crate::peek)).
 pub(crate) async fn post(
@@ -115,15 +235,12 @@ pub(crate) async fn post(
             return bad(None, ErrorObject::invalid_request("the body must be a request or a notification"));
         }
     };
-    let value: Value = match serde_json::from_slice(&body) {
-        Ok(v) => v,
+    let head = match Head::read(&body) {
+        Ok(head) => head,
         Err(e) => return bad(None, ErrorObject::parse_error(e)),
     };
-    // A string: the classification checked it.
-    let method = value["method"].as_str().unwrap_or_default();
-    let meta = &value["params"]["_meta"];
-    let version = meta.get(PROTOCOL_VERSION).and_then(Value::as_str);
-    let (Some(version), true) = (version, meta.get(CLIENT_CAPABILITIES).is_some_and(Value::is_object)) else {
+    let method = head.method.as_deref().unwrap_or_default();
+    let (Some(version), true) = (head.version.as_deref(), head.capabilities_object) else {
         return bad(
             Some(&id),
             ErrorObject::invalid_params(format!(
@@ -131,38 +248,36 @@ pub(crate) async fn post(
             )),
         );
     };
-    if let Err(why) = headers::check_standard(&headers, &value, version) {
+    if let Err(why) = headers::check_standard(&headers, method, head.target.as_deref(), version) {
         return bad(Some(&id), ErrorObject::new(ErrorCode::HEADER_MISMATCH, why));
     }
-    if ProtocolVersion::parse(version) != Some(ProtocolVersion::V2026_07_28) {
-        let supported: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
+    let Some(revision) = ProtocolVersion::parse(version).filter(|v| v.era() == Era::PerRequest) else {
         return bad(
             Some(&id),
             ErrorObject::new(
                 ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
                 format!("Unsupported protocol version {version:?}"),
             )
-            .with_data(json!({"supported": supported, "requested": version})),
+            .with_data(json!({"supported": ProtocolVersion::SUPPORTED, "requested": version})),
         );
-    }
-    if !app.server.method_available(method, ProtocolVersion::V2026_07_28) {
+    };
+    if !app.server.method_available(method, revision) {
         return error_response(StatusCode::NOT_FOUND, Some(&id), ErrorObject::method_not_found(method));
     }
     if method == "tools/call" {
-        let name = value["params"]["name"].as_str().unwrap_or_default();
-        if let Some(tool) = app.server.tool_definition(name) {
-            let arguments = value["params"].get("arguments").cloned().unwrap_or(Value::Null);
-            if let Err(why) = headers::check_params(&headers, &tool.input_schema, &arguments) {
-                return bad(Some(&id), ErrorObject::new(ErrorCode::HEADER_MISMATCH, why));
-            }
+        let name = head.target.as_deref().unwrap_or_default();
+        let checked = app.server.with_mirrored_schema(name, |schema| {
+            let arguments: Value =
+                head.arguments.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or(Value::Null);
+            headers::check_params(&headers, schema, &arguments)
+        });
+        if let Some(Err(why)) = checked {
+            return bad(Some(&id), ErrorObject::new(ErrorCode::HEADER_MISMATCH, why));
         }
     }
 
     let listen = method == "subscriptions/listen";
-    let sse = listen
-        || meta.get("progressToken").is_some()
-        || meta.get(LOG_LEVEL).is_some()
-        || app.options.response_mode == ResponseMode::Sse;
+    let sse = listen || head.progress || head.log_level || app.options.response_mode == ResponseMode::Sse;
     let (tx, rx) = mpsc::channel::<Vec<u8>>(256);
     let session = app.server.new_session(tx, caller.principal.clone());
     let accepted = app.server.accept_via(&session, &body, &caller.via(None));
@@ -204,6 +319,31 @@ mod tests {
 
     fn error(code: ErrorCode) -> Outcome {
         Outcome::Error { code, store_unavailable: false }
+    }
+
+    #[test]
+    fn the_head_reads_what_the_checks_need_and_nothing_of_the_wrong_type() {
+        let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1},
+            "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},
+            "progressToken":null}}}"#;
+        let head = Head::read(body).unwrap();
+        assert_eq!(head.method.as_deref(), Some("tools/call"));
+        assert_eq!(head.target.as_deref(), Some("echo"));
+        assert_eq!(head.version.as_deref(), Some("2026-07-28"));
+        assert!(head.capabilities_object && head.progress && !head.log_level);
+        assert_eq!(head.arguments.map(RawValue::get), Some(r#"{"a":1}"#));
+
+        let task = Head::read(br#"{"method":"tasks/get","params":{"taskId":"t\u0031","name":"x"}}"#).unwrap();
+        assert_eq!(task.target.as_deref(), Some("t1"), "escapes decoded; the task id, not the name");
+        for odd in [
+            &br#"{"method":"tools/call","params":[1,2]}"#[..],
+            br#"{"method":"tools/call","params":{"name":5,"_meta":"x"}}"#,
+            br#"{"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":[]}}}"#,
+        ] {
+            let head = Head::read(odd).unwrap();
+            assert_eq!(head.method.as_deref(), Some("tools/call"));
+            assert!(head.target.is_none() && head.version.is_none() && !head.capabilities_object);
+        }
     }
 
     #[test]

@@ -24,14 +24,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use switchboard_types::ErrorObject;
+use switchboard_types::{ErrorObject, ProtocolVersion};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::Error;
 
-/// The protocol revision the proxy asks the upstream for.
-pub(crate) const UPSTREAM_VERSION: &str = "2025-11-25";
+/// The protocol revision the proxy asks the upstream for: the newest one
+/// negotiated with `initialize`, the handshake the proxy speaks.
+pub(crate) const UPSTREAM_VERSION: &str = ProtocolVersion::LATEST_HANDSHAKE.as_str();
 
 type Pending = Arc<Mutex<HashMap<i64, oneshot::Sender<Result<Value, ErrorObject>>>>>;
 

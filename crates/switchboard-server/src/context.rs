@@ -16,7 +16,9 @@ use serde_json::Value;
 use switchboard_types::jsonrpc::encode_notification;
 use switchboard_types::logging::{LoggingLevel, LoggingMessageParams};
 use switchboard_types::notifications::{ProgressParams, ProgressToken, method};
-use switchboard_types::{ClientCapabilities, ErrorObject, Implementation, Meta, ProtocolVersion, RequestId};
+use switchboard_types::{
+    ClientCapabilities, Era, ErrorObject, Implementation, Meta, ProtocolVersion, RequestId,
+};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -371,11 +373,13 @@ impl RequestContext {
             return round.answer(&self.inner.client_capabilities, questions);
         }
         if self.inner.peer.is_none() {
-            return Err(InputError::Failed(ErrorObject::internal(if self.inner.version.is_legacy() {
-                "this connection cannot carry requests to the client"
-            } else {
-                "input requests are allowed only on tools/call, prompts/get and resources/read"
-            })));
+            return Err(InputError::Failed(ErrorObject::internal(
+                if self.inner.version.era() == Era::Handshake {
+                    "this connection cannot carry requests to the client"
+                } else {
+                    "input requests are allowed only on tools/call, prompts/get and resources/read"
+                },
+            )));
         }
         if let Some((_, q)) =
             questions.iter().find(|(_, q)| !q.is_declared_by(&self.inner.client_capabilities))

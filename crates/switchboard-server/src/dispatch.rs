@@ -28,7 +28,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use switchboard_types::jsonrpc::MessageKind;
 use switchboard_types::notifications::{CancelledParams, method};
-use switchboard_types::{ErrorObject, IncomingMessage, ProtocolVersion, RequestId};
+use switchboard_types::{Era, ErrorObject, IncomingMessage, ProtocolVersion, RequestId};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{ContextParts, Outbound, RequestContext, Via};
@@ -137,11 +137,6 @@ pub(crate) enum Route {
     /// The application's method at this index of `ServerInner::methods`.
     Custom(usize),
 }
-
-/// Methods 2026-07-28 removed; as modern requests they are `-32601`
-/// (spec.md §b.1, conformance `stateless.ts`).
-const REMOVED_IN_2026: [&str; 5] =
-    ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
 
 /// Parses a method's params into its type; failures are `-32602` with
 /// serde's explanation. Absent params read as `{}`.
@@ -319,7 +314,9 @@ impl Server {
                 Ok(v) => v,
                 Err(e) => return error_reply(Some(&id), e),
             };
-            if REMOVED_IN_2026.contains(&method) {
+            // A method the revision removed is `-32601` (spec.md §b.1,
+            // conformance `stateless.ts`).
+            if version.rules().removes(method) {
                 return error_reply(
                     Some(&id),
                     ErrorObject::method_not_found(method).with_data(serde_json::json!({
@@ -349,7 +346,7 @@ impl Server {
             }
             match session.negotiated() {
                 Some(n) => (n.version, Some(n.client_info), n.client_capabilities),
-                None if method == "ping" => (ProtocolVersion::LATEST_LEGACY, None, Default::default()),
+                None if method == "ping" => (ProtocolVersion::LATEST_HANDSHAKE, None, Default::default()),
                 None => {
                     return error_reply(
                         Some(&id),
@@ -525,35 +522,40 @@ impl Server {
     /// True if `method` is served under `version` (what a transport checks
     /// before dispatching, e.g. to answer `404` in 2026-07-28).
     pub fn method_available(&self, method: &str, version: ProtocolVersion) -> bool {
-        if !version.is_legacy() && REMOVED_IN_2026.contains(&method) {
+        let rules = version.rules();
+        if rules.removes(method) {
             return false;
         }
-        (version.is_legacy() && method == "initialize") || self.route(method, version).is_some()
+        (rules.era == Era::Handshake && method == "initialize") || self.route(method, version).is_some()
     }
 
     /// Looks a method up. Methods of primitives the server does not
-    /// advertise are unknown (`-32601`), as are methods of the other era.
+    /// advertise are unknown (`-32601`), as are methods the revision's row
+    /// removed or does not add.
     fn route(&self, method: &str, version: ProtocolVersion) -> Option<Route> {
         let inner = &self.inner;
-        let legacy = version.is_legacy();
+        let rules = version.rules();
+        let has = |core: &str| !rules.removes(core);
+        // The Tasks extension is defined for per-request revisions.
+        let tasks = inner.tasks_offered && rules.era == Era::PerRequest;
         Some(match method {
-            "ping" if legacy => Route::Ping,
-            "server/discover" => Route::Discover,
+            "ping" if has(method) => Route::Ping,
+            "server/discover" if rules.adds("server/discover") => Route::Discover,
             "tools/list" if inner.tools_enabled => Route::ToolsList,
             "tools/call" if inner.tools_enabled => Route::ToolsCall,
             "resources/list" if inner.resources_enabled => Route::ResourcesList,
             "resources/templates/list" if inner.resources_enabled => Route::ResourceTemplatesList,
             "resources/read" if inner.resources_enabled => Route::ResourcesRead,
-            "resources/subscribe" if inner.resources_enabled && legacy => Route::ResourcesSubscribe,
-            "resources/unsubscribe" if inner.resources_enabled && legacy => Route::ResourcesUnsubscribe,
+            "resources/subscribe" if inner.resources_enabled && has(method) => Route::ResourcesSubscribe,
+            "resources/unsubscribe" if inner.resources_enabled && has(method) => Route::ResourcesUnsubscribe,
             "prompts/list" if inner.prompts_enabled => Route::PromptsList,
             "prompts/get" if inner.prompts_enabled => Route::PromptsGet,
             "completion/complete" if inner.completions_enabled() => Route::Complete,
-            "subscriptions/listen" if !legacy => Route::Listen,
-            "logging/setLevel" if legacy && inner.logging_enabled => Route::SetLevel,
-            "tasks/get" if !legacy && inner.tasks_offered => Route::TasksGet,
-            "tasks/update" if !legacy && inner.tasks_offered => Route::TasksUpdate,
-            "tasks/cancel" if !legacy && inner.tasks_offered => Route::TasksCancel,
+            "subscriptions/listen" if rules.adds(method) => Route::Listen,
+            "logging/setLevel" if has(method) && inner.logging_enabled => Route::SetLevel,
+            "tasks/get" if tasks => Route::TasksGet,
+            "tasks/update" if tasks => Route::TasksUpdate,
+            "tasks/cancel" if tasks => Route::TasksCancel,
             _ => Route::Custom(inner.methods.iter().position(|m| m.name == method && m.served_to(version))?),
         })
     }

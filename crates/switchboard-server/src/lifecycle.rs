@@ -9,11 +9,12 @@
 //! Version negotiation (`docs/specification/<legacy>/basic/lifecycle.mdx`
 //! §Version Negotiation): a supported legacy version is echoed; anything else
 //! (older, newer, junk, and `2026-07-28`, which has no handshake) gets the
-//! latest legacy revision as a counter-offer, never an error.
+//! newest handshake revision as a counter-offer, never an error. Which
+//! revisions have a handshake is their row's `era` (`Era::Handshake`).
 //!
 //! Both eras describe the server with the same capabilities object (in the
 //! `initialize` result, or the `server/discover` result), built here from
-//! what is registered and trimmed per revision by `shape`. Extensions
+//! what is registered, with the members the revision's row has. Extensions
 //! (SEP-2133) are checked when the server is built, so a bad identifier
 //! never reaches a client.
 
@@ -23,7 +24,7 @@ use serde_json::{Map, Value, json};
 use switchboard_types::lifecycle::{CacheScope, PromptsCapability, ResourcesCapability, ToolsCapability};
 use switchboard_types::meta::{CLIENT_CAPABILITIES, CLIENT_INFO, PROGRESS_TOKEN, PROTOCOL_VERSION};
 use switchboard_types::{
-    ClientCapabilities, DiscoverResult, ErrorCode, ErrorObject, Implementation, InitializeParams,
+    ClientCapabilities, DiscoverResult, Era, ErrorCode, ErrorObject, Implementation, InitializeParams,
     InitializeResult, Meta, ProtocolVersion, RequestId, ServerCapabilities,
 };
 
@@ -118,7 +119,7 @@ impl RequestMeta {
             _ => return Err(missing(CLIENT_CAPABILITIES, "an object, {} when the client has none")),
         }
         match ProtocolVersion::parse(version) {
-            Some(v) if !v.is_legacy() => Ok(v),
+            Some(v) if v.era() == Era::PerRequest => Ok(v),
             parsed => {
                 let hint = if parsed.is_some() {
                     " (that revision is negotiated with `initialize`, not sent per request)"
@@ -129,7 +130,7 @@ impl RequestMeta {
                     ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
                     format!("Unsupported protocol version {version:?}{hint}"),
                 )
-                .with_data(json!({"supported": supported_versions(), "requested": version})))
+                .with_data(json!({"supported": ProtocolVersion::SUPPORTED, "requested": version})))
             }
         }
     }
@@ -185,17 +186,13 @@ impl OfferedExtension {
     }
 }
 
-/// Every revision served, newest first: the list `server/discover` returns
-/// and `-32022` errors carry, identical by construction.
-pub(crate) fn supported_versions() -> Vec<&'static str> {
-    ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect()
-}
-
-/// The legacy counter-offer rule.
+/// The handshake's counter-offer rule: a handshake revision the server
+/// knows is echoed, anything else (a per-request revision too: it has no
+/// handshake) gets the newest handshake revision.
 pub(crate) fn negotiate(requested: &str) -> ProtocolVersion {
     match ProtocolVersion::parse(requested) {
-        Some(v) if v.is_legacy() => v,
-        _ => ProtocolVersion::LATEST_LEGACY,
+        Some(v) if v.era() == Era::Handshake => v,
+        _ => ProtocolVersion::LATEST_HANDSHAKE,
     }
 }
 
@@ -206,9 +203,10 @@ impl ServerInner {
     /// kind is registered (or it was enabled for run-time registration);
     /// `completions` when a prompt or template has a completer; `extensions`
     /// when an extension is offered to this revision's clients. Which of
-    /// these members a revision has is [`shape::CapabilityFields`]'s call.
+    /// these members a revision has is its row's `capabilities`
+    /// ([`CapabilityMembers`](switchboard_types::revision::CapabilityMembers)).
     pub(crate) fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
-        let fields = shape::CapabilityFields::of(version);
+        let fields = version.rules().capabilities;
         ServerCapabilities {
             tools: self.tools_enabled.then_some(ToolsCapability { list_changed: Some(true) }),
             prompts: self.prompts_enabled.then_some(PromptsCapability { list_changed: Some(true) }),
@@ -262,7 +260,8 @@ impl ServerInner {
     /// Answers `server/discover` (2026-07-28).
     pub(crate) fn discover(&self) -> Result<Map<String, Value>, ErrorObject> {
         let result = DiscoverResult {
-            supported_versions: supported_versions().into_iter().map(str::to_owned).collect(),
+            // `-32022` errors carry the same list (`validate_modern`).
+            supported_versions: ProtocolVersion::SUPPORTED.iter().map(|v| (*v).to_owned()).collect(),
             capabilities: self.capabilities(ProtocolVersion::LATEST),
             instructions: self.instructions.clone(),
         };

@@ -48,7 +48,11 @@ const BUILT_IN: [&str; 15] = [
 /// [`ErrorObject`] is sent as that JSON-RPC error.
 pub trait MethodHandler: Send + Sync + 'static {
     /// Answers one request.
-    fn call(&self, params: Value, ctx: RequestContext) -> BoxFuture<'static, Result<Map<String, Value>, ErrorObject>>;
+    fn call(
+        &self,
+        params: Value,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, Result<Map<String, Value>, ErrorObject>>;
 }
 
 impl<F, Fut> MethodHandler for F
@@ -56,7 +60,11 @@ where
     F: Fn(Value, RequestContext) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<Map<String, Value>, ErrorObject>> + Send + 'static,
 {
-    fn call(&self, params: Value, ctx: RequestContext) -> BoxFuture<'static, Result<Map<String, Value>, ErrorObject>> {
+    fn call(
+        &self,
+        params: Value,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, Result<Map<String, Value>, ErrorObject>> {
         Box::pin(self(params, ctx))
     }
 }

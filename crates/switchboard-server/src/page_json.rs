@@ -24,7 +24,6 @@ use switchboard_types::ProtocolVersion;
 use switchboard_types::resources::Resource;
 
 use crate::dispatch::Output;
-use crate::shape::MetadataFields;
 
 /// `{"<key>":[item,…],"nextCursor":"…"}`, built item by item.
 pub(crate) struct PageWriter {
@@ -126,8 +125,9 @@ fn special(x: u64) -> bool {
 /// few-hundred-byte copy, several per item).
 fn write_resource(out: &mut Vec<u8>, r: &Resource, version: ProtocolVersion) {
     let Resource { uri, name, title, description, mime_type, size, icons, annotations, meta } = r;
-    let fields = MetadataFields::of(version);
-    let (title, meta) = if fields.titles { (title, meta) } else { (&None, &None) };
+    let fields = version.rules().fields;
+    let title = if fields.title { title } else { &None };
+    let meta = if fields.meta { meta } else { &None };
     let icons = if fields.icons { icons } else { &None };
     out.extend_from_slice(b"{\"uri\":");
     write_str(out, uri);
@@ -156,7 +156,7 @@ fn write_resource(out: &mut Vec<u8>, r: &Resource, version: ProtocolVersion) {
     }
     if let Some(annotations) = annotations {
         out.extend_from_slice(b",\"annotations\":");
-        if !fields.titles && annotations.last_modified.is_some() {
+        if !fields.last_modified && annotations.last_modified.is_some() {
             let mut older = annotations.clone();
             older.last_modified = None;
             serde_json::to_writer(&mut *out, &older).expect("annotations serialize; qed");

@@ -7,7 +7,7 @@
 //! ever rendered half-filled.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -31,7 +31,7 @@ pub(crate) struct PromptEntry {
     pub completers: HashMap<String, Arc<dyn Completer>>,
     /// Scopes a caller must hold.
     pub scopes: Box<[String]>,
-    rendered: [OnceLock<Box<str>>; 5],
+    rendered: shape::Rendered,
 }
 
 impl PromptEntry {
@@ -58,8 +58,7 @@ impl PromptEntry {
     }
 
     fn rendered(&self, version: ProtocolVersion) -> &str {
-        self.rendered[version as usize]
-            .get_or_init(|| shape::prompt(&self.def, version).to_string().into_boxed_str())
+        self.rendered.get_or_init(version, || shape::prompt(&self.def, version))
     }
 }
 

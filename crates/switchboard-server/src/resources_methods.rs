@@ -8,7 +8,7 @@
 //! `-32002` with `data.uri` for legacy revisions and `-32602` with
 //! `data.uri` in 2026-07-28 — never an empty `contents`.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -40,7 +40,7 @@ pub(crate) struct ResourceEntry {
     pub handler: Arc<dyn ResourceHandler>,
     /// Scopes a caller must hold.
     pub scopes: Box<[String]>,
-    rendered: [OnceLock<Box<str>>; 5],
+    rendered: shape::Rendered,
 }
 
 impl ResourceEntry {
@@ -54,8 +54,7 @@ impl ResourceEntry {
     }
 
     fn rendered(&self, version: ProtocolVersion) -> &str {
-        self.rendered[version as usize]
-            .get_or_init(|| shape::metadata(&self.def, version).to_string().into_boxed_str())
+        self.rendered.get_or_init(version, || shape::metadata(&self.def, version))
     }
 }
 
@@ -67,7 +66,7 @@ pub(crate) struct TemplateEntry {
     pub completers: std::collections::HashMap<String, Arc<dyn Completer>>,
     /// Scopes a caller must hold.
     pub scopes: Box<[String]>,
-    rendered: [OnceLock<Box<str>>; 5],
+    rendered: shape::Rendered,
 }
 
 impl TemplateEntry {
@@ -95,17 +94,17 @@ impl TemplateEntry {
     }
 
     fn rendered(&self, version: ProtocolVersion) -> &str {
-        self.rendered[version as usize]
-            .get_or_init(|| shape::metadata(&self.def, version).to_string().into_boxed_str())
+        self.rendered.get_or_init(version, || shape::metadata(&self.def, version))
     }
 }
 
 /// The resource-not-found error of `version`.
 pub(crate) fn not_found(uri: &str, version: ProtocolVersion) -> ErrorObject {
-    let error = if version.is_legacy() {
-        ErrorObject::new(ErrorCode::RESOURCE_NOT_FOUND, format!("Resource not found: {uri}"))
-    } else {
-        ErrorObject::invalid_params(format!("Resource not found: {uri}"))
+    let message = format!("Resource not found: {uri}");
+    let error = match version.rules().resource_not_found {
+        // `-32602` with its usual "Invalid params: " prefix.
+        ErrorCode::INVALID_PARAMS => ErrorObject::invalid_params(message),
+        code => ErrorObject::new(code, message),
     };
     error.with_data(json!({"uri": uri}))
 }

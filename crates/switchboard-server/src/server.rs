@@ -557,6 +557,17 @@ impl Server {
         self.inner.tools.load().get(name).map(|e| e.value.def.clone())
     }
 
+    /// Runs `check` on the input schema of tool `name` when that schema
+    /// mirrors arguments into `Mcp-Param-*` headers (`x-mcp-header`,
+    /// 2026-07-28); `None` when there is no such tool or nothing is
+    /// mirrored. Nothing is cloned: the HTTP transport calls this on every
+    /// `tools/call`.
+    pub fn with_mirrored_schema<R>(&self, name: &str, check: impl FnOnce(&Value) -> R) -> Option<R> {
+        let tools = self.inner.tools.load();
+        let entry = &tools.get(name)?.value;
+        entry.mirrors_headers.then(|| check(&entry.def.input_schema))
+    }
+
     /// Registers a prompt at run time (announced with `prompts/list_changed`).
     pub fn add_prompt(&self, prompt: Prompt) -> Result<()> {
         self.inner.add_prompt(prompt)

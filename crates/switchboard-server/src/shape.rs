@@ -2,130 +2,110 @@
 //!
 //! The server keeps one internal model (the newest) and renders it for the
 //! revision each client speaks, so an older, strict client never sees a field
-//! or content type its schema lacks (spec.md §b.4):
+//! or content type its schema lacks (spec.md §b.4). Which fields and content
+//! types a revision has is its row of the revision table
+//! ([`switchboard_types::revision`]); this module only reads the row:
 //!
-//! | dropped or rewritten                         | for revisions before |
-//! |----------------------------------------------|----------------------|
-//! | tool `annotations`                           | 2025-03-26           |
-//! | `audio` content → text note                  | 2025-03-26           |
-//! | progress `message`                           | 2025-03-26           |
-//! | `title`, `outputSchema`, `_meta`, `structuredContent` | 2025-06-18  |
-//! | `resource_link` content → text with the link | 2025-06-18           |
-//! | `Annotations.lastModified`                   | 2025-06-18           |
-//! | `icons`, `Implementation.description/websiteUrl` | 2025-11-25       |
-//! | tool `execution`                             | 2025-11-25 (and dropped again in 2026-07-28) |
-//! | `completions` capability                     | 2025-03-26           |
+//! | dropped or rewritten                         | when the row's field is false |
+//! |----------------------------------------------|-------------------------------|
+//! | tool `annotations`                           | `fields.tool_annotations`     |
+//! | `audio` content → text note                  | `content.audio`               |
+//! | progress `message`                           | `fields.progress_message`     |
+//! | `title` (definitions, prompt arguments, `Implementation`) | `fields.title`   |
+//! | `_meta` (definitions, content, contents, `CallToolResult`) | `fields.meta`   |
+//! | `outputSchema`, `structuredContent`          | `fields.structured_output`    |
+//! | `resource_link` content → text with the link | `content.resource_link`       |
+//! | `Annotations.lastModified`                   | `fields.last_modified`        |
+//! | `icons`                                      | `fields.icons`                |
+//! | `Implementation.description/websiteUrl`      | `fields.implementation_details` |
+//! | tool `execution`                             | `fields.tool_execution`       |
+//! | `completions` capability                     | `capabilities.completions`    |
 //!
-//! The server's capabilities carry `extensions` (SEP-2133) at every
-//! revision: see [`CapabilityFields`] for why.
-//!
-//! For 2025-06-18 and 2025-11-25 an `outputSchema` whose root is not
-//! `type: "object"` (allowed only from 2026-07-28) is omitted together with
-//! `structuredContent`; the JSON text copy stays, so nothing is lost.
+//! Where the row allows object roots only (`OutputRoots::Object`: 2025-06-18
+//! and 2025-11-25), an `outputSchema` whose root is not `type: "object"` is
+//! omitted together with `structuredContent`; the JSON text copy stays, so
+//! nothing is lost.
+
+use std::sync::OnceLock;
 
 use serde::Serialize;
 use serde_json::Value;
 use switchboard_types::content::Annotations;
 use switchboard_types::notifications::ProgressParams;
+use switchboard_types::revision::OutputRoots;
 use switchboard_types::{
     CallToolResult, ContentBlock, Implementation, ProtocolVersion, ResourceContents, Tool,
 };
 
-use ProtocolVersion as V;
+/// A definition rendered as JSON text for each revision, each built on
+/// first use: one slot per row of the revision table.
+pub(crate) struct Rendered([OnceLock<Box<str>>; ProtocolVersion::COUNT]);
 
-/// True if `schema` has an object root (the only kind 2025-06-18 and
-/// 2025-11-25 allow as `outputSchema`).
+impl Default for Rendered {
+    fn default() -> Self {
+        Self(std::array::from_fn(|_| OnceLock::new()))
+    }
+}
+
+impl Rendered {
+    /// The rendering for `version`, made by `render` the first time.
+    pub(crate) fn get_or_init(&self, version: ProtocolVersion, render: impl FnOnce() -> Value) -> &str {
+        self.0[version.index()].get_or_init(|| render().to_string().into_boxed_str())
+    }
+}
+
+/// True if `schema` has an object root (the only kind
+/// [`OutputRoots::Object`] allows as `outputSchema`).
 pub(crate) fn is_object_schema(schema: &Value) -> bool {
     schema.get("type").and_then(Value::as_str) == Some("object")
 }
 
 /// A tool definition as `version` expects it, as JSON.
 pub(crate) fn tool_definition(tool: &Tool, version: ProtocolVersion) -> Value {
+    let fields = version.rules().fields;
     let mut t = tool.clone();
-    if version < V::V2025_03_26 {
+    if !fields.tool_annotations {
         t.annotations = None;
     }
-    if version < V::V2025_06_18 {
+    if !fields.title {
         t.title = None;
-        t.output_schema = None;
+    }
+    if !fields.meta {
         t.meta = None;
-    } else if version < V::V2026_07_28 && t.output_schema.as_ref().is_some_and(|s| !is_object_schema(s)) {
+    }
+    let schema_fits = match fields.structured_output {
+        None => false,
+        Some(OutputRoots::Object) => t.output_schema.as_ref().is_none_or(is_object_schema),
+        Some(OutputRoots::Any) => true,
+    };
+    if !schema_fits {
         t.output_schema = None;
     }
-    if version < V::V2025_11_25 {
+    if !fields.icons {
         t.icons = None;
     }
-    if version != V::V2025_11_25 {
+    if !fields.tool_execution {
         t.execution = None;
     }
     serde_json::to_value(&t).expect("a Tool serializes; qed")
 }
 
-/// Which metadata fields of a definition (resource, template, prompt) a
-/// revision has: the one statement of these rules, for the `Value` path
-/// ([`strip_metadata`]) and the hand-written pages (`page_json`).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct MetadataFields {
-    /// `title`, `_meta` and `annotations.lastModified` (2025-06-18 on).
-    pub titles: bool,
-    /// `icons` (2025-11-25 on).
-    pub icons: bool,
-}
-
-impl MetadataFields {
-    pub(crate) fn of(version: ProtocolVersion) -> Self {
-        Self { titles: version >= V::V2025_06_18, icons: version >= V::V2025_11_25 }
-    }
-}
-
-/// Which optional members of the server's capabilities object a revision
-/// has: the one statement of these rules (`ServerInner::capabilities`
-/// reads it). An exhaustive `match`, so a new revision cannot be added
-/// without deciding its row.
-///
-/// * `completions`: added in 2025-03-26 (`schema/2025-03-26/schema.ts`
-///   `ServerCapabilities`); 2024-11-05 has no such flag.
-/// * `extensions`: every revision. It is a named member only from
-///   2026-07-28 (`schema/2026-07-28/schema.ts` `ServerCapabilities`;
-///   `docs/specification/2026-07-28/basic/versioning.mdx` §Extension
-///   Negotiation, where it goes out in `server/discover`), but SEP-2133
-///   (`seps/2133-extensions.md` §Negotiation) negotiates extensions in
-///   `initialize` (its example speaks 2025-06-18; MCP Apps,
-///   `ext-apps/specification/2026-01-26/apps.mdx` §Capability Negotiation,
-///   speaks 2024-11-05), and every legacy schema declares the capabilities
-///   object "not a closed set: any server can define its own, additional
-///   capabilities", so no legacy client's schema is broken by it. An
-///   extension that exists only from some revision on is offered with
-///   [`ServerBuilder::extension_since`](crate::ServerBuilder::extension_since).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct CapabilityFields {
-    /// The `completions` capability.
-    pub completions: bool,
-    /// The `extensions` map.
-    pub extensions: bool,
-}
-
-impl CapabilityFields {
-    pub(crate) const fn of(version: ProtocolVersion) -> Self {
-        match version {
-            V::V2024_11_05 => Self { completions: false, extensions: true },
-            V::V2025_03_26 | V::V2025_06_18 | V::V2025_11_25 | V::V2026_07_28 => {
-                Self { completions: true, extensions: true }
-            }
-        }
-    }
-}
-
-/// Strips, from a serialized definition object, the metadata fields
-/// `version` lacks ([`MetadataFields`]).
+/// Strips, from a serialized definition object (resource, template,
+/// prompt), the metadata fields `version` lacks: the one statement of these
+/// rules for the `Value` path, which the hand-written pages (`page_json`)
+/// are tested against.
 fn strip_metadata(map: &mut serde_json::Map<String, Value>, version: ProtocolVersion) {
-    let fields = MetadataFields::of(version);
-    if !fields.titles {
+    let fields = version.rules().fields;
+    if !fields.title {
         map.remove("title");
+    }
+    if !fields.meta {
         map.remove("_meta");
-        if let Some(Value::Object(a)) = map.get_mut("annotations") {
-            a.remove("lastModified");
-        }
+    }
+    if !fields.last_modified
+        && let Some(Value::Object(a)) = map.get_mut("annotations")
+    {
+        a.remove("lastModified");
     }
     if !fields.icons {
         map.remove("icons");
@@ -140,13 +120,17 @@ pub(crate) fn resource(
     mut r: switchboard_types::resources::Resource,
     version: ProtocolVersion,
 ) -> switchboard_types::resources::Resource {
-    let fields = MetadataFields::of(version);
-    if !fields.titles {
+    let fields = version.rules().fields;
+    if !fields.title {
         r.title = None;
+    }
+    if !fields.meta {
         r.meta = None;
-        if let Some(a) = &mut r.annotations {
-            a.last_modified = None;
-        }
+    }
+    if !fields.last_modified
+        && let Some(a) = &mut r.annotations
+    {
+        a.last_modified = None;
     }
     if !fields.icons {
         r.icons = None;
@@ -166,7 +150,7 @@ pub(crate) fn metadata<T: Serialize>(def: &T, version: ProtocolVersion) -> Value
 /// A prompt definition as `version` expects it (argument titles included).
 pub(crate) fn prompt(def: &switchboard_types::Prompt, version: ProtocolVersion) -> Value {
     let mut value = metadata(def, version);
-    if version < V::V2025_06_18
+    if !version.rules().fields.title
         && let Some(Value::Array(args)) = value.get_mut("arguments")
     {
         for arg in args.iter_mut().filter_map(Value::as_object_mut) {
@@ -178,7 +162,7 @@ pub(crate) fn prompt(def: &switchboard_types::Prompt, version: ProtocolVersion) 
 
 /// Resource contents as `version` expects them.
 pub(crate) fn resource_contents(mut c: ResourceContents, version: ProtocolVersion) -> ResourceContents {
-    if version < V::V2025_06_18 {
+    if !version.rules().fields.meta {
         match &mut c {
             ResourceContents::Text(t) => t.meta = None,
             ResourceContents::Blob(b) => b.meta = None,
@@ -189,20 +173,23 @@ pub(crate) fn resource_contents(mut c: ResourceContents, version: ProtocolVersio
 
 /// Server identity as `version` expects it.
 pub(crate) fn implementation(info: &Implementation, version: ProtocolVersion) -> Implementation {
+    let fields = version.rules().fields;
     let mut i = info.clone();
-    if version < V::V2025_06_18 {
+    if !fields.title {
         i.title = None;
     }
-    if version < V::V2025_11_25 {
+    if !fields.implementation_details {
         i.description = None;
-        i.icons = None;
         i.website_url = None;
+    }
+    if !fields.icons {
+        i.icons = None;
     }
     i
 }
 
 fn annotations(a: &mut Option<Annotations>, version: ProtocolVersion) {
-    if version < V::V2025_06_18
+    if !version.rules().fields.last_modified
         && let Some(a) = a
     {
         a.last_modified = None;
@@ -211,19 +198,22 @@ fn annotations(a: &mut Option<Annotations>, version: ProtocolVersion) {
 
 /// Content blocks as `version` expects them.
 pub(crate) fn content(blocks: Vec<ContentBlock>, version: ProtocolVersion) -> Vec<ContentBlock> {
-    if version >= V::V2025_11_25 {
+    let rules = version.rules();
+    let (types, fields) = (rules.content, rules.fields);
+    // The fields below are all a block can lose.
+    if types.audio && types.resource_link && fields.icons && fields.last_modified && fields.meta {
         return blocks;
     }
     blocks
         .into_iter()
         .map(|block| {
             let mut block = match block {
-                ContentBlock::Audio(a) if version < V::V2025_03_26 => ContentBlock::text(format!(
+                ContentBlock::Audio(a) if !types.audio => ContentBlock::text(format!(
                     "[audio content ({}, {} bytes of base64) omitted: protocol revision {version} has no audio content]",
                     a.mime_type,
                     a.data.len()
                 )),
-                ContentBlock::ResourceLink(l) if version < V::V2025_06_18 => {
+                ContentBlock::ResourceLink(l) if !types.resource_link => {
                     let mut text = format!("Resource: {} <{}>", l.title.as_deref().unwrap_or(&l.name), l.uri);
                     if let Some(d) = &l.description {
                         text.push_str(" - ");
@@ -231,14 +221,14 @@ pub(crate) fn content(blocks: Vec<ContentBlock>, version: ProtocolVersion) -> Ve
                     }
                     ContentBlock::text(text)
                 }
-                ContentBlock::ResourceLink(mut l) => {
+                ContentBlock::ResourceLink(mut l) if !fields.icons => {
                     l.icons = None;
                     ContentBlock::ResourceLink(l)
                 }
                 other => other,
             };
             annotations(block.annotations_mut(), version);
-            if version < V::V2025_06_18 {
+            if !fields.meta {
                 match &mut block {
                     ContentBlock::Text(c) => c.meta = None,
                     ContentBlock::Image(c) => c.meta = None,
@@ -259,13 +249,19 @@ pub(crate) fn call_result(
     version: ProtocolVersion,
     object_output: bool,
 ) -> CallToolResult {
+    let fields = version.rules().fields;
     result.content = content(std::mem::take(&mut result.content), version);
-    if version < V::V2025_06_18 {
-        result.structured_content = None;
+    if !fields.meta {
         result.meta = None;
-    } else if version < V::V2026_07_28
-        && (!object_output || !result.structured_content.as_ref().is_none_or(Value::is_object))
-    {
+    }
+    let fits = match fields.structured_output {
+        None => false,
+        Some(OutputRoots::Object) => {
+            object_output && result.structured_content.as_ref().is_none_or(Value::is_object)
+        }
+        Some(OutputRoots::Any) => true,
+    };
+    if !fits {
         result.structured_content = None;
     }
     result
@@ -273,7 +269,7 @@ pub(crate) fn call_result(
 
 /// Progress params as `version` expects them.
 pub(crate) fn progress(mut p: ProgressParams, version: ProtocolVersion) -> ProgressParams {
-    if version < V::V2025_03_26 {
+    if !version.rules().fields.progress_message {
         p.message = None;
     }
     p
@@ -282,6 +278,8 @@ pub(crate) fn progress(mut p: ProgressParams, version: ProtocolVersion) -> Progr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use switchboard_types::ProtocolVersion as V;
+    use switchboard_types::revision::CapabilityMembers;
 
     #[test]
     fn a_resource_shaped_on_the_struct_equals_one_shaped_as_a_value() {
@@ -330,8 +328,8 @@ mod tests {
 
     #[test]
     fn capability_members_per_revision() {
-        let rows: Vec<_> = ProtocolVersion::ALL.iter().rev().map(|&v| (v, CapabilityFields::of(v))).collect();
-        let expect = |completions| CapabilityFields { completions, extensions: true };
+        let rows: Vec<_> = ProtocolVersion::ALL.iter().rev().map(|&v| (v, v.rules().capabilities)).collect();
+        let expect = |completions| CapabilityMembers { completions, extensions: true };
         assert_eq!(
             rows,
             [

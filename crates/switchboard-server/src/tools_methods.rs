@@ -3,14 +3,14 @@
 //! Spec: `docs/specification/<rev>/server/tools.mdx` §Listing Tools, §Calling
 //! Tools, §Error Handling, §Structured Content.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use futures::FutureExt;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use switchboard_types::tools::CallToolParams;
-use switchboard_types::{CallToolResult, ContentBlock, ErrorObject, ProtocolVersion};
+use switchboard_types::{CallToolResult, ContentBlock, Era, ErrorObject, ProtocolVersion};
 
 use crate::context::{RequestContext, permits};
 use crate::dispatch::{Output, parse_params, to_map};
@@ -34,14 +34,16 @@ pub(crate) struct ToolEntry {
     /// Whether calls may run as tasks, and who starts them.
     pub task_support: crate::tasks::TaskSupport,
     pub task_started_by_handler: bool,
+    /// Some input property is mirrored into an `Mcp-Param-*` header
+    /// (`x-mcp-header`), so HTTP must check those headers.
+    pub mirrors_headers: bool,
     /// The definition rendered for each revision, built on first use.
-    rendered: [OnceLock<Box<str>>; 5],
+    rendered: shape::Rendered,
 }
 
 impl ToolEntry {
     pub(crate) fn rendered(&self, version: ProtocolVersion) -> &str {
-        self.rendered[version as usize]
-            .get_or_init(|| shape::tool_definition(&self.def, version).to_string().into_boxed_str())
+        self.rendered.get_or_init(version, || shape::tool_definition(&self.def, version))
     }
 
     /// Checks and compiles a tool for registration.
@@ -55,7 +57,7 @@ impl ToolEntry {
         if def.input_schema.get("type").and_then(Value::as_str) != Some("object") {
             return Err(schema_error("input", "the root must have \"type\": \"object\"".into()));
         }
-        check_mcp_headers(&def.input_schema).map_err(|r| schema_error("input", r))?;
+        let mirrored = check_mcp_headers(&def.input_schema).map_err(|r| schema_error("input", r))?;
         let input = CompiledSchema::compile(&def.input_schema).map_err(|r| schema_error("input", r))?;
         let output = match &def.output_schema {
             Some(s) => Some(CompiledSchema::compile(s).map_err(|r| schema_error("output", r))?),
@@ -69,6 +71,7 @@ impl ToolEntry {
             scopes: scopes.into(),
             task_support,
             task_started_by_handler,
+            mirrors_headers: mirrored > 0,
             rendered: Default::default(),
         })
     }
@@ -79,8 +82,9 @@ impl ToolEntry {
 /// unique regardless of case, only on `string`, `integer` or `boolean`
 /// properties, and reachable from the root through `properties` alone.
 /// Clients drop tools whose annotations break these rules, so a bad one is
-/// refused at registration instead of making the tool vanish.
-fn check_mcp_headers(schema: &Value) -> std::result::Result<(), String> {
+/// refused at registration instead of making the tool vanish. Returns how
+/// many properties are mirrored.
+fn check_mcp_headers(schema: &Value) -> std::result::Result<usize, String> {
     fn is_tchar(b: u8) -> bool {
         b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
     }
@@ -129,7 +133,9 @@ fn check_mcp_headers(schema: &Value) -> std::result::Result<(), String> {
         }
         Ok(())
     }
-    walk(schema, "#", true, &mut Vec::new())
+    let mut seen = Vec::new();
+    walk(schema, "#", true, &mut seen)?;
+    Ok(seen.len())
 }
 
 /// Checks the 1–128 `[A-Za-z0-9_.-]` rule
@@ -205,9 +211,11 @@ impl Server {
         let may_be_task = match entry.task_support {
             TaskSupport::Forbidden => false,
             support => {
-                let declared = !version.is_legacy() && crate::tasks::declared(ctx.client_capabilities());
+                // The Tasks extension is defined for per-request revisions.
+                let per_request = version.era() == Era::PerRequest;
+                let declared = per_request && crate::tasks::declared(ctx.client_capabilities());
                 if support == TaskSupport::Required && !declared {
-                    return Err(if version.is_legacy() {
+                    return Err(if !per_request {
                         ErrorObject::method_not_found("tools/call").with_data(json!({
                             "reason": format!("tool {:?} runs only as a task (2026-07-28 Tasks extension)", entry.def.name)
                         }))
@@ -319,7 +327,8 @@ mod tests {
             "region": {"type": "string", "x-mcp-header": "Region"},
             "n": {"type": "integer", "x-mcp-header": "Count"}
         }});
-        assert!(check_mcp_headers(&ok).is_ok());
+        assert_eq!(check_mcp_headers(&ok), Ok(2));
+        assert_eq!(check_mcp_headers(&serde_json::json!({"type": "object"})), Ok(0));
         for bad in [
             serde_json::json!({"properties": {"a": {"type": "string", "x-mcp-header": ""}}}),
             serde_json::json!({"properties": {"a": {"type": "string", "x-mcp-header": "has space"}}}),

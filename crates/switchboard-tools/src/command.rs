@@ -15,6 +15,7 @@ use switchboard_tree::ServedTree;
 
 use crate::argv::{ArgvTemplate, TemplateError};
 use crate::error::{Segment, SpecProblem, ToolsError};
+use crate::large::{self, LargeOutput, Total};
 use crate::paths::PathArguments;
 use crate::spec::{self, CommandToolSpec};
 
@@ -30,6 +31,7 @@ struct Runner {
     env: Vec<(String, String)>,
     timeout: Duration,
     max_output: usize,
+    on_large_output: LargeOutput,
 }
 
 /// Builds the tool for `spec` over `tree`: `cwd` resolves against the
@@ -66,8 +68,12 @@ pub fn command_tool(spec: &CommandToolSpec, tree: &ServedTree) -> Result<Tool, T
         env,
         timeout: spec.timeout,
         max_output: spec.max_output,
+        on_large_output: spec.on_large_output,
     });
-    let t = spec.metadata().apply(Tool::new(&tool).input_schema(schema).output_schema(output_schema()));
+    let t = spec
+        .metadata()
+        .apply(Tool::new(&tool).input_schema(schema).output_schema(output_schema()))
+        .task_support(spec.task.support());
     Ok(t.raw_handler(move |mut args: Value, ctx: RequestContext| {
         let runner = Arc::clone(&runner);
         let paths = paths.clone();
@@ -130,9 +136,10 @@ fn output_schema() -> Value {
             "stdout": {"type": "string"},
             "stderr": {"type": "string"},
             "truncated": {"type": "boolean"},
-            "timedOut": {"type": "boolean"}
+            "timedOut": {"type": "boolean"},
+            "totalBytes": {"type": "integer", "description": "bytes the program wrote, stdout and stderr together"}
         },
-        "required": ["exitCode", "stdout", "stderr", "truncated", "timedOut"]
+        "required": ["exitCode", "stdout", "stderr", "truncated", "timedOut", "totalBytes"]
     })
 }
 
@@ -140,7 +147,8 @@ fn output_schema() -> Value {
 #[derive(Debug, Default)]
 struct Capped {
     kept: Vec<u8>,
-    dropped: bool,
+    /// Every byte read, kept or not.
+    total: u64,
 }
 
 async fn drain(mut stream: impl AsyncRead + Unpin, cap: usize, into: Arc<Mutex<Capped>>) {
@@ -152,7 +160,7 @@ async fn drain(mut stream: impl AsyncRead + Unpin, cap: usize, into: Arc<Mutex<C
                 let mut c = into.lock().unwrap_or_else(|p| p.into_inner());
                 let room = cap.saturating_sub(c.kept.len());
                 c.kept.extend_from_slice(&buf[..n.min(room)]);
-                c.dropped |= n > room;
+                c.total += n as u64;
             }
         }
     }
@@ -235,7 +243,7 @@ impl Runner {
             }
         }
         let (stdout, stderr) = (take(&out), take(&err));
-        let (stdout, stderr, truncated) = self.shape(stdout, stderr);
+        let output = self.shape(stdout, stderr);
         match ending {
             Ending::Cancelled => {
                 Err(ToolError::new(format!("{}: cancelled; the program was killed", self.name)))
@@ -243,7 +251,7 @@ impl Runner {
             Ending::TimedOut => {
                 let secs = self.timeout.as_secs_f64();
                 let head = format!("{}: timed out after {secs} s; the program was killed", self.name);
-                Ok(result(head, None, stdout, stderr, truncated, true))
+                Ok(self.result(head, None, output, true))
             }
             Ending::Exited(status) => {
                 let code = status.code();
@@ -252,63 +260,78 @@ impl Runner {
                     Some(c) => format!("{}: the program exited with code {c}", self.name),
                     None => format!("{}: the program was killed by a signal ({status})", self.name),
                 };
-                Ok(result(head, code, stdout, stderr, truncated, false))
+                Ok(self.result(head, code, output, false))
             }
         }
     }
 
     /// Applies the shared cap: stdout first, stderr gets what is left.
-    fn shape(&self, stdout: Capped, stderr: Capped) -> (String, String, bool) {
-        let mut truncated = stdout.dropped || stderr.dropped;
+    fn shape(&self, stdout: Capped, stderr: Capped) -> Output {
+        let total = stdout.total + stderr.total;
         let out = String::from_utf8_lossy(&stdout.kept).into_owned();
         let room = self.max_output.saturating_sub(stdout.kept.len());
         let mut err_bytes = stderr.kept;
-        if err_bytes.len() > room {
-            err_bytes.truncate(room);
-            truncated = true;
+        err_bytes.truncate(room);
+        let kept = stdout.kept.len() + err_bytes.len();
+        Output { stdout: out, stderr: String::from_utf8_lossy(&err_bytes).into_owned(), kept, total }
+    }
+
+    /// The result: the output (with a notice when cut, or an error under
+    /// `on_large_output = "error"`), the head line when it failed.
+    fn result(&self, head: String, code: Option<i32>, output: Output, timed_out: bool) -> CallToolResult {
+        let truncated = output.total > output.kept as u64;
+        let refused = truncated && self.on_large_output == LargeOutput::Error;
+        let is_error = timed_out || code != Some(0) || refused;
+        let limit = ("max_output", self.max_output);
+        let mut text = if is_error && !refused { format!("{head}\n") } else { String::new() };
+        if refused {
+            text.push_str(&large::refusal(&self.name, "output", Total::Exact(output.total), limit));
+            if code != Some(0) {
+                text.push_str(&format!("\n{head}"));
+            }
+        } else {
+            text.push_str(&output.stdout);
+            if !output.stderr.is_empty() {
+                if !text.is_empty() && !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                text.push_str("--- stderr ---\n");
+                text.push_str(&output.stderr);
+            }
+            if truncated {
+                if !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                let total = Total::Exact(output.total);
+                text.push_str(&large::truncation_notice("output", output.kept, total, limit));
+            }
         }
-        (out, String::from_utf8_lossy(&err_bytes).into_owned(), truncated)
+        if text.is_empty() {
+            text.push_str("(no output)");
+        }
+        let structured = json!({
+            "exitCode": code,
+            "stdout": output.stdout,
+            "stderr": output.stderr,
+            "truncated": truncated,
+            "timedOut": timed_out,
+            "totalBytes": output.total,
+        });
+        CallToolResult {
+            content: vec![ContentBlock::text(text)],
+            structured_content: Some(structured),
+            is_error: is_error.then_some(true),
+            meta: None,
+        }
     }
 }
 
-fn result(
-    head: String,
-    code: Option<i32>,
+/// What a run printed, cut to the cap.
+struct Output {
     stdout: String,
     stderr: String,
-    truncated: bool,
-    timed_out: bool,
-) -> CallToolResult {
-    let is_error = timed_out || code != Some(0);
-    let mut text = if is_error { format!("{head}\n") } else { String::new() };
-    text.push_str(&stdout);
-    if !stderr.is_empty() {
-        if !text.is_empty() && !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str("--- stderr ---\n");
-        text.push_str(&stderr);
-    }
-    if truncated {
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str("[output truncated: the tool's max_output limit was reached]");
-    }
-    if text.is_empty() {
-        text.push_str("(no output)");
-    }
-    let structured = json!({
-        "exitCode": code,
-        "stdout": stdout,
-        "stderr": stderr,
-        "truncated": truncated,
-        "timedOut": timed_out,
-    });
-    CallToolResult {
-        content: vec![ContentBlock::text(text)],
-        structured_content: Some(structured),
-        is_error: is_error.then_some(true),
-        meta: None,
-    }
+    /// Bytes kept, stdout and stderr together.
+    kept: usize,
+    /// Bytes written, stdout and stderr together.
+    total: u64,
 }

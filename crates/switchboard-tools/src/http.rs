@@ -1,33 +1,253 @@
 //! HTTP tools: one request per call to a URL built from an RFC 6570
 //! template, with configured headers (which may take secrets from the
 //! environment) and, optionally, the remaining arguments as a JSON body.
+//!
+//! [`HttpCaller`] is the one place that decides how an outgoing request of
+//! a tool is made and limited (client, time limit, response cap, what
+//! happens to a larger response, how failures read): the `[[tools.http]]`
+//! tools here and the `[[tools.openapi]]` operations of `switchboard-openapi`
+//! both send through it.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
-use reqwest::{Method, Url};
+use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::{Method, StatusCode, Url};
 use serde_json::{Map, Value};
 use switchboard_server::uri_template::{self, UriTemplate, Variables};
 use switchboard_server::{CallToolResult, ContentBlock, RequestContext, Tool, ToolError};
 
 use crate::error::ToolsError;
+use crate::large::{self, LargeOutput, Total};
 use crate::spec::{self, BodyMode, HttpToolSpec};
 
 /// How much of an error response's body goes into the message.
 const EXCERPT_CHARS: usize = 2000;
 
+/// Past the cap, the rest of a body is read only to count it, up to this
+/// many bytes (beyond, the total is given as "at least").
+const COUNT_BEYOND_CAP: u64 = 64 * 1024 * 1024;
+
+/// The limits of one tool's requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// Time limit of the whole request, the body included.
+    pub timeout: Duration,
+    /// Bytes of response body kept.
+    pub max_response: usize,
+    /// What a body larger than `max_response` gives.
+    pub on_large_output: LargeOutput,
+}
+
+/// One request to send.
+#[derive(Debug, Clone)]
+pub struct OutgoingRequest {
+    /// The method.
+    pub method: Method,
+    /// The whole URL, query included.
+    pub url: Url,
+    /// The headers (a JSON body adds `Content-Type: application/json`
+    /// unless one is set).
+    pub headers: HeaderMap,
+    /// A JSON body.
+    pub json_body: Option<Value>,
+}
+
+/// A response, its body read up to the tool's cap.
+#[derive(Debug, Clone)]
+pub struct HttpAnswer {
+    /// The status.
+    pub status: StatusCode,
+    /// The `Content-Type`, if any.
+    pub content_type: Option<String>,
+    /// The body, at most `max_response` bytes of it.
+    pub body: Vec<u8>,
+    /// The size of the whole body.
+    pub total: Total,
+}
+
+impl HttpAnswer {
+    /// Whether the body was cut at the cap.
+    pub fn truncated(&self) -> bool {
+        self.total.bytes() > self.body.len() as u64
+    }
+
+    /// Whether the content type is JSON (`application/json`, `…+json`).
+    pub fn is_json(&self) -> bool {
+        self.content_type.as_deref().is_some_and(|v| v.to_ascii_lowercase().contains("json"))
+    }
+
+    /// The body as text (invalid UTF-8 replaced).
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// Sends a tool's requests and shapes their answers: the one path every
+/// outgoing HTTP request of a configured tool takes.
+#[derive(Debug, Clone)]
+pub struct HttpCaller {
+    tool: String,
+    client: reqwest::Client,
+    limits: HttpLimits,
+}
+
+impl HttpCaller {
+    /// A caller for `tool` with `limits`; fails on a zero limit or when
+    /// the HTTP client cannot be built.
+    pub fn new(tool: &str, limits: HttpLimits) -> Result<Self, ToolsError> {
+        spec::check_limits(tool, limits.timeout, ("max_response", limits.max_response))?;
+        let client = reqwest::Client::builder()
+            .timeout(limits.timeout)
+            .build()
+            .map_err(|e| ToolsError::HttpClient { tool: tool.to_owned(), reason: e.to_string() })?;
+        Ok(Self { tool: tool.to_owned(), client, limits })
+    }
+
+    /// The same client and limits for another tool (the operations of one
+    /// API share one connection pool).
+    #[must_use]
+    pub fn named(&self, tool: &str) -> Self {
+        Self { tool: tool.to_owned(), client: self.client.clone(), limits: self.limits }
+    }
+
+    /// The tool's name, as messages give it.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> HttpLimits {
+        self.limits
+    }
+
+    /// Sends `request` and reads the body up to the cap, counting the rest.
+    /// A connection failure, a timeout before the body started or a body
+    /// that cannot be encoded is a tool error saying so.
+    pub async fn send(&self, request: OutgoingRequest) -> Result<HttpAnswer, ToolError> {
+        let OutgoingRequest { method, url, headers, json_body } = request;
+        let fail = |e: reqwest::Error| {
+            let what = if e.is_timeout() {
+                format!("timed out after {} s", self.limits.timeout.as_secs_f64())
+            } else if e.is_connect() {
+                format!("could not connect: {}", chain(&e))
+            } else {
+                chain(&e)
+            };
+            ToolError::new(format!("{}: {method} {url} failed: {what}", self.tool))
+        };
+        let mut builder = self.client.request(method.clone(), url.clone()).headers(headers.clone());
+        if let Some(body) = json_body {
+            let body = serde_json::to_vec(&body)
+                .map_err(|e| ToolError::new(format!("{}: cannot encode the body: {e}", self.tool)))?;
+            if !headers.contains_key(CONTENT_TYPE) {
+                builder = builder.header(CONTENT_TYPE, "application/json");
+            }
+            builder = builder.body(body);
+        }
+        let mut response = builder.send().await.map_err(fail)?;
+        let status = response.status();
+        let content_type =
+            response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let announced = response
+            .headers()
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        let cap = self.limits.max_response;
+        let mut body = Vec::new();
+        let mut seen: u64 = 0;
+        let total = loop {
+            let chunk = match response.chunk().await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => break Total::Exact(seen),
+                // Past the cap the rest is only counted: a failure (the
+                // time limit) there ends the count, not the call.
+                Err(_) if body.len() >= cap && seen > cap as u64 => break Total::AtLeast(seen),
+                Err(e) => return Err(fail(e)),
+            };
+            seen += chunk.len() as u64;
+            let room = cap.saturating_sub(body.len());
+            body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            if seen > cap as u64 {
+                if let Some(length) = announced.filter(|l| *l >= seen) {
+                    break Total::Exact(length);
+                }
+                if seen - cap as u64 > COUNT_BEYOND_CAP {
+                    break Total::AtLeast(seen);
+                }
+            }
+        };
+        Ok(HttpAnswer { status, content_type, body, total })
+    }
+
+    /// The result for an answer whose status is not 2xx (`isError` with
+    /// the status and the start of the body), or whose body passed the cap
+    /// under `on_large_output = "error"`; `None` otherwise.
+    pub fn failure(&self, method: &Method, url: &Url, answer: &HttpAnswer) -> Option<CallToolResult> {
+        if !answer.status.is_success() {
+            let text = answer.text();
+            let excerpt: String = text.chars().take(EXCERPT_CHARS).collect();
+            let more = if excerpt.len() < text.len() || answer.truncated() { " […]" } else { "" };
+            return Some(CallToolResult::error(format!(
+                "{}: {method} {url} returned HTTP {}: {excerpt}{more}",
+                self.tool, answer.status
+            )));
+        }
+        if answer.truncated() && self.limits.on_large_output == LargeOutput::Error {
+            let limit = ("max_response", self.limits.max_response);
+            return Some(CallToolResult::error(large::refusal(&self.tool, "response", answer.total, limit)));
+        }
+        None
+    }
+
+    /// The first part of a truncated body with the notice (text only: a
+    /// cut body is not JSON any more).
+    pub fn truncated_text(&self, answer: &HttpAnswer) -> String {
+        let limit = ("max_response", self.limits.max_response);
+        let notice = large::truncation_notice("response", answer.body.len(), answer.total, limit);
+        format!("{}\n{notice}", answer.text())
+    }
+
+    /// The result of an answer as `[[tools.http]]` gives it: a failure
+    /// (see [`HttpCaller::failure`]), a truncated body with its notice, a
+    /// JSON object as `structuredContent` (with its text copy), or text.
+    pub fn result(&self, method: &Method, url: &Url, answer: &HttpAnswer) -> CallToolResult {
+        if let Some(failure) = self.failure(method, url, answer) {
+            return failure;
+        }
+        if answer.truncated() {
+            return CallToolResult::text(self.truncated_text(answer));
+        }
+        if answer.is_json()
+            && let Ok(value @ Value::Object(_)) = serde_json::from_slice::<Value>(&answer.body)
+        {
+            return CallToolResult::structured(value);
+        }
+        CallToolResult::success(vec![ContentBlock::text(answer.text())])
+    }
+}
+
+/// Runs a tool's request future until it ends or the call is cancelled.
+pub async fn until_cancelled(
+    tool: &str,
+    ctx: &RequestContext,
+    work: impl Future<Output = Result<CallToolResult, ToolError>>,
+) -> Result<CallToolResult, ToolError> {
+    tokio::select! {
+        r = work => r,
+        () = ctx.cancelled() => Err(ToolError::new(format!("{tool}: cancelled"))),
+    }
+}
+
 #[derive(Debug)]
 struct Requester {
-    name: String,
     template: UriTemplate,
     url_variables: Vec<String>,
     method: Method,
     headers: HeaderMap,
     body: Option<BodyMode>,
-    timeout: Duration,
-    max_response: usize,
-    client: reqwest::Client,
+    caller: HttpCaller,
 }
 
 /// Builds the tool for `spec`. Fails when the schema, the URL template,
@@ -37,7 +257,6 @@ pub fn http_tool(spec: &HttpToolSpec) -> Result<Tool, ToolsError> {
     let tool = spec.name.clone();
     let (schema, properties) = spec::input_schema(&tool, spec.input_schema.as_ref())?;
     let template = parse_url(&tool, &spec.url)?;
-    spec::check_limits(&tool, spec.timeout, ("max_response", spec.max_response))?;
     let url_variables: Vec<String> = template.variables().map(str::to_owned).collect();
     if let Some(unknown) = url_variables.iter().find(|v| !properties.contains(v)) {
         return Err(ToolsError::UnknownPlaceholder { tool, placeholder: unknown.clone(), place: "url" });
@@ -48,34 +267,20 @@ pub fn http_tool(spec: &HttpToolSpec) -> Result<Tool, ToolsError> {
         let (header, value) = header(&tool, name, value).map_err(|(_, e)| e)?;
         headers.insert(header, value);
     }
-    let client = reqwest::Client::builder()
-        .timeout(spec.timeout)
-        .build()
-        .map_err(|e| ToolsError::HttpClient { tool: tool.clone(), reason: e.to_string() })?;
-    let requester = Arc::new(Requester {
-        name: tool.clone(),
-        template,
-        url_variables,
-        method,
-        headers,
-        body: spec.body,
+    let limits = HttpLimits {
         timeout: spec.timeout,
         max_response: spec.max_response,
-        client,
-    });
+        on_large_output: spec.on_large_output,
+    };
+    let caller = HttpCaller::new(&tool, limits)?;
+    let requester = Arc::new(Requester { template, url_variables, method, headers, body: spec.body, caller });
     let t = spec.metadata().apply(Tool::new(&tool).input_schema(schema));
     Ok(t.raw_handler(move |args: Value, ctx: RequestContext| {
         let requester = Arc::clone(&requester);
-        async move {
-            tokio::select! {
-                r = requester.call(args) => r,
-                () = ctx.cancelled() => Err(ToolError::new(format!("{}: cancelled", requester.name))),
-            }
-        }
+        async move { until_cancelled(requester.caller.tool(), &ctx, requester.call(args)).await }
     }))
 }
 
-/// Replaces `${NAME}` with the variable's value; `$$` is a literal `$`.
 /// The URL template, parsed; it must be http(s).
 pub(crate) fn parse_url(tool: &str, url: &str) -> Result<UriTemplate, ToolsError> {
     let bad_url = |reason: String| ToolsError::BadUrl { tool: tool.to_owned(), url: url.to_owned(), reason };
@@ -103,11 +308,7 @@ pub(crate) fn parse_method(tool: &str, method: &str) -> Result<Method, ToolsErro
 
 /// A configured header, its `${VAR}`s substituted; on error, whether the
 /// name (`true`) or the value is at fault.
-pub(crate) fn header(
-    tool: &str,
-    name: &str,
-    value: &str,
-) -> Result<(HeaderName, HeaderValue), (bool, ToolsError)> {
+pub fn header(tool: &str, name: &str, value: &str) -> Result<(HeaderName, HeaderValue), (bool, ToolsError)> {
     let bad =
         |reason: String| ToolsError::BadHeader { tool: tool.to_owned(), header: name.to_owned(), reason };
     let header = HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
@@ -121,6 +322,7 @@ pub(crate) fn header(
     Ok((header, value))
 }
 
+/// Replaces `${NAME}` with the variable's value; `$$` is a literal `$`.
 fn substitute_env(value: &str) -> Result<String, String> {
     let mut out = String::new();
     let mut rest = value;
@@ -146,8 +348,9 @@ fn substitute_env(value: &str) -> Result<String, String> {
     Ok(out)
 }
 
-/// An argument as a URI template value; `None` leaves the variable undefined.
-fn template_value(v: &Value) -> Option<uri_template::Value> {
+/// An argument as a URI template value; `None` leaves the variable
+/// undefined (`null`). Arrays are lists, objects associative lists.
+pub fn template_value(v: &Value) -> Option<uri_template::Value> {
     fn text(v: &Value) -> Option<String> {
         match v {
             Value::String(s) => Some(s.clone()),
@@ -180,63 +383,18 @@ impl Requester {
             }
         }
         let expanded = self.template.expand(&vars);
-        let url = Url::parse(&expanded)
-            .map_err(|e| ToolError::new(format!("{}: the URL {expanded:?} is not valid: {e}", self.name)))?;
-        let mut request = self.client.request(self.method.clone(), url.clone()).headers(self.headers.clone());
-        if self.body == Some(BodyMode::Json) {
-            let body = serde_json::to_vec(&Value::Object(args))
-                .map_err(|e| ToolError::new(format!("{}: cannot encode the body: {e}", self.name)))?;
-            if !self.headers.contains_key(CONTENT_TYPE) {
-                request = request.header(CONTENT_TYPE, "application/json");
-            }
-            request = request.body(body);
-        }
-        let fail = |e: reqwest::Error| {
-            let what = if e.is_timeout() {
-                format!("timed out after {} s", self.timeout.as_secs_f64())
-            } else if e.is_connect() {
-                format!("could not connect: {}", chain(&e))
-            } else {
-                chain(&e)
-            };
-            ToolError::new(format!("{}: {} {url} failed: {what}", self.name, self.method))
+        let url = Url::parse(&expanded).map_err(|e| {
+            ToolError::new(format!("{}: the URL {expanded:?} is not valid: {e}", self.caller.tool()))
+        })?;
+        let json_body = (self.body == Some(BodyMode::Json)).then_some(Value::Object(args));
+        let request = OutgoingRequest {
+            method: self.method.clone(),
+            url: url.clone(),
+            headers: self.headers.clone(),
+            json_body,
         };
-        let mut response = request.send().await.map_err(fail)?;
-        let status = response.status();
-        let is_json = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.to_ascii_lowercase().contains("json"));
-        let mut body = Vec::new();
-        let mut truncated = false;
-        while let Some(chunk) = response.chunk().await.map_err(fail)? {
-            let room = self.max_response.saturating_sub(body.len());
-            body.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            if chunk.len() > room {
-                truncated = true;
-                break;
-            }
-        }
-        let text = String::from_utf8_lossy(&body).into_owned();
-        if !status.is_success() {
-            let excerpt: String = text.chars().take(EXCERPT_CHARS).collect();
-            let more = if excerpt.len() < text.len() || truncated { " […]" } else { "" };
-            return Ok(CallToolResult::error(format!(
-                "{}: {} {url} returned HTTP {status}: {excerpt}{more}",
-                self.name, self.method
-            )));
-        }
-        if truncated {
-            return Ok(CallToolResult::text(format!(
-                "{text}\n[response truncated: the tool's max_response limit of {} bytes was reached]",
-                self.max_response
-            )));
-        }
-        if is_json && let Ok(value @ Value::Object(_)) = serde_json::from_slice::<Value>(&body) {
-            return Ok(CallToolResult::structured(value));
-        }
-        Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+        let answer = self.caller.send(request).await?;
+        Ok(self.caller.result(&self.method, &url, &answer))
     }
 }
 

@@ -60,10 +60,12 @@
 //! passed through from `switchboard`'s own environment and `set_env` is applied.
 //! stdin is `/dev/null`; the program runs in its own process group, which
 //! is killed (SIGKILL) on timeout or when the request is cancelled. At most
-//! `max_output` bytes of output are kept (stdout first, then stderr). A
+//! `max_output` bytes of output are kept (stdout first, then stderr); the
+//! rest is counted, and the result ends with a notice giving the total
+//! size (or, with `on_large_output = "error"`, is an error saying it). A
 //! non-zero exit, a timeout or a kill by a signal make the result
 //! `isError: true`; `structuredContent` is
-//! `{exitCode, stdout, stderr, truncated, timedOut}`.
+//! `{exitCode, stdout, stderr, truncated, timedOut, totalBytes}`.
 //!
 //! # HTTP tools
 //!
@@ -74,7 +76,11 @@
 //! load error). A JSON object response becomes `structuredContent` (with its
 //! text copy); anything else is text. A non-2xx status is `isError: true`
 //! with the status and the start of the body; connection failures and
-//! timeouts are tool errors saying so. No `outputSchema` is declared.
+//! timeouts are tool errors saying so. No `outputSchema` is declared. A
+//! body over `max_response` gives its first part and a notice with the
+//! total size (or an error, with `on_large_output = "error"`).
+//! [`HttpCaller`] is that request path on its own, for other kinds of
+//! HTTP tools (`switchboard-openapi` sends every operation through it).
 //!
 //! # File tools
 //!
@@ -93,11 +99,18 @@ mod command;
 mod error;
 mod files;
 mod http;
+mod large;
 mod paths;
 mod spec;
 
 pub use command::command_tool;
 pub use error::{Segment, SpecProblem, ToolsError};
 pub use files::file_tools;
-pub use http::http_tool;
-pub use spec::{BodyMode, CommandToolSpec, FileToolsOptions, HttpToolSpec, duration_schema};
+pub use http::{
+    HttpAnswer, HttpCaller, HttpLimits, OutgoingRequest, header, http_tool, template_value, until_cancelled,
+};
+pub use large::{LargeOutput, Total, refusal, truncation_notice};
+pub use spec::{
+    BodyMode, CommandToolSpec, FileToolsOptions, HttpToolSpec, TaskMode, default_http_timeout,
+    default_max_response, duration_schema,
+};

@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use switchboard_types::tools::ToolAnnotations;
 
 use crate::error::{Segment, SpecProblem, ToolsError};
+use crate::large::LargeOutput;
 
 /// A tool that runs a program (`[[tools.command]]`); see the crate docs
 /// for the argv template rules.
@@ -53,6 +54,10 @@ pub struct CommandToolSpec {
     /// Bytes of stdout+stderr kept; the rest is cut with a note. Default 64 KiB.
     #[serde(default = "default_max_output")]
     pub max_output: usize,
+    /// Output over `max_output`: `"truncate"` (the first part, a notice and
+    /// the total size; the default) or `"error"` (an error result).
+    #[serde(default)]
+    pub on_large_output: LargeOutput,
     /// Allow substituted values that start an element with `-`.
     #[serde(default)]
     pub allow_leading_dash: bool,
@@ -75,6 +80,37 @@ pub struct CommandToolSpec {
     /// authorization).
     #[serde(default)]
     pub scopes: Vec<String>,
+    /// Whether a call runs as a task of the Tasks extension: `"never"` (the
+    /// default), `"optional"` (a 2026-07-28 client that declares the
+    /// extension gets a task handle at once and polls for the output;
+    /// others wait as usual) or `"required"` (only as a task). For long
+    /// builds and test runs; `timeout` still bounds the program.
+    #[serde(default)]
+    pub task: TaskMode,
+}
+
+/// When a command tool runs as a task (`task` in `[[tools.command]]`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskMode {
+    /// Never: the call is answered when the program ends.
+    #[default]
+    Never,
+    /// When the client declares the Tasks extension.
+    Optional,
+    /// Only as a task; other clients are refused (`-32021`).
+    Required,
+}
+
+impl TaskMode {
+    /// The framework's task support for this mode.
+    pub fn support(self) -> switchboard_server::TaskSupport {
+        match self {
+            TaskMode::Never => switchboard_server::TaskSupport::Forbidden,
+            TaskMode::Optional => switchboard_server::TaskSupport::Optional,
+            TaskMode::Required => switchboard_server::TaskSupport::Required,
+        }
+    }
 }
 
 /// How an HTTP tool sends the arguments the URL does not use.
@@ -117,6 +153,10 @@ pub struct HttpToolSpec {
     /// Bytes of response body kept; default 1 MiB.
     #[serde(default = "default_max_response")]
     pub max_response: usize,
+    /// A body over `max_response`: `"truncate"` (the first part, a notice
+    /// and the total size; the default) or `"error"` (an error result).
+    #[serde(default)]
+    pub on_large_output: LargeOutput,
     /// `readOnlyHint`.
     #[serde(default)]
     pub read_only: Option<bool>,
@@ -167,7 +207,8 @@ fn default_command_timeout() -> Duration {
     Duration::from_secs(30)
 }
 
-fn default_http_timeout() -> Duration {
+/// The default time limit of an HTTP request (30 s).
+pub fn default_http_timeout() -> Duration {
     Duration::from_secs(30)
 }
 
@@ -175,7 +216,8 @@ fn default_max_output() -> usize {
     64 * 1024
 }
 
-fn default_max_response() -> usize {
+/// The default cap of an HTTP response body (1 MiB).
+pub fn default_max_response() -> usize {
     1024 * 1024
 }
 

@@ -2,10 +2,10 @@
 //!
 //! One Rust model covers every revision the project serves: 2024-11-05,
 //! 2025-03-26, 2025-06-18, 2025-11-25 and 2026-07-28. Fields that a revision
-//! lacks are `Option`s; deciding which of them may go on the wire for a given
-//! client is the server's job (see `switchboard-server`'s `shape` module), so these
-//! types stay plain data with `serde` and nothing else: no async runtime, no
-//! I/O.
+//! lacks are `Option`s. Which of them a revision has is stated once, in the
+//! table of [`revision`]; leaving out what a client's revision lacks is the
+//! server's job (see `switchboard-server`'s `shape` module), so these types
+//! stay plain data with `serde` and nothing else: no async runtime, no I/O.
 //!
 //! Readers are tolerant: unknown fields are ignored everywhere, because every
 //! revision's JSON Schema leaves `additionalProperties` open and later
@@ -31,6 +31,7 @@ pub mod notifications;
 pub mod pagination;
 pub mod prompts;
 pub mod resources;
+pub mod revision;
 pub mod subscriptions;
 pub mod tools;
 pub mod version;
@@ -48,5 +49,6 @@ pub use lifecycle::{
 pub use meta::Meta;
 pub use prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 pub use resources::{ReadResourceResult, Resource, ResourceTemplate};
+pub use revision::{Era, Revision};
 pub use tools::{CallToolParams, CallToolResult, ListToolsResult, Tool, ToolAnnotations};
 pub use version::ProtocolVersion;

@@ -1,17 +1,26 @@
-//! Protocol revisions.
+//! Protocol revisions. What each one allows is its row in [`REVISIONS`];
+//! see the [`revision`](crate::revision) module.
 //!
 //! Spec: `docs/specification/<rev>/basic/lifecycle.mdx` §Version Negotiation
-//! (legacy) and `docs/specification/2026-07-28/basic/versioning.mdx` (modern).
+//! (handshake revisions) and `docs/specification/2026-07-28/basic/versioning.mdx`
+//! (per-request revisions).
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::revision::{Era, REVISIONS, Revision};
+
 /// One revision of the MCP specification.
 ///
-/// Ordered by date, so `v >= ProtocolVersion::V2025_06_18` reads as "this
-/// client knows what 2025-06-18 introduced".
+/// Ordered by date. Decide what a client gets from the revision's row
+/// ([`ProtocolVersion::rules`]), not by comparing dates: a comparison gives
+/// a new revision the rules of an old one without any error. The order is
+/// for rules that are about dates themselves, such as "offered from
+/// revision X on".
+///
+/// A variant's discriminant is its row's index in [`REVISIONS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ProtocolVersion {
     /// 2024-11-05: the first revision (HTTP+SSE, no batching rules).
@@ -27,49 +36,94 @@ pub enum ProtocolVersion {
 }
 
 impl ProtocolVersion {
-    /// Every revision this crate models, newest first. Servers return this
-    /// list unchanged in `server/discover` and in `-32022` errors.
-    pub const ALL: [ProtocolVersion; 5] =
-        [Self::V2026_07_28, Self::V2025_11_25, Self::V2025_06_18, Self::V2025_03_26, Self::V2024_11_05];
+    /// How many revisions there are: the length of [`REVISIONS`], and the
+    /// size of anything kept per revision (index it with
+    /// [`ProtocolVersion::index`]).
+    pub const COUNT: usize = REVISIONS.len();
 
-    /// The newest revision negotiated through `initialize`.
-    pub const LATEST_LEGACY: ProtocolVersion = Self::V2025_11_25;
+    /// Every revision this crate models, newest first.
+    pub const ALL: [ProtocolVersion; Self::COUNT] = {
+        let mut all = [Self::V2024_11_05; Self::COUNT];
+        let mut i = 0;
+        while i < Self::COUNT {
+            all[i] = REVISIONS[Self::COUNT - 1 - i].version;
+            i += 1;
+        }
+        all
+    };
+
+    /// The wire names of [`ProtocolVersion::ALL`], newest first. Servers
+    /// return this list unchanged in `server/discover` and in `-32022`
+    /// errors (and HTTP in its `400` bodies).
+    pub const SUPPORTED: [&'static str; Self::COUNT] = {
+        let mut names = [""; Self::COUNT];
+        let mut i = 0;
+        while i < Self::COUNT {
+            names[i] = Self::ALL[i].as_str();
+            i += 1;
+        }
+        names
+    };
+
+    /// The newest revision negotiated through `initialize`
+    /// ([`Era::Handshake`]): the counter-offer to an unknown version.
+    pub const LATEST_HANDSHAKE: ProtocolVersion = {
+        let mut i = Self::COUNT;
+        while matches!(REVISIONS[i - 1].era, Era::PerRequest) {
+            i -= 1;
+        }
+        REVISIONS[i - 1].version
+    };
+
+    /// [`ProtocolVersion::LATEST_HANDSHAKE`], by its older name.
+    pub const LATEST_LEGACY: ProtocolVersion = Self::LATEST_HANDSHAKE;
 
     /// The newest revision overall.
-    pub const LATEST: ProtocolVersion = Self::V2026_07_28;
+    pub const LATEST: ProtocolVersion = REVISIONS[Self::COUNT - 1].version;
+
+    /// The revision an HTTP server assumes for a request that names none
+    /// when nothing else tells: the oldest with Streamable HTTP, 2025-03-26
+    /// (`docs/specification/2025-06-18/basic/transports.mdx` §Protocol
+    /// Version Header).
+    pub const HTTP_DEFAULT: ProtocolVersion = {
+        let mut i = 0;
+        while !REVISIONS[i].http.streamable {
+            i += 1;
+        }
+        REVISIONS[i].version
+    };
+
+    /// What this revision allows: its row of [`REVISIONS`].
+    pub const fn rules(self) -> &'static Revision {
+        &REVISIONS[self.index()]
+    }
+
+    /// The position of this revision in [`REVISIONS`] (oldest first), for
+    /// arrays of [`ProtocolVersion::COUNT`] elements.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// How clients of this revision state their version: with `initialize`
+    /// or on every request.
+    pub const fn era(self) -> Era {
+        self.rules().era
+    }
 
     /// The wire spelling, e.g. `"2025-06-18"`.
     pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::V2024_11_05 => "2024-11-05",
-            Self::V2025_03_26 => "2025-03-26",
-            Self::V2025_06_18 => "2025-06-18",
-            Self::V2025_11_25 => "2025-11-25",
-            Self::V2026_07_28 => "2026-07-28",
-        }
+        self.rules().name
     }
 
     /// Parses the wire spelling; `None` for anything this crate does not model.
     pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "2024-11-05" => Self::V2024_11_05,
-            "2025-03-26" => Self::V2025_03_26,
-            "2025-06-18" => Self::V2025_06_18,
-            "2025-11-25" => Self::V2025_11_25,
-            "2026-07-28" => Self::V2026_07_28,
-            _ => return None,
-        })
-    }
-
-    /// True for revisions that use the `initialize` handshake.
-    pub const fn is_legacy(self) -> bool {
-        !matches!(self, Self::V2026_07_28)
+        REVISIONS.iter().find(|r| r.name == s).map(|r| r.version)
     }
 
     /// True for 2025-03-26, the only revision in which JSON-RPC batches are
-    /// allowed (`docs/specification/2025-03-26/basic/index.mdx` §Batching).
+    /// allowed (the row's [`Revision::batches`]).
     pub const fn allows_batches(self) -> bool {
-        matches!(self, Self::V2025_03_26)
+        self.rules().batches
     }
 }
 
@@ -127,8 +181,8 @@ mod tests {
     #[test]
     fn orders_by_date_and_knows_eras() {
         assert!(ProtocolVersion::V2024_11_05 < ProtocolVersion::V2026_07_28);
-        assert!(ProtocolVersion::LATEST_LEGACY.is_legacy());
-        assert!(!ProtocolVersion::LATEST.is_legacy());
+        assert_eq!(ProtocolVersion::LATEST_HANDSHAKE.era(), Era::Handshake);
+        assert_eq!(ProtocolVersion::LATEST.era(), Era::PerRequest);
         assert!(ProtocolVersion::V2025_03_26.allows_batches());
         assert!(!ProtocolVersion::V2025_06_18.allows_batches());
         assert!("1.0.0".parse::<ProtocolVersion>().is_err());

@@ -24,7 +24,7 @@
 //!      "message": "`max_file_size` must be a whole number of bytes, like `1048576`; found the text \"1MB\""}
 //!   ],
 //!   "summary": {"problems": 1, "files": 1, "tools": null, "prompts": null,
-//!               "resources": null, "resourceTemplates": null}
+//!               "resources": null, "resourceTemplates": null, "skills": null}
 //! }
 //! ```
 //!
@@ -37,8 +37,9 @@
 //!   (a file in the prompts folder that is not a prompt file, a prompt
 //!   that does not load), each placed like a problem; `[]` otherwise.
 //! - `summary.problems`: how many; `summary.files`: in how many files;
-//!   `tools`, `prompts`, `resources`, `resourceTemplates`: what would be
-//!   served, when `ok` (`null` otherwise: nothing is built).
+//!   `tools`, `prompts`, `resources` (registered, skill files not
+//!   counted), `resourceTemplates`, `skills`: what would be served, when
+//!   `ok` (`null` otherwise: nothing is built).
 //!
 //! The exit status is 0 when `ok`, 3 when there are problems (see
 //! `exit.rs`).
@@ -77,17 +78,20 @@ pub(crate) fn run(source: &Source, json: bool) -> anyhow::Result<()> {
                 server.resources().len(),
                 server.resource_templates().len(),
             ];
+            let skills = project.skills.as_ref().map(crate::skills::ProjectSkills::count);
             if json {
                 let mut doc = report(file.as_deref(), &[], Some(counts));
+                doc["summary"]["skills"] = json!(skills.unwrap_or(0));
                 let notes: Vec<Problem> = project.notes.iter().map(|n| n.clone().relative_to(&cwd)).collect();
                 doc["notes"] = notes.iter().map(problem_json).collect();
                 print(&format!("{doc:#}\n"))
             } else {
                 let origin = file.unwrap_or_else(|| "the embedded default configuration".to_owned());
                 let [tools, prompts, resources, templates] = counts;
+                let skills = skills.map(|n| format!(", {n} skills")).unwrap_or_default();
                 print(&format!(
                     "{origin}: ok — {tools} tools, {prompts} prompts, {resources} resources, \
-                     {templates} resource templates\n"
+                     {templates} resource templates{skills}\n"
                 ))
             }
         }
@@ -138,6 +142,7 @@ fn report(file: Option<&str>, problems: &[Problem], counts: Option<[usize; 4]>) 
             "prompts": count(1),
             "resources": count(2),
             "resourceTemplates": count(3),
+            "skills": null,
         },
     })
 }

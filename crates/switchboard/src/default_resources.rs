@@ -12,7 +12,8 @@ use serde::Deserialize;
 use serde_json::json;
 use switchboard_server::types::{PromptMessage, ResourceContents};
 use switchboard_server::{
-    HandlerError, Prompt, ReadRequest, RequestContext, Resource, ResourceTemplate, complete_from,
+    HandlerError, Prompt, ProtocolVersion, ReadRequest, RequestContext, Resource, ResourceTemplate,
+    complete_from,
 };
 
 const GUIDE: &str = "# switchboard default tools\n\n\
@@ -28,7 +29,7 @@ pub(crate) fn resources(tool_names: &[String]) -> Vec<Resource> {
     let info = json!({
         "name": "switchboard",
         "version": env!("CARGO_PKG_VERSION"),
-        "protocolVersions": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
+        "protocolVersions": ProtocolVersion::SUPPORTED,
         "tools": tool_names,
     });
     vec![

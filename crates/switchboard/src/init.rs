@@ -118,13 +118,14 @@ mod tests {
             deduplicated.push(line);
         }
         // What the examples name must exist, as `check` requires: the
-        // second root (../docs) and the header's environment variable (the
+        // second root (../docs), the skills folder and the header's environment variable (the
         // example's WEATHER_TOKEN is swapped for one every process has).
         let text = deduplicated.join("\n").replace("${WEATHER_TOKEN}", "${PATH}");
         let tmp = tempfile::tempdir().unwrap();
         let (project, docs) = (tmp.path().join("project"), tmp.path().join("docs"));
         std::fs::create_dir_all(&project).unwrap();
         std::fs::create_dir_all(&docs).unwrap();
+        std::fs::create_dir_all(project.join("skills")).unwrap();
         Config::parse(&text, Some(&project.join("switchboard.toml")), &project)
             .unwrap_or_else(|problems| panic!("{problems:?}\n{text}"));
     }

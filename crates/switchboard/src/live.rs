@@ -1,6 +1,7 @@
 //! Keeping a running server in step with the disk: file changes become
-//! resource notifications, and edits to `switchboard.toml` or a prompt file
-//! rebuild the project and swap it in without dropping a connection.
+//! resource notifications, and edits to `switchboard.toml`, a prompt file
+//! or an OpenAPI document file rebuild the project and swap it in without
+//! dropping a connection.
 //!
 //! An edit that does not build is reported on stderr, problem by problem,
 //! and the last good project stays in force; the next good edit applies.
@@ -56,7 +57,8 @@ pub(crate) async fn run(
     while let Some(batch) = watcher.next().await {
         tracing::debug!(paths = ?batch.paths, overflow = batch.overflow, "changes on disk");
         let config_touched = batch.touches(&source.config_path())
-            || project.prompts_dir.as_deref().is_some_and(|d| batch.touches(d));
+            || project.prompts_dir.as_deref().is_some_and(|d| batch.touches(d))
+            || crate::project::openapi_documents(&project.config).iter().any(|d| batch.touches(d));
         // A batch made only of writes inside .git (`git status` refreshing
         // the index, a commit) changes no served file: no rescan for it.
         let only_git = !batch.overflow
@@ -76,6 +78,13 @@ pub(crate) async fn run(
             for uri in git.changed_uris() {
                 server.notify_resource_updated(uri);
             }
+        }
+        // An edited skill reloads the skills alone (a reload reloads them too).
+        if !config_touched
+            && let Some(skills) = &project.skills
+            && skills.touched(&batch)
+        {
+            skills.sync(&server, &project.config).await;
         }
         if config_touched {
             project = reload(&server, project, &source).await;
@@ -105,7 +114,8 @@ async fn sync_files(server: &Server, project: &Project, batch: &WatchBatch) {
 }
 
 /// What the watcher watches now: each served folder on its own, the
-/// configuration file (through its folder) and the prompts folder.
+/// configuration file (through its folder), the prompts folder and the
+/// skills folder.
 #[derive(Default)]
 struct Watched {
     flat: BTreeSet<PathBuf>,
@@ -125,7 +135,11 @@ impl Watched {
         if let Some(parent) = source.config_path().parent() {
             flat.insert(parent.to_path_buf());
         }
+        // OpenAPI document files: an edit reloads their tools.
+        let documents = crate::project::openapi_documents(&project.config);
+        flat.extend(documents.iter().filter_map(|d| d.parent().map(std::path::Path::to_path_buf)));
         let mut recursive: BTreeSet<PathBuf> = project.prompts_dir.iter().cloned().collect();
+        recursive.extend(project.skills.as_ref().map(|s| s.dir().to_path_buf()));
         if let Some(git) = &project.git {
             // HEAD and packed-refs live in the git folder, branches under refs/.
             flat.insert(git.git_dir().to_path_buf());

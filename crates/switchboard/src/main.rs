@@ -26,6 +26,7 @@ mod project;
 mod proxy;
 mod serve;
 mod shutdown;
+mod skills;
 mod telemetry;
 
 use std::path::{Path, PathBuf};

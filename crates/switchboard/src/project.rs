@@ -43,6 +43,8 @@ pub(crate) struct Project {
     /// not prompt files and the prompt files that do not load. They are
     /// logged as warnings when the project loads; `check` may print them.
     pub notes: Vec<Problem>,
+    /// The skills folder, when one is in use (see `crate::skills`).
+    pub skills: Option<crate::skills::ProjectSkills>,
 }
 
 /// What a reload carries over from the project in force.
@@ -138,6 +140,10 @@ impl Project {
             None => LoadedPrompts::default(),
         };
         problems.extend(loaded.problems);
+        let mut notes = loaded.notes;
+        let skills = tree
+            .as_ref()
+            .and_then(|tree| crate::skills::ProjectSkills::load(&config, tree, &mut problems, &mut notes));
         let prompts = served_prompts(&config, &loaded.files);
         if !problems.is_empty() {
             return Err(problems);
@@ -153,7 +159,8 @@ impl Project {
             git,
             auth,
             prompt_files: loaded.files,
-            notes: loaded.notes,
+            notes,
+            skills,
         })
     }
 
@@ -209,6 +216,9 @@ impl Project {
         for template in std::mem::take(&mut self.templates) {
             builder = builder.resource_template(template);
         }
+        if let Some(skills) = &mut self.skills {
+            builder = skills.register(builder);
+        }
         Ok(builder.build()?)
     }
 
@@ -250,6 +260,11 @@ impl Project {
         .collect();
         let restart = (!changed.is_empty())
             .then(|| format!("{} changed; restart switchboard for that to take effect", changed.join(", ")));
+        let skills = crate::skills::ProjectSkills::adopt(self.skills.as_mut(), old.skills.as_ref(), server);
+        let restart = match (restart, skills) {
+            (Some(changed), Some(skills)) => Some(format!("{changed}; {skills}")),
+            (changed, skills) => changed.or(skills),
+        };
         Ok((self, restart))
     }
 }
@@ -358,20 +373,23 @@ fn served_prompts(config: &Config, files: &[PromptFile]) -> Vec<Prompt> {
 }
 
 /// What the model may never write, whatever the tools: the configuration
-/// file in use, `switchboard.toml` where switchboard looks for one, and the prompt
+/// file in use, `switchboard.toml` where switchboard looks for one, the prompt
 /// folders (the configured one and the two zero-config looks for, which
-/// need not exist yet). Dotfiles and dot-folders (`.switchboard/`, `.git/`) are
+/// need not exist yet) and the skills folders (`skills/` and the configured one). Dotfiles and dot-folders (`.switchboard/`, `.git/`) are
 /// refused by the tree itself.
 fn protected_paths(config: &Config) -> Vec<PathBuf> {
     let mut paths =
         vec![config.dir().join(switchboard_config::FILE_NAME), config.resolve(Path::new("prompts"))];
     paths.extend(config.path().map(Path::to_path_buf));
     paths.extend(config.prompts_dir());
+    // Skills are instructions hosts load into a model's context later.
+    paths.push(config.resolve(Path::new("skills")));
+    paths.extend(config.skills.dir_in(config.dir()));
     paths
 }
 
-/// The built-in file tools and the declared command and HTTP tools; each
-/// problem is placed on the table that caused it.
+/// The built-in file tools and the declared command, HTTP and OpenAPI
+/// tools; each problem is placed on the table that caused it.
 fn build_tools(config: &Config, tree: &ServedTree, problems: &mut Vec<Problem>) -> Vec<Tool> {
     let mut tools = switchboard_tools::file_tools(tree, &config.tools.builtin);
     let mut names: std::collections::HashMap<String, std::ops::Range<usize>> =
@@ -403,5 +421,20 @@ fn build_tools(config: &Config, tree: &ServedTree, problems: &mut Vec<Problem>) 
     for spec in &config.tools.http {
         add(switchboard_tools::http_tool(spec.get_ref()), spec.span(), problems);
     }
+    for spec in &config.tools.openapi {
+        match switchboard_openapi::openapi_tools(spec.get_ref(), config.dir()) {
+            Ok(built) => built.into_iter().for_each(|tool| add(Ok(tool), spec.span(), problems)),
+            // A syntax error of the document file is placed in that file.
+            Err(e) => problems.push(match e.document_place() {
+                Some((file, line, column)) => Problem::new(Some(file), line, column, e.to_string()),
+                None => config.problem_at(spec.span(), e.to_string()),
+            }),
+        }
+    }
     tools
+}
+
+/// The OpenAPI document files `config` reads (edits to them reload it).
+pub(crate) fn openapi_documents(config: &Config) -> Vec<PathBuf> {
+    config.tools.openapi.iter().filter_map(|spec| spec.get_ref().document_file(config.dir())).collect()
 }

@@ -373,7 +373,8 @@ pub(crate) fn fixture_builder(
         Fixtures::Conformance => {
             let builder =
                 Server::builder("switchboard-conformance", env!("CARGO_PKG_VERSION")).options(options);
-            return fixtures::conformance(builder);
+            // With the skills of the suite's sep-2640-skills-* scenarios.
+            return crate::skills::fixture(fixtures::conformance(builder));
         }
         Fixtures::Bench => {
             let builder = Server::builder("switchboard-bench", env!("CARGO_PKG_VERSION")).options(options);

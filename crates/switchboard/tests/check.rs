@@ -87,7 +87,7 @@ fn check_json_prints_the_problems_as_a_document_and_exits_3() {
     }
     assert_eq!(
         report["summary"],
-        json!({"problems": 6, "files": 1, "tools": null, "prompts": null, "resources": null, "resourceTemplates": null})
+        json!({"problems": 6, "files": 1, "tools": null, "prompts": null, "resources": null, "resourceTemplates": null, "skills": null})
     );
     assert!(!stderr.contains("switchboard.toml:"), "the problems are not repeated on stderr: {stderr}");
 }

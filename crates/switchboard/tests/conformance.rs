@@ -12,7 +12,9 @@
 //! round-trip requests or the tasks extension, not built yet. A listed
 //! scenario that passes fails the run, so the lists shrink as those land.
 //! The runs share one build directory's worth of cores and the first one
-//! installs the suites, so they take turns.
+//! installs the suites, so they take turns. A fifth run, alpha-skills,
+//! serves a skills folder on disk for the suite's `sep-2640-skills-*`
+//! scenarios, where a skipped check fails too.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -69,6 +71,31 @@ fn conformance_0_2_alpha_passes_what_2025_11_25_requires() {
 #[test]
 fn conformance_0_2_alpha_passes_what_2026_07_28_requires_but_mrtr_and_tasks() {
     passes("alpha-2026-07-28");
+}
+
+/// The suite's skills scenarios against a skills folder on disk
+/// (`conformance/skills-folder`): each passes with no check skipped.
+#[test]
+fn conformance_0_2_alpha_skills_scenarios_pass_with_nothing_skipped() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let output = Command::new("bash")
+        .arg(conformance_dir().join("run.sh"))
+        .arg(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("alpha-skills")
+        .output()
+        .expect("bash runs conformance/run.sh");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "conformance run alpha-skills failed:\n{stdout}\n{stderr}");
+    for scenario in ["sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"] {
+        assert!(
+            stdout.contains(&format!("Running client scenario '{scenario}'")),
+            "{scenario} did not run:\n{stdout}"
+        );
+    }
+    assert!(stdout.contains("scenarios: 3 of 3 pass"), "{stdout}");
+    assert!(!stdout.contains("SKIPPED"), "{stdout}");
+    assert!(stdout.contains("== run alpha-skills: exit status 0"), "{stdout}");
 }
 
 #[test]

@@ -49,7 +49,7 @@ async fn runs_a_program_with_templated_arguments_and_lists_its_definition() {
     assert_eq!(tools[0]["title"], "Greet");
     assert_eq!(tools[0]["annotations"], json!({"readOnlyHint": true, "idempotentHint": true}));
     assert_eq!(tools[0]["inputSchema"]["required"], json!(["name"]));
-    assert_eq!(tools[0]["outputSchema"]["required"].as_array().unwrap().len(), 5);
+    assert_eq!(tools[0]["outputSchema"]["required"].as_array().unwrap().len(), 6);
 
     let r = c.call_tool("greet", json!({"name": "world; rm -rf /", "extra": ["a b", "c"]})).await.unwrap();
     assert!(!is_error(&r), "{r}");
@@ -58,7 +58,7 @@ async fn runs_a_program_with_templated_arguments_and_lists_its_definition() {
     assert_eq!(
         r["structuredContent"],
         json!({"exitCode": 0, "stdout": "hello world; rm -rf / {literal} a b c\n", "stderr": "",
-               "truncated": false, "timedOut": false})
+               "truncated": false, "timedOut": false, "totalBytes": 38})
     );
     let r = c.call_tool("greet", json!({"name": "x", "tag": "t1"})).await.unwrap();
     assert_eq!(r["structuredContent"]["stdout"], "hello x {literal} --tag=t1\n");
@@ -307,7 +307,39 @@ async fn output_beyond_max_output_is_cut_with_a_note() {
     assert_eq!(r["structuredContent"]["truncated"], true);
     assert_eq!(r["structuredContent"]["stdout"].as_str().unwrap().len(), 1000);
     assert_eq!(r["structuredContent"]["stderr"], "", "stdout used the whole budget");
-    assert!(text(&r).ends_with("[output truncated: the tool's max_output limit was reached]"), "{r}");
+    // 2000 lines of 11 bytes, and "err\n".
+    assert_eq!(r["structuredContent"]["totalBytes"], 22004);
+    assert!(
+        text(&r).ends_with(
+            "[output truncated: showing the first 1000 bytes of 22004 bytes; the tool's max_output limit is 1000 bytes]"
+        ),
+        "{r}"
+    );
+}
+
+#[tokio::test]
+async fn output_beyond_max_output_is_an_error_when_the_tool_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = tool(
+        r#"
+        name = "loud"
+        command = ["/bin/sh", "-c", "i=0; while [ $i -lt 100 ]; do echo 0123456789; i=$((i+1)); done"]
+        max_output = 100
+        on_large_output = "error"
+        "#,
+        dir.path(),
+    );
+    let mut c = client(vec![t]).await;
+    let r = c.call_tool("loud", json!({})).await.unwrap();
+    assert!(is_error(&r), "{r}");
+    assert_eq!(r["structuredContent"]["totalBytes"], 1100);
+    assert!(
+        text(&r).starts_with(
+            "loud: the output is 1100 bytes, more than the tool's max_output limit of 100 bytes"
+        ),
+        "{r}"
+    );
+    assert!(!text(&r).contains("0123456789"), "no partial output: {r}");
 }
 
 #[tokio::test]
@@ -410,4 +442,42 @@ fn defaults_are_sensible() {
     assert_eq!(s.cwd, Path::new("."));
     assert!(s.env.is_empty() && s.set_env.is_empty() && !s.allow_leading_dash);
     assert!(s.input_schema.is_none() && s.read_only.is_none());
+}
+
+#[tokio::test]
+async fn a_command_tool_can_run_as_a_task() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = tool(
+        r#"
+        name = "slow_build"
+        command = ["/bin/sh", "-c", "sleep 0.3; echo built"]
+        task = "optional"
+        "#,
+        dir.path(),
+    );
+    let server = switchboard_server::Server::builder("tasks", "1").tool(build).build().unwrap();
+    let mut c = switchboard_testkit::TestClient::connect_modern(&server);
+    let mut params = json!({"name": "slow_build", "arguments": {}});
+    params["_meta"] = switchboard_testkit::TestClient::modern_meta();
+    params["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let created = c.request_raw("tools/call", Some(params.clone())).await.unwrap();
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].clone();
+    let mut get = json!({"taskId": id});
+    get["_meta"] = params["_meta"].clone();
+    let mut done = json!(null);
+    for _ in 0..200 {
+        done = c.request_raw("tasks/get", Some(get.clone())).await.unwrap();
+        if done["result"]["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    assert_eq!(done["result"]["result"]["structuredContent"]["stdout"], "built\n", "{done}");
+
+    // Without the extension the same tool answers in place.
+    let mut plain = c.request("tools/call", json!({"name": "slow_build", "arguments": {}})).await.unwrap();
+    assert_eq!(plain["structuredContent"]["stdout"].take(), "built\n");
 }

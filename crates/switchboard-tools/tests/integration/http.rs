@@ -129,7 +129,27 @@ async fn non_json_and_non_object_bodies_are_text() {
     let r = c.call_tool("plain", json!({})).await.unwrap();
     assert_eq!(text(&r), "plain words");
     let r = c.call_tool("big", json!({})).await.unwrap();
-    assert!(text(&r).starts_with(&format!("{}\n[response truncated", "x".repeat(100))), "{r}");
+    assert!(!is_error(&r), "{r}");
+    let notice = "[response truncated: showing the first 100 bytes of 5000 bytes; \
+                  the tool's max_response limit is 100 bytes]";
+    assert_eq!(text(&r), format!("{}\n{notice}", "x".repeat(100)));
+}
+
+#[tokio::test]
+async fn a_large_body_is_an_error_when_the_tool_says_so() {
+    let addr = serve().await;
+    let big = tool(&format!(
+        "name = \"big\"\nurl = \"http://{addr}/big\"\nmax_response = 100\non_large_output = \"error\""
+    ));
+    let mut c = client(vec![big]).await;
+    let r = c.call_tool("big", json!({})).await.unwrap();
+    assert!(is_error(&r), "{r}");
+    assert!(
+        text(&r).starts_with(
+            "big: the response is 5000 bytes, more than the tool's max_response limit of 100 bytes"
+        ),
+        "{r}"
+    );
 }
 
 #[tokio::test]
