@@ -44,13 +44,19 @@ pub(crate) async fn run_all(
     let mut rows = Vec::new();
     for c in contenders {
         let mut http = Vec::new();
+        let mut http_2026 = Vec::new();
         let mut stdio = Vec::new();
         for rep in 0..reps {
             eprintln!("{}: repetition {}/{reps}", c.name, rep + 1);
             http.push(
-                http_throughput(c, window, connections)
+                http_throughput(c, window, connections, Dialect::Handshake)
                     .await
                     .with_context(|| format!("{} over HTTP", c.name))?,
+            );
+            http_2026.push(
+                http_throughput(c, window, connections, Dialect::PerRequest)
+                    .await
+                    .with_context(|| format!("{} over HTTP at 2026-07-28", c.name))?,
             );
             stdio.push(
                 stdio_throughput(c, window, in_flight)
@@ -79,6 +85,8 @@ pub(crate) async fn run_all(
             name: c.name.clone(),
             http_rps: median(http.iter().map(|s| s.per_second).collect()),
             http_cpu_us: median(http.iter().map(|s| s.cpu_us).collect()),
+            http_2026_rps: median(http_2026.iter().map(|s| s.per_second).collect()),
+            http_2026_cpu_us: median(http_2026.iter().map(|s| s.cpu_us).collect()),
             stdio_mps: median(stdio.iter().map(|s| s.per_second).collect()),
             stdio_cpu_us: median(stdio.iter().map(|s| s.cpu_us).collect()),
             list_ms: median(sweeps),
@@ -139,17 +147,39 @@ pub(crate) async fn connect(port: u16) -> anyhow::Result<Sender> {
     Ok(sender)
 }
 
-fn echo_request(id: u64) -> Vec<u8> {
-    let mut bytes = serde_json::to_vec(&json!({
-        "jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": {"name": "echo", "arguments": {"message": "hello"}}
-    }))
-    .expect("JSON serializes");
+/// How an HTTP workload's requests state their revision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// A handshake revision's `tools/call` without a session (2025-06-18
+    /// header): a sessionless legacy server's path.
+    Handshake,
+    /// 2026-07-28: `_meta` with the version and capabilities in every
+    /// request, and the `Mcp-Method` / `Mcp-Name` headers.
+    PerRequest,
+}
+
+fn echo_request(id: u64, dialect: Dialect) -> Vec<u8> {
+    let mut params = json!({"name": "echo", "arguments": {"message": "hello"}});
+    if dialect == Dialect::PerRequest {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "switchboard-bench", "version": "1"}
+        });
+    }
+    let mut bytes =
+        serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}))
+            .expect("JSON serializes");
     bytes.push(b'\n');
     bytes
 }
 
-async fn http_throughput(c: &Contender, window: Duration, connections: usize) -> anyhow::Result<Sample> {
+async fn http_throughput(
+    c: &Contender,
+    window: Duration,
+    connections: usize,
+    dialect: Dialect,
+) -> anyhow::Result<Sample> {
     let port = free_port()?;
     let child = spawn(&c.http, Some(port))?;
     let pid = child.id().context("no pid")?;
@@ -169,9 +199,15 @@ async fn http_throughput(c: &Contender, window: Duration, connections: usize) ->
                 let request = hyper::Request::post(format!("http://127.0.0.1:{port}/mcp"))
                     .header("host", format!("127.0.0.1:{port}"))
                     .header("content-type", "application/json")
-                    .header("accept", "application/json, text/event-stream")
-                    .header("mcp-protocol-version", "2025-06-18")
-                    .body(Full::new(Bytes::from(echo_request(id))))?;
+                    .header("accept", "application/json, text/event-stream");
+                let request = match dialect {
+                    Dialect::Handshake => request.header("mcp-protocol-version", "2025-06-18"),
+                    Dialect::PerRequest => request
+                        .header("mcp-protocol-version", "2026-07-28")
+                        .header("mcp-method", "tools/call")
+                        .header("mcp-name", "echo"),
+                };
+                let request = request.body(Full::new(Bytes::from(echo_request(id, dialect))))?;
                 let response = sender.send_request(request).await?;
                 let status = response.status();
                 let body = response.into_body().collect().await?.to_bytes();
@@ -239,7 +275,7 @@ async fn stdio_throughput(c: &Contender, window: Duration, in_flight: usize) -> 
             while Instant::now() < deadline && id < MAX_REQUESTS {
                 let permit = permits.acquire().await?;
                 permit.forget();
-                stdin.write_all(&echo_request(id)).await?;
+                stdin.write_all(&echo_request(id, Dialect::Handshake)).await?;
                 if permits.available_permits() == 0 {
                     stdin.flush().await?;
                 }

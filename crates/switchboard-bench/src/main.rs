@@ -9,8 +9,10 @@
 //!
 //! Workloads (each bounded by `--duration` and by a request count):
 //! - **http**: `tools/call` echo over stateless Streamable HTTP with
-//!   `--connections` keep-alive connections; requests/s and server CPU µs
-//!   per request (from `/proc/PID/stat`).
+//!   `--connections` keep-alive connections, twice: as a handshake-revision
+//!   client without a session, and at 2026-07-28 (per-request `_meta`,
+//!   `Mcp-Method`/`Mcp-Name` headers); requests/s and server CPU µs per
+//!   request (from `/proc/PID/stat`).
 //! - **stdio**: `tools/call` echo with `--window` requests in flight on one
 //!   pipe; messages/s and CPU µs per message.
 //! - **list**: `resources/list` over stdio from the first page to the last

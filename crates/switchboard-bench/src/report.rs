@@ -10,6 +10,9 @@ pub(crate) struct Row {
     pub name: String,
     pub http_rps: f64,
     pub http_cpu_us: f64,
+    /// The same `tools/call` at 2026-07-28 (per-request `_meta`, mirrored headers).
+    pub http_2026_rps: f64,
+    pub http_2026_cpu_us: f64,
     pub stdio_mps: f64,
     pub stdio_cpu_us: f64,
     /// One `resources/list` sweep over every page, milliseconds.
@@ -42,16 +45,18 @@ pub(crate) fn markdown(rows: &[Row], _contenders: &[Contender], connections: usi
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "| server | HTTP tools/call req/s (C={connections}) | CPU µs/req | stdio msgs/s (W={window}) | CPU µs/msg | resources/list sweep ms (server CPU ms) | cold start ms | RSS after init MB |"
+        "| server | HTTP tools/call req/s, handshake revision (C={connections}) | CPU µs/req | HTTP tools/call req/s, 2026-07-28 | CPU µs/req | stdio msgs/s (W={window}) | CPU µs/msg | resources/list sweep ms (server CPU ms) | cold start ms | RSS after init MB |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         let _ = writeln!(
             out,
-            "| {} | {:.0} | {:.1} | {:.0} | {:.1} | {} | {:.2} | {:.1} |",
+            "| {} | {:.0} | {:.1} | {:.0} | {:.1} | {:.0} | {:.1} | {} | {:.2} | {:.1} |",
             r.name,
             r.http_rps,
             r.http_cpu_us,
+            r.http_2026_rps,
+            r.http_2026_cpu_us,
             r.stdio_mps,
             r.stdio_cpu_us,
             if r.list_items > 0 {
@@ -66,15 +71,16 @@ pub(crate) fn markdown(rows: &[Row], _contenders: &[Contender], connections: usi
     if let Some(switchboard) = rows.iter().find(|r| r.name == "switchboard") {
         let _ = writeln!(
             out,
-            "\n| switchboard ÷ | HTTP req/s | stdio msgs/s | list sweep time (lower is better) | cold start (lower is better) | RSS (lower is better) |"
+            "\n| switchboard ÷ | HTTP req/s (handshake) | HTTP req/s (2026-07-28) | stdio msgs/s | list sweep time (lower is better) | cold start (lower is better) | RSS (lower is better) |"
         );
-        let _ = writeln!(out, "|---|---|---|---|---|---|");
+        let _ = writeln!(out, "|---|---|---|---|---|---|---|");
         for other in rows.iter().filter(|r| r.name != "switchboard") {
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} |",
                 other.name,
                 ratio(switchboard.http_rps, other.http_rps),
+                ratio(switchboard.http_2026_rps, other.http_2026_rps),
                 ratio(switchboard.stdio_mps, other.stdio_mps),
                 if switchboard.list_items > 0 && other.list_items > 0 {
                     ratio(switchboard.list_ms, other.list_ms)
@@ -135,6 +141,8 @@ mod tests {
             name: name.into(),
             http_rps: rps,
             http_cpu_us: 10.0,
+            http_2026_rps: rps * 0.8,
+            http_2026_cpu_us: 12.0,
             stdio_mps: rps * 2.0,
             stdio_cpu_us: 4.0,
             list_ms: 20.0 * 50.0 / rps,
@@ -174,18 +182,20 @@ mod tests {
             64,
         );
         assert!(
-            table.contains("| ceiling | 100 | 10.0 | 200 | 4.0 | 10.0 (2.0 CPU, 10000 items) | 5.00 | 9.0 |"),
-            "{table}"
-        );
-        assert!(table.contains("| none | 10 | 10.0 | 20 | 4.0 | – | 5.00 | 9.0 |"), "{table}");
-        assert!(
             table.contains(
-                "| switchboard | 50 | 10.0 | 100 | 4.0 | 20.0 (2.0 CPU, 10000 items) | 5.00 | 9.0 |"
+                "| ceiling | 100 | 10.0 | 80 | 12.0 | 200 | 4.0 | 10.0 (2.0 CPU, 10000 items) | 5.00 | 9.0 |"
             ),
             "{table}"
         );
-        assert!(table.contains("| ceiling | 0.50× | 0.50× | 2.00× | 1.00× | 1.00× |"), "{table}");
-        assert!(table.contains("| none | 5.00× | 5.00× | – |"), "{table}");
-        assert!(table.contains("| rmcp | 2.00× | 2.00× | 0.50× |"), "{table}");
+        assert!(table.contains("| none | 10 | 10.0 | 8 | 12.0 | 20 | 4.0 | – | 5.00 | 9.0 |"), "{table}");
+        assert!(
+            table.contains(
+                "| switchboard | 50 | 10.0 | 40 | 12.0 | 100 | 4.0 | 20.0 (2.0 CPU, 10000 items) | 5.00 | 9.0 |"
+            ),
+            "{table}"
+        );
+        assert!(table.contains("| ceiling | 0.50× | 0.50× | 0.50× | 2.00× | 1.00× | 1.00× |"), "{table}");
+        assert!(table.contains("| none | 5.00× | 5.00× | 5.00× | – |"), "{table}");
+        assert!(table.contains("| rmcp | 2.00× | 2.00× | 2.00× | 0.50× |"), "{table}");
     }
 }
