@@ -16,7 +16,7 @@
 // "calls": {name: text}, "asked": [methods the handlers answered],
 // "errors": [..]}.
 
-import { spawn } from "node:child_process";
+import { startHttpServer } from "./server.mjs";
 
 const [sdk, transportKind, binary] = process.argv.slice(2);
 if (!["v1", "v2"].includes(sdk) || !["stdio", "http"].includes(transportKind) || !binary) {
@@ -24,25 +24,6 @@ if (!["v1", "v2"].includes(sdk) || !["stdio", "http"].includes(transportKind) ||
     process.exit(2);
 }
 const args = ["serve", "--fixtures", "conformance"];
-
-/** Starts `switchboard serve --http` and resolves to its URL (10 s at most). */
-function startHttpServer() {
-    const server = spawn(binary, [...args, "--http", "127.0.0.1:0"], { stdio: ["ignore", "pipe", "inherit"] });
-    process.on("exit", () => server.kill());
-    return new Promise((resolve, reject) => {
-        let out = "";
-        const timer = setTimeout(() => reject(new Error(`no URL within 10 s: ${out}`)), 10_000);
-        server.on("exit", (code) => reject(new Error(`switchboard exited with ${code}: ${out}`)));
-        server.stdout.on("data", (chunk) => {
-            out += chunk;
-            const url = out.match(/http:\/\/\S+/);
-            if (url) {
-                clearTimeout(timer);
-                resolve(url[0]);
-            }
-        });
-    });
-}
 
 const asked = [];
 const answers = {
@@ -96,7 +77,7 @@ async function connect(url) {
     return { client, errors };
 }
 
-const url = transportKind === "http" ? await startHttpServer() : undefined;
+const url = transportKind === "http" ? await startHttpServer(binary) : undefined;
 const { client, errors } = await connect(url);
 // The revision the SDK speaks: v1 has no getter (always a handshake revision).
 const version = client.getNegotiatedProtocolVersion?.() ?? "handshake";

@@ -21,35 +21,13 @@
 // what the SDK reported through onerror (a lost notification shows up there
 // as "unknown token").
 
-import { spawn } from "node:child_process";
+import { startHttpServer } from "./server.mjs";
 
 const [sdk, transportKind, roundsArg, binary] = process.argv.slice(2);
 const rounds = Number(roundsArg);
 if (!["v1", "v2"].includes(sdk) || !["stdio", "http"].includes(transportKind) || !(rounds > 0) || !binary) {
     console.error("usage: node progress.mjs v1|v2 stdio|http <rounds> <switchboard binary>");
     process.exit(2);
-}
-
-/** Starts `switchboard serve --http` and resolves to its URL (10 s at most). */
-function startHttpServer() {
-    const server = spawn(binary, ["serve", "--http", "127.0.0.1:0", "--fixtures", "conformance"], {
-        stdio: ["ignore", "pipe", "inherit"],
-    });
-    // However this script ends, the server ends with it.
-    process.on("exit", () => server.kill());
-    return new Promise((resolve, reject) => {
-        let out = "";
-        const timer = setTimeout(() => reject(new Error(`no URL within 10 s: ${out}`)), 10_000);
-        server.on("exit", (code) => reject(new Error(`switchboard exited with ${code}: ${out}`)));
-        server.stdout.on("data", (chunk) => {
-            out += chunk;
-            const url = out.match(/http:\/\/\S+/);
-            if (url) {
-                clearTimeout(timer);
-                resolve({ server, url: url[0] });
-            }
-        });
-    });
 }
 
 /** A client of the SDK under test, connected over the chosen transport. */
@@ -96,8 +74,8 @@ async function oneRound(client) {
     return { seen: [...seen], late, text: result.content?.[0]?.text ?? null };
 }
 
-const http = transportKind === "http" ? await startHttpServer() : undefined;
-const { client, errors } = await connect(http?.url);
+const url = transportKind === "http" ? await startHttpServer(binary) : undefined;
+const { client, errors } = await connect(url);
 const results = [];
 for (let i = 0; i < rounds; i++) {
     results.push(await oneRound(client));

@@ -450,34 +450,12 @@ async fn input_rounds_and_tasks_move_between_instances() {
     let (_, created) = stateless_request(&http, &a.url, 4, "tools/call", confirm, tasks.clone()).await;
     assert_eq!(created["result"]["resultType"], "task", "{created}");
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();
-    let poll = |url: String, n: u64| {
-        let (http, id, tasks) = (http.clone(), id.clone(), tasks.clone());
-        async move { stateless_request(&http, &url, n, "tasks/get", json!({"taskId": id}), tasks).await.1 }
-    };
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    let mut n = 10;
-    let waiting = loop {
-        n += 1;
-        let task = poll(b.url.clone(), n).await;
-        if task["result"]["status"] == "input_required" {
-            break task;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "never waited for input: {task}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let waiting = task_reaching(&http, &b.url, &id, "input_required", &tasks).await;
     assert!(waiting["result"]["inputRequests"]["confirm"].is_object(), "{waiting}");
     let update = json!({"taskId": id, "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}});
     let (_, ack) = stateless_request(&http, &b.url, 5, "tasks/update", update, tasks.clone()).await;
     assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
-    let done = loop {
-        n += 1;
-        let task = poll(a.url.clone(), n).await;
-        if task["result"]["status"] == "completed" {
-            break task;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "never finished: {task}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let done = task_reaching(&http, &a.url, &id, "completed", &tasks).await;
     assert_eq!(done["result"]["result"]["content"][0]["text"], "Deleted x.txt", "{done}");
 
     // A task created on b and cancelled on a stops on b.
@@ -487,14 +465,21 @@ async fn input_rounds_and_tasks_move_between_instances() {
     let (_, ack) =
         stateless_request(&http, &a.url, 7, "tasks/cancel", json!({"taskId": id}), tasks.clone()).await;
     assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
-    loop {
-        n += 1;
-        let task =
-            stateless_request(&http, &b.url, n, "tasks/get", json!({"taskId": id}), tasks.clone()).await.1;
-        if task["result"]["status"] == "cancelled" {
-            break;
+    task_reaching(&http, &b.url, &id, "cancelled", &tasks).await;
+}
+
+/// Polls `tasks/get` on `url` until the task has `status` (20 s at most,
+/// 200 polls); the last answer.
+async fn task_reaching(http: &reqwest::Client, url: &str, id: &str, status: &str, caps: &Value) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    for n in 0..200 {
+        let (_, task) =
+            stateless_request(http, url, 100 + n, "tasks/get", json!({"taskId": id}), caps.clone()).await;
+        if task["result"]["status"] == status {
+            return task;
         }
-        assert!(tokio::time::Instant::now() < deadline, "never cancelled: {task}");
+        assert!(tokio::time::Instant::now() < deadline, "never {status}: {task}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    panic!("task {id} never reached {status}");
 }
