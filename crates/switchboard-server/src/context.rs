@@ -464,7 +464,8 @@ impl RequestContext {
         let Some(tasks) = self.inner.tasks.get() else {
             return Err(crate::tasks::extension_required("this request cannot become a task: it"));
         };
-        let run = tasks.create(self.principal().map(|p| p.subject.clone())).await?;
+        // A handshake-era request (2025-11-25 tasks) has its connection.
+        let run = tasks.create(self.principal().map(|p| p.subject.clone()), self.inner.peer.clone()).await?;
         if self.inner.task.set(run).is_ok() {
             self.inner.task_started.notify_one();
         }

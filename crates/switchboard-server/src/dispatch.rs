@@ -130,10 +130,14 @@ pub(crate) enum Route {
     Complete,
     Listen,
     SetLevel,
-    /// The Tasks extension's `tasks/get`, `tasks/update`, `tasks/cancel`.
+    /// The Tasks extension's `tasks/get`, `tasks/update`, `tasks/cancel`;
+    /// `tasks/get` and `tasks/cancel` are 2025-11-25's too.
     TasksGet,
     TasksUpdate,
     TasksCancel,
+    /// 2025-11-25 `tasks/result` and `tasks/list`.
+    TasksResult,
+    TasksList,
     /// The application's method at this index of `ServerInner::methods`.
     Custom(usize),
 }
@@ -536,8 +540,10 @@ impl Server {
         let inner = &self.inner;
         let rules = version.rules();
         let has = |core: &str| !rules.removes(core);
-        // The Tasks extension is defined for per-request revisions.
+        // The Tasks extension is defined for per-request revisions; the
+        // revision's own tasks for 2025-11-25 (its row adds the methods).
         let tasks = inner.tasks_offered && rules.era == Era::PerRequest;
+        let legacy_tasks = inner.tasks_offered && rules.adds("tasks/result");
         Some(match method {
             "ping" if has(method) => Route::Ping,
             "server/discover" if rules.adds("server/discover") => Route::Discover,
@@ -553,9 +559,11 @@ impl Server {
             "completion/complete" if inner.completions_enabled() => Route::Complete,
             "subscriptions/listen" if rules.adds(method) => Route::Listen,
             "logging/setLevel" if has(method) && inner.logging_enabled => Route::SetLevel,
-            "tasks/get" if tasks => Route::TasksGet,
+            "tasks/get" if tasks || legacy_tasks => Route::TasksGet,
             "tasks/update" if tasks => Route::TasksUpdate,
-            "tasks/cancel" if tasks => Route::TasksCancel,
+            "tasks/cancel" if tasks || legacy_tasks => Route::TasksCancel,
+            "tasks/result" if legacy_tasks => Route::TasksResult,
+            "tasks/list" if legacy_tasks => Route::TasksList,
             _ => Route::Custom(inner.methods.iter().position(|m| m.name == method && m.served_to(version))?),
         })
     }
@@ -586,9 +594,17 @@ impl Server {
                 session.set_log_level(p.level);
                 Ok(Map::new())
             }
-            Route::TasksGet | Route::TasksUpdate | Route::TasksCancel => {
-                crate::tasks::serve(&self.inner.tasks, route, ctx, params).await
+            Route::TasksGet | Route::TasksCancel | Route::TasksResult | Route::TasksList
+                if ctx.protocol_version().era() == Era::Handshake =>
+            {
+                let page = self.inner.options.page_size;
+                crate::tasks::legacy::serve(&self.inner.tasks, route, ctx, session, params, page).await
             }
+            Route::TasksGet
+            | Route::TasksUpdate
+            | Route::TasksCancel
+            | Route::TasksResult
+            | Route::TasksList => crate::tasks::serve(&self.inner.tasks, route, ctx, params).await,
             Route::Custom(index) => {
                 let handler = std::sync::Arc::clone(&self.inner.methods[index].handler);
                 handler.call(parse_params(params)?, ctx.clone()).await
@@ -635,6 +651,7 @@ fn request_span(
             | Route::TasksGet
             | Route::TasksUpdate
             | Route::TasksCancel
+            | Route::TasksResult
     ) && let Some(target) = target_of(params)
     {
         span.record("mcp.target", target.as_str());

@@ -65,6 +65,26 @@ pub enum ServerEvent {
     /// (`notifications/message`; [`Server::log_to_clients`](crate::Server::log_to_clients)).
     /// Local to this instance: each instance logs what happened to it.
     Log(LogEvent),
+    /// A task's status changed ([`crate::tasks`]): delivered to the
+    /// 2025-11-25 session that created it (`notifications/tasks/status`)
+    /// and to 2026-07-28 listen streams that asked for its id
+    /// (`notifications/tasks`). Shared with the other instances.
+    TaskStatus(TaskStatusEvent),
+}
+
+/// A task as it is now ([`ServerEvent::TaskStatus`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskStatusEvent {
+    /// The task's `DetailedTask` (the Tasks extension's shape, what
+    /// `tasks/get` answers); 2025-11-25 sessions get a view of it.
+    pub task: serde_json::Value,
+}
+
+impl TaskStatusEvent {
+    /// The task's id.
+    pub fn task_id(&self) -> &str {
+        self.task.get("taskId").and_then(serde_json::Value::as_str).unwrap_or_default()
+    }
 }
 
 /// A server-wide log message ([`ServerEvent::Log`]).
@@ -110,6 +130,8 @@ struct Wire {
     updated: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     list: Option<u8>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    task: Option<serde_json::Value>,
 }
 
 impl EventBus {
@@ -171,11 +193,20 @@ impl EventBus {
             while let Some(event) = outbox.recv().await {
                 let wire = match event {
                     ServerEvent::ResourceUpdated(uri) => {
-                        Wire { from: publisher.instance.clone(), updated: Some(uri), list: None }
+                        Wire { from: publisher.instance.clone(), updated: Some(uri), list: None, task: None }
                     }
-                    ServerEvent::ListChanged(kind) => {
-                        Wire { from: publisher.instance.clone(), updated: None, list: Some(kind as u8) }
-                    }
+                    ServerEvent::ListChanged(kind) => Wire {
+                        from: publisher.instance.clone(),
+                        updated: None,
+                        list: Some(kind as u8),
+                        task: None,
+                    },
+                    ServerEvent::TaskStatus(status) => Wire {
+                        from: publisher.instance.clone(),
+                        updated: None,
+                        list: None,
+                        task: Some(status.task),
+                    },
                     // Never queued for other instances (see `send`).
                     ServerEvent::Log(_) => continue,
                 };
@@ -192,6 +223,10 @@ impl EventBus {
             while let Some(bytes) = futures::StreamExt::next(&mut messages).await {
                 let Ok(wire) = serde_json::from_slice::<Wire>(&bytes) else { continue };
                 if wire.from == subscriber.instance {
+                    continue;
+                }
+                if let Some(task) = wire.task {
+                    let _ = tx.send(ServerEvent::TaskStatus(TaskStatusEvent { task }));
                     continue;
                 }
                 let event = match (wire.updated, wire.list) {

@@ -183,7 +183,7 @@ pub use completion::{Completer, CompletionRequest, complete_from, completer_fn};
 pub use context::{Outbound, Principal, RequestContext, Via};
 pub use dispatch::Accepted;
 pub use error::{Error, Result};
-pub use events::{ListKind, LogEvent, ServerEvent};
+pub use events::{ListKind, LogEvent, ServerEvent, TaskStatusEvent};
 pub use files::{FileAccessError, FileRoot};
 pub use handler_error::HandlerError;
 pub use handles::HandleStore;

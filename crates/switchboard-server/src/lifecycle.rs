@@ -241,6 +241,10 @@ impl ServerInner {
     ) -> Result<Map<String, Value>, ErrorObject> {
         let params: InitializeParams = crate::dispatch::parse_params(params)?;
         let version = negotiate(&params.protocol_version);
+        // 2025-11-25 tasks are offered to a client that declared its own
+        // `tasks` capability, when some tool runs as a task.
+        let offer_tasks =
+            self.tasks_offered && version.rules().adds("tasks/result") && params.capabilities.tasks.is_some();
         let negotiated =
             Negotiated { version, client_capabilities: params.capabilities, client_info: params.client_info };
         if !session.initialize(negotiated) {
@@ -248,9 +252,13 @@ impl ServerInner {
                 "initialize was already answered on this connection; open a new connection to start over",
             ));
         }
+        let mut capabilities = self.capabilities(version);
+        if offer_tasks {
+            capabilities.tasks = Some(crate::tasks::legacy::server_capability());
+        }
         let result = InitializeResult {
             protocol_version: version.as_str().to_owned(),
-            capabilities: self.capabilities(version),
+            capabilities,
             server_info: shape::implementation(&self.info, version),
             instructions: self.instructions.clone(),
         };

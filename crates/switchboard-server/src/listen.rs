@@ -10,6 +10,9 @@
 //! nothing more is sent for it; when the server closes the connection it
 //! answers the request with its result (the SHOULD of the subscriptions
 //! page; spec.md §7 item 1 records the conflict with the cancellation page).
+//! With the Tasks extension declared, `notifications.taskIds` subscribes to
+//! `notifications/tasks` for the caller's own tasks (`ext-tasks`
+//! `specification/draft/tasks.md` §Task Status Notifications).
 
 use std::sync::Arc;
 
@@ -40,6 +43,10 @@ impl Drop for ListenGuard {
     }
 }
 
+/// At most this many task ids are considered per listen request (each is
+/// a read of the state store).
+const MAX_TASK_IDS: usize = 256;
+
 fn subscription_meta(id: &RequestId) -> Value {
     let mut meta = Map::new();
     meta.insert(SUBSCRIPTION_ID.into(), serde_json::to_value(id).expect("ids serialize; qed"));
@@ -57,12 +64,27 @@ impl Server {
         let requested = params.notifications;
         let inner = &self.inner;
         // Task notifications need the Tasks extension on this request
-        // (`tasks.md` §Task Status Notifications: MUST be `-32021`). This
-        // server sends none (they are optional; clients poll `tasks/get`),
-        // so the acknowledgement agrees to no task ids.
+        // (`tasks.md` §Task Status Notifications: MUST be `-32021`). The
+        // acknowledgement agrees to the ids of tasks this caller owns (any
+        // other id is, to it, no task at all); each status change of those
+        // is sent as `notifications/tasks` with the full `DetailedTask`,
+        // from whichever instance made it (the event bus).
         if requested.task_ids.is_some() && !crate::tasks::declared(ctx.client_capabilities()) {
             return Err(crate::tasks::extension_required("task status notifications"));
         }
+        let task_ids = match &requested.task_ids {
+            Some(ids) => {
+                let principal = ctx.principal().map(|p| p.subject.as_str());
+                let mut owned: Vec<String> = Vec::new();
+                for id in ids.iter().take(MAX_TASK_IDS) {
+                    if !owned.contains(id) && inner.tasks.get(id, principal).await.is_ok() {
+                        owned.push(id.clone());
+                    }
+                }
+                Some(owned)
+            }
+            None => None,
+        };
         let subscriptions = match requested.resource_subscriptions {
             Some(uris) if inner.resources_enabled && !uris.is_empty() => {
                 for uri in &uris {
@@ -84,7 +106,7 @@ impl Server {
                 && inner.resources_enabled)
                 .then_some(true),
             resource_subscriptions: subscriptions,
-            task_ids: None,
+            task_ids,
         };
         let id = ctx.request_id().clone();
         let mut ack = match serde_json::to_value(ListenParams { notifications: accepted.clone() }) {

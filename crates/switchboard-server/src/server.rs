@@ -403,15 +403,6 @@ impl ServerBuilder {
             );
         }
         let tasks_offered = self.extensions.iter().any(|e| e.id == crate::tasks::TASKS_EXTENSION);
-        let task_store: Arc<dyn crate::state::StateStore> = match &self.state {
-            Some(store) => Arc::clone(store),
-            None => crate::state::MemoryStore::new(),
-        };
-        let tasks = Arc::new(crate::tasks::Tasks::new(
-            task_store,
-            self.options.task_ttl,
-            self.options.task_poll_interval,
-        ));
         OfferedExtension::check_all(&self.extensions)?;
         crate::methods::Method::check_all(&self.methods)?;
         let events = match &self.state {
@@ -422,6 +413,16 @@ impl ServerBuilder {
             ),
             None => EventBus::new(self.options.event_capacity),
         };
+        let task_store: Arc<dyn crate::state::StateStore> = match &self.state {
+            Some(store) => Arc::clone(store),
+            None => crate::state::MemoryStore::new(),
+        };
+        let tasks = Arc::new(crate::tasks::Tasks::new(
+            task_store,
+            events.clone(),
+            self.options.task_ttl,
+            self.options.task_poll_interval,
+        ));
         let key = match self.options.cursor_key {
             Some(key) => key,
             None => {

@@ -100,6 +100,12 @@ pub struct Session {
     /// Requests this server sent to the client, waiting for answers.
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>,
     next_request: AtomicU64,
+    /// Names this connection as the owner of its 2025-11-25 tasks when
+    /// there is no principal (`tasks/list`): 128 random bits.
+    task_scope: String,
+    /// 2025-11-25 tasks this connection created and not yet seen end:
+    /// their status changes are sent here (`notifications/tasks/status`).
+    tasks: Mutex<HashSet<String>>,
 }
 
 /// Which lists the server announces changes of (the `listChanged` flags it
@@ -139,7 +145,23 @@ impl Session {
             log_level: Mutex::new(None),
             pending: Mutex::new(HashMap::new()),
             next_request: AtomicU64::new(0),
+            task_scope: {
+                let mut bytes = [0u8; 16];
+                getrandom::fill(&mut bytes).expect("the operating system's random source is available");
+                bytes.iter().map(|b| format!("{b:02x}")).collect()
+            },
+            tasks: Mutex::new(HashSet::new()),
         }
+    }
+
+    /// This connection as an owner of tasks, when it has no principal.
+    pub(crate) fn task_scope(&self) -> &str {
+        &self.task_scope
+    }
+
+    /// Sends this 2025-11-25 task's status changes here.
+    pub(crate) fn track_task(&self, id: &str) {
+        self.tasks.lock().expect("tasks lock poisoned").insert(id.to_owned());
     }
 
     /// The negotiated state of a legacy session, once `initialize` has
@@ -421,6 +443,20 @@ impl Session {
                     let params = json!({"level": log.level, "logger": log.logger, "data": log.data});
                     out.push(encode_notification(method::MESSAGE, Some(&params)));
                 }
+                ServerEvent::TaskStatus(status) => {
+                    let id = status.task_id();
+                    let mut tracked = self.tasks.lock().expect("tasks lock poisoned");
+                    if let (true, Value::Object(task)) = (tracked.contains(id), &status.task) {
+                        let view = crate::tasks::legacy::task_view(task);
+                        if matches!(
+                            view.get("status").and_then(Value::as_str),
+                            Some("completed" | "failed" | "cancelled")
+                        ) {
+                            tracked.remove(id);
+                        }
+                        out.push(encode_notification(method::TASKS_STATUS, Some(&view)));
+                    }
+                }
                 _ => {}
             }
         }
@@ -441,8 +477,17 @@ impl Session {
                         }
                         (kind.notification(), Map::new())
                     }
-                    // A listen stream carries list and resource changes only.
+                    // A listen stream carries list, resource and task changes only.
                     ServerEvent::Log(_) => continue,
+                    ServerEvent::TaskStatus(status) => {
+                        let wanted = filter.task_ids.iter().flatten().any(|t| t == status.task_id());
+                        let Value::Object(task) = &status.task else { continue };
+                        if !wanted {
+                            continue;
+                        }
+                        // The full `DetailedTask`, as `tasks/get` answers now.
+                        (method::TASKS, task.clone())
+                    }
                     ServerEvent::ResourceUpdated(uri) => {
                         let wanted = filter.resource_subscriptions.iter().flatten().any(|s| {
                             s == uri || uri.strip_prefix(s.as_str()).is_some_and(|rest| rest.starts_with('/'))

@@ -31,6 +31,24 @@
 //! it is dropped at its next await) and the task settles as `cancelled`.
 //! Progress and log notifications are not sent for tasks (the extension
 //! does not support them).
+//!
+//! **Two wire shapes, one store.** Handshake-era clients of 2025-11-25 that
+//! declare the `tasks` capability get that revision's experimental tasks
+//! (`docs/specification/2025-11-25/basic/utilities/tasks.mdx`) over the
+//! same records and runner: a `task` param on `tools/call`, `tasks/get`,
+//! `tasks/result` (blocks until terminal), `tasks/list`, `tasks/cancel`
+//! and `notifications/tasks/status`. Every difference of that shape lives
+//! in [`legacy`]: the `Task` view of a record (`ttl`/`pollInterval`, a
+//! tool result with `isError` reported as `failed`), the `-32601`/`-32602`
+//! rules, cancel that settles at once and refuses a terminal task, and
+//! input asked through live server-to-client requests tagged with
+//! `io.modelcontextprotocol/related-task` while the task shows
+//! `input_required`.
+//!
+//! Every status change is published on the server's event bus
+//! ([`ServerEvent::TaskStatus`](crate::ServerEvent::TaskStatus)), so it
+//! reaches the creating 2025-11-25 session and 2026-07-28 listen streams
+//! that asked for the task on any instance sharing the state store.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -42,7 +60,9 @@ use switchboard_types::{ClientCapabilities, ErrorObject};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+use crate::events::{EventBus, ServerEvent, TaskStatusEvent};
 use crate::input::{InputError, InputRequest};
+use crate::session::Session;
 use crate::state::{StateStore, store_unavailable};
 
 /// The extension's identifier.
@@ -161,6 +181,8 @@ struct Running {
 /// The task store and runner of one server.
 pub(crate) struct Tasks {
     store: Arc<dyn StateStore>,
+    /// Where status changes are published.
+    events: EventBus,
     running: Mutex<HashMap<String, Running>>,
     /// How long a task is kept (its `ttlMs`).
     ttl: Duration,
@@ -179,9 +201,26 @@ fn key(id: &str) -> String {
     format!("task:{id}")
 }
 
+/// The log of the tasks one owner created (for `tasks/list`): by principal,
+/// or without one by the 2025-11-25 connection that created them.
+fn owner_log(principal: Option<&str>, session: Option<&Session>) -> Option<String> {
+    match (principal, session) {
+        (Some(subject), _) => Some(format!("tasks-of:principal:{subject}")),
+        (None, Some(session)) => Some(format!("tasks-of:connection:{}", session.task_scope())),
+        (None, None) => None,
+    }
+}
+
+/// At most this many tasks are listed per owner (the newest).
+const LISTED_PER_OWNER: usize = 1000;
+
 impl Tasks {
-    pub(crate) fn new(store: Arc<dyn StateStore>, ttl: Duration, poll: Duration) -> Self {
-        Self { store, running: Mutex::new(HashMap::new()), ttl, poll }
+    pub(crate) fn new(store: Arc<dyn StateStore>, events: EventBus, ttl: Duration, poll: Duration) -> Self {
+        Self { store, events, running: Mutex::new(HashMap::new()), ttl, poll }
+    }
+
+    fn wake(&self, id: &str) -> Option<Arc<Notify>> {
+        self.running.lock().expect("tasks lock poisoned").get(id).map(|r| Arc::clone(&r.wake))
     }
 
     async fn load(&self, id: &str) -> Result<Option<(Vec<u8>, Record)>, ErrorObject> {
@@ -209,6 +248,7 @@ impl Tasks {
         // Bounded: each retry means another writer succeeded meanwhile.
         for _ in 0..64 {
             let Some((bytes, mut record)) = self.load(id).await? else { return Ok(None) };
+            let before = record.status.clone();
             if !change(&mut record) {
                 return Ok(None);
             }
@@ -220,8 +260,13 @@ impl Tasks {
                 .await
                 .map_err(|e| store_unavailable(&e, true))?;
             if swapped {
-                if let Some(running) = self.running.lock().expect("tasks lock poisoned").get(id) {
-                    running.wake.notify_waiters();
+                if let Some(wake) = self.wake(id) {
+                    wake.notify_waiters();
+                }
+                if record.status != before {
+                    self.events.send(ServerEvent::TaskStatus(TaskStatusEvent {
+                        task: Value::Object(record.wire()),
+                    }));
                 }
                 return Ok(Some(record));
             }
@@ -231,9 +276,13 @@ impl Tasks {
 
     /// Creates a task durably and returns its handle; the caller runs the
     /// work and reports with [`TaskRun::finish`].
+    /// `session` is set for a 2025-11-25 task: its input goes through live
+    /// requests on that connection, which also lists it when there is no
+    /// principal.
     pub(crate) async fn create(
         self: &Arc<Self>,
         principal: Option<String>,
+        session: Option<Arc<Session>>,
     ) -> Result<Arc<TaskRun>, ErrorObject> {
         let now = now_iso();
         let record = Record {
@@ -260,13 +309,29 @@ impl Tasks {
         if !stored {
             return Err(ErrorObject::internal("task id collision; try again"));
         }
+        if let Some(log) = owner_log(record.principal.as_deref(), session.as_deref()) {
+            self.store
+                .append(&log, record.id.clone().into_bytes(), LISTED_PER_OWNER, self.ttl)
+                .await
+                .map_err(|e| store_unavailable(&e, true))?;
+        }
+        if let Some(session) = &session {
+            session.track_task(&record.id);
+        }
         let cancel = CancellationToken::new();
         let wake = Arc::new(Notify::new());
         self.running
             .lock()
             .expect("tasks lock poisoned")
             .insert(record.id.clone(), Running { cancel: cancel.clone(), wake: Arc::clone(&wake) });
-        Ok(Arc::new(TaskRun { tasks: Arc::clone(self), seed: record.wire(), id: record.id, cancel, wake }))
+        Ok(Arc::new(TaskRun {
+            tasks: Arc::clone(self),
+            seed: record.wire(),
+            id: record.id,
+            cancel,
+            wake,
+            session,
+        }))
     }
 
     /// `tasks/get`.
@@ -337,6 +402,8 @@ pub(crate) struct TaskRun {
     seed: Map<String, Value>,
     cancel: CancellationToken,
     wake: Arc<Notify>,
+    /// The connection of a 2025-11-25 task (its input is asked live there).
+    session: Option<Arc<Session>>,
 }
 
 impl std::fmt::Debug for TaskRun {
@@ -349,6 +416,15 @@ impl TaskRun {
     /// The `CreateTaskResult` fields.
     pub(crate) fn created(&self) -> Map<String, Value> {
         self.seed.clone()
+    }
+
+    /// The `tools/call` answer that hands this task to the client, in the
+    /// shape of the request's model.
+    pub(crate) fn created_output(&self) -> crate::dispatch::Output {
+        match self.session {
+            Some(_) => crate::dispatch::Output::Map(legacy::create_task_result(&self.seed)),
+            None => crate::dispatch::Output::Task(self.created()),
+        }
     }
 
     /// Fires on `tasks/cancel`.
@@ -385,6 +461,9 @@ impl TaskRun {
     ) -> Result<BTreeMap<String, Value>, InputError> {
         if let Some((_, q)) = questions.iter().find(|(_, q)| !q.is_declared_by(caps)) {
             return Err(InputError::NotDeclared { capability: q.capability() });
+        }
+        if let Some(session) = &self.session {
+            return legacy::ask_live(self, session, questions).await;
         }
         let failed = |e: ErrorObject| InputError::Failed(e);
         loop {
@@ -508,19 +587,318 @@ pub(crate) async fn serve(
     }
 }
 
+/// The 2025-11-25 tasks (`docs/specification/2025-11-25/basic/utilities/tasks.mdx`,
+/// `schema/2025-11-25/schema.ts` `Task`, `CreateTaskResult`): every way they
+/// differ on the wire from the extension, over the same records.
+pub(crate) mod legacy {
+    use super::*;
+    use crate::dispatch::Route;
+    use switchboard_types::meta::RELATED_TASK;
+
+    /// The server's `tasks` capability offered to a 2025-11-25 client that
+    /// declared its own.
+    pub(crate) fn server_capability() -> Value {
+        json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
+    }
+
+    /// The 2025-11-25 `Task` view of a `DetailedTask`: `ttl` and
+    /// `pollInterval` instead of `ttlMs` and `pollIntervalMs`, no result,
+    /// error or input requests (those come through `tasks/result`), and a
+    /// tool result with `isError: true` reported as `failed` (§Task Status:
+    /// "this includes cases where the tool call result has `isError` set to
+    /// true"), with a `statusMessage` saying why.
+    pub(crate) fn task_view(detailed: &Map<String, Value>) -> Map<String, Value> {
+        let mut task = Map::new();
+        for (from, to) in [
+            ("taskId", "taskId"),
+            ("status", "status"),
+            ("statusMessage", "statusMessage"),
+            ("createdAt", "createdAt"),
+            ("lastUpdatedAt", "lastUpdatedAt"),
+            ("ttlMs", "ttl"),
+            ("pollIntervalMs", "pollInterval"),
+        ] {
+            if let Some(v) = detailed.get(from) {
+                task.insert(to.into(), v.clone());
+            }
+        }
+        let result = detailed.get("result");
+        if detailed.get("status").and_then(Value::as_str) == Some("completed")
+            && result.and_then(|r| r.get("isError")).and_then(Value::as_bool) == Some(true)
+        {
+            task.insert("status".into(), Value::String("failed".into()));
+            let text = result
+                .and_then(|r| r.get("content"))
+                .and_then(Value::as_array)
+                .and_then(|c| c.iter().find_map(|b| b.get("text").and_then(Value::as_str)))
+                .unwrap_or("the tool reported an error");
+            task.insert("statusMessage".into(), Value::String(format!("Tool execution failed: {text}")));
+        }
+        task
+    }
+
+    /// `CreateTaskResult`: `{"task": Task}`.
+    pub(crate) fn create_task_result(detailed: &Map<String, Value>) -> Map<String, Value> {
+        Map::from_iter([("task".to_owned(), Value::Object(task_view(detailed)))])
+    }
+
+    fn related(id: &str) -> Value {
+        json!({"taskId": id})
+    }
+
+    /// A question of a 2025-11-25 task: the task shows `input_required`
+    /// while live requests, tagged with the related-task `_meta` (§Input
+    /// Required Status), go to the client on its connection's own stream
+    /// (the request that created the task was answered long ago); then it
+    /// is `working` again. Bounded by the task's cancellation and its time
+    /// to live (the runner's timeout).
+    pub(super) async fn ask_live(
+        run: &TaskRun,
+        session: &Arc<Session>,
+        questions: Vec<(String, InputRequest)>,
+    ) -> Result<BTreeMap<String, Value>, InputError> {
+        run.tasks
+            .update(&run.id, |r| {
+                if r.is_terminal() {
+                    return false;
+                }
+                r.status = "input_required".into();
+                r.status_message = Some("waiting for the client's input".into());
+                true
+            })
+            .await
+            .map_err(InputError::Failed)?;
+        let asked = questions.iter().map(|(key, q)| async move {
+            let mut params = q.params().clone();
+            if let Value::Object(map) = &mut params {
+                let meta = map.entry("_meta").or_insert_with(|| json!({}));
+                if let Value::Object(meta) = meta {
+                    meta.insert(RELATED_TASK.into(), related(&run.id));
+                }
+            }
+            let answer = tokio::select! {
+                r = session.request_client(session.outbound(), q.method(), params) => r,
+                _ = run.cancel.cancelled() => Err(ErrorObject::internal("the task was cancelled")),
+            };
+            (key.clone(), answer)
+        });
+        let answers = futures::future::join_all(asked).await;
+        run.tasks
+            .update(&run.id, |r| {
+                if r.status != "input_required" {
+                    return false;
+                }
+                r.status = "working".into();
+                r.status_message = None;
+                true
+            })
+            .await
+            .map_err(InputError::Failed)?;
+        let mut out = BTreeMap::new();
+        for (key, answer) in answers {
+            out.insert(key, answer.map_err(InputError::Failed)?);
+        }
+        Ok(out)
+    }
+
+    impl Tasks {
+        /// 2025-11-25 `tasks/cancel`: the task is `cancelled` before the
+        /// answer (the handler is stopped here, or by the instance running
+        /// it at its next look at the store); a terminal task is `-32602`.
+        async fn cancel_now(
+            &self,
+            id: &str,
+            principal: Option<&str>,
+        ) -> Result<Map<String, Value>, ErrorObject> {
+            let (_, before) = self.visible(id, principal).await?;
+            let written = self
+                .update(id, |r| {
+                    if r.is_terminal() {
+                        return false;
+                    }
+                    r.status = "cancelled".into();
+                    r.status_message = Some("The task was cancelled by request.".into());
+                    r.cancel_requested = true;
+                    r.input_requests.clear();
+                    true
+                })
+                .await?;
+            let Some(record) = written else {
+                let now = self.load(id).await?.map_or(before, |(_, r)| r);
+                let status = task_view(&now.wire())["status"].clone();
+                return Err(ErrorObject::invalid_params(format!(
+                    "Cannot cancel task: already in terminal status {status}"
+                )));
+            };
+            if let Some(running) = self.running.lock().expect("tasks lock poisoned").get(id) {
+                running.cancel.cancel();
+            }
+            Ok(task_view(&record.wire()))
+        }
+
+        /// Waits until the task is terminal (§Result Retrieval: `tasks/result`
+        /// blocks). Bounded: a task runs at most its time to live, so the
+        /// wait gives up a little after that.
+        async fn wait_terminal(&self, id: &str, principal: Option<&str>) -> Result<Record, ErrorObject> {
+            let waiting = async {
+                loop {
+                    let wake = self.wake(id);
+                    let notified = wake.as_ref().map(|w| w.notified());
+                    tokio::pin!(notified);
+                    if let Some(n) = notified.as_mut().as_pin_mut() {
+                        n.enable();
+                    }
+                    let (_, record) = self.visible(id, principal).await?;
+                    if record.is_terminal() {
+                        return Ok(record);
+                    }
+                    let woken = async {
+                        match notified.as_mut().as_pin_mut() {
+                            Some(n) => n.await,
+                            None => std::future::pending().await,
+                        }
+                    };
+                    tokio::select! {
+                        _ = woken => {}
+                        _ = tokio::time::sleep(self.poll) => {}
+                    }
+                }
+            };
+            tokio::time::timeout(self.ttl + self.poll * 4, waiting)
+                .await
+                .unwrap_or_else(|_| Err(ErrorObject::internal(format!("task {id:?} did not finish in time"))))
+        }
+
+        /// 2025-11-25 `tasks/list`: the caller's tasks (its principal's,
+        /// or without one its connection's), oldest first, `page` at a
+        /// time; the cursor is the position in the owner's log.
+        async fn list(
+            &self,
+            principal: Option<&str>,
+            session: &Session,
+            cursor: Option<&str>,
+            page: usize,
+        ) -> Result<Map<String, Value>, ErrorObject> {
+            let after = match cursor {
+                None => 0,
+                Some(c) => c
+                    .strip_prefix("t")
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .ok_or_else(|| ErrorObject::invalid_params(format!("invalid tasks/list cursor {c:?}")))?,
+            };
+            let log = owner_log(principal, Some(session)).expect("a connection is an owner; qed");
+            let entries =
+                self.store.read_after(&log, after).await.map_err(|e| store_unavailable(&e, false))?;
+            let mut tasks = Vec::new();
+            let mut next = None;
+            for (seq, id) in entries {
+                if tasks.len() == page.max(1) {
+                    next = Some(format!("t{after_last}", after_last = seq - 1));
+                    break;
+                }
+                let Ok(id) = String::from_utf8(id) else { continue };
+                if let Ok(Some((_, record))) = self.load(&id).await
+                    && record.principal.as_deref() == principal
+                {
+                    tasks.push(Value::Object(task_view(&record.wire())));
+                }
+            }
+            let mut result = Map::from_iter([("tasks".to_owned(), Value::Array(tasks))]);
+            if let Some(next) = next {
+                result.insert("nextCursor".into(), Value::String(next));
+            }
+            Ok(result)
+        }
+    }
+
+    /// Answers 2025-11-25 `tasks/get`, `tasks/result`, `tasks/list` and
+    /// `tasks/cancel`: `-32601` for a client that did not declare `tasks`
+    /// (it was not offered the capability), `-32602` for a task that is not
+    /// there for this caller and for cancelling a terminal one.
+    pub(crate) async fn serve(
+        tasks: &Tasks,
+        route: Route,
+        ctx: &crate::RequestContext,
+        session: &Session,
+        params: Option<&serde_json::value::RawValue>,
+        page: usize,
+    ) -> Result<Map<String, Value>, ErrorObject> {
+        #[derive(Deserialize)]
+        struct TaskParams {
+            #[serde(rename = "taskId")]
+            task_id: String,
+        }
+        #[derive(Deserialize)]
+        struct ListParams {
+            #[serde(default)]
+            cursor: Option<String>,
+        }
+        let method = match route {
+            Route::TasksGet => "tasks/get",
+            Route::TasksResult => "tasks/result",
+            Route::TasksList => "tasks/list",
+            _ => "tasks/cancel",
+        };
+        if ctx.client_capabilities().tasks.is_none() {
+            return Err(ErrorObject::method_not_found(method).with_data(json!({
+                "reason": "tasks are offered to clients that declare the tasks capability in initialize"
+            })));
+        }
+        let principal = ctx.principal().map(|p| p.subject.as_str());
+        if route == Route::TasksList {
+            let p: ListParams = crate::dispatch::parse_params(params)?;
+            return tasks.list(principal, session, p.cursor.as_deref(), page).await;
+        }
+        let p: TaskParams = crate::dispatch::parse_params(params)?;
+        match route {
+            Route::TasksGet => Ok(task_view(&tasks.get(&p.task_id, principal).await?)),
+            Route::TasksResult => {
+                let record = tasks.wait_terminal(&p.task_id, principal).await?;
+                match record.status.as_str() {
+                    "completed" => {
+                        let mut result = match record.result {
+                            Some(Value::Object(map)) => map,
+                            _ => Map::new(),
+                        };
+                        let meta = result.entry("_meta").or_insert_with(|| json!({}));
+                        if let Value::Object(meta) = meta {
+                            meta.insert(RELATED_TASK.into(), related(&record.id));
+                        }
+                        Ok(result)
+                    }
+                    "failed" => Err(record
+                        .error
+                        .and_then(|e| serde_json::from_value::<ErrorObject>(e).ok())
+                        .unwrap_or_else(|| ErrorObject::internal("the task failed"))),
+                    _ => Err(ErrorObject::invalid_params(format!(
+                        "task {:?} was cancelled: it has no result",
+                        record.id
+                    ))),
+                }
+            }
+            _ => tasks.cancel_now(&p.task_id, principal).await,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::state::MemoryStore;
 
     fn tasks() -> Arc<Tasks> {
-        Arc::new(Tasks::new(MemoryStore::new(), Duration::from_secs(60), Duration::from_millis(20)))
+        Arc::new(Tasks::new(
+            MemoryStore::new(),
+            EventBus::new(16),
+            Duration::from_secs(60),
+            Duration::from_millis(20),
+        ))
     }
 
     #[tokio::test]
     async fn a_task_is_readable_at_once_and_only_by_its_owner() {
         let tasks = tasks();
-        let run = tasks.create(Some("alice".into())).await.unwrap();
+        let run = tasks.create(Some("alice".into()), None).await.unwrap();
         let id = run.created()["taskId"].as_str().unwrap().to_owned();
         assert_eq!(tasks.get(&id, Some("alice")).await.unwrap()["status"], "working");
         assert!(tasks.get(&id, Some("bob")).await.is_err());
@@ -540,7 +918,7 @@ mod tests {
     #[tokio::test]
     async fn questions_park_the_task_until_every_answer_arrives() {
         let tasks = tasks();
-        let run = tasks.create(None).await.unwrap();
+        let run = tasks.create(None, None).await.unwrap();
         let id = run.created()["taskId"].as_str().unwrap().to_owned();
         let caps: ClientCapabilities = serde_json::from_value(json!({"elicitation": {}})).unwrap();
         let asking = {

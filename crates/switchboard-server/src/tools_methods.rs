@@ -48,7 +48,17 @@ impl ToolEntry {
 
     /// Checks and compiles a tool for registration.
     pub(crate) fn prepare(tool: Tool) -> Result<Self> {
-        let Tool { def, handler, scopes, layers, task_support, task_started_by_handler, .. } = tool;
+        let Tool { mut def, handler, scopes, layers, task_support, task_started_by_handler, .. } = tool;
+        // 2025-11-25 `execution.taskSupport` (the shape drops `execution`
+        // for every other revision; absent means forbidden).
+        let support = match task_support {
+            TaskSupport::Forbidden => None,
+            TaskSupport::Optional => Some("optional"),
+            TaskSupport::Required => Some("required"),
+        };
+        if let (Some(support), None) = (support, &def.execution) {
+            def.execution = Some(json!({"taskSupport": support}));
+        }
         validate_tool_name(&def.name)?;
         let handler = handler.ok_or_else(|| Error::MissingHandler(format!("tool {:?}", def.name)))?;
         let handler = crate::middleware::wrap_tool(&def.name, handler, layers);
@@ -208,7 +218,31 @@ impl Server {
             };
         }
 
+        // 2025-11-25 tasks (`basic/utilities/tasks.mdx` §Tool-Level
+        // Negotiation), for a client offered the capability: a `task` param
+        // asks for one; `-32601` for a forbidden tool asked as a task (SHOULD)
+        // and for a required one asked without (MUST). Without the
+        // capability the `task` param is ignored (§Task Support and Handling).
+        let legacy_tasks = self.inner.tasks_offered
+            && version.rules().adds("tasks/result")
+            && ctx.client_capabilities().tasks.is_some();
         let may_be_task = match entry.task_support {
+            support if legacy_tasks => {
+                let asked = params.task.is_some();
+                match (support, asked) {
+                    (TaskSupport::Forbidden, true) => {
+                        return Err(ErrorObject::method_not_found("tools/call").with_data(json!({
+                            "reason": format!("tool {:?} does not run as a task (execution.taskSupport is forbidden)", entry.def.name)
+                        })));
+                    }
+                    (TaskSupport::Required, false) => {
+                        return Err(ErrorObject::method_not_found("tools/call").with_data(json!({
+                            "reason": format!("tool {:?} runs only as a task: add the task param", entry.def.name)
+                        })));
+                    }
+                    _ => asked,
+                }
+            }
             TaskSupport::Forbidden => false,
             support => {
                 // The Tasks extension is defined for per-request revisions.
@@ -232,7 +266,9 @@ impl Server {
         }
 
         ctx.allow_tasks(Arc::clone(&self.inner.tasks));
-        if !entry.task_started_by_handler {
+        // A 2025-11-25 client asked for a task, so it gets one at once; a
+        // handler that starts it itself asks its questions inside it.
+        if !entry.task_started_by_handler || legacy_tasks {
             ctx.start_task().await?;
         }
         let mut work = entry.handler.call(arguments, ctx.clone());
@@ -244,11 +280,11 @@ impl Server {
                 None => return finish_call(entry, outcome, version).map(Output::Map),
                 Some(run) => {
                     run.finish(Some(finish_call(entry, outcome, version))).await;
-                    return Ok(Output::Task(run.created()));
+                    return Ok(run.created_output());
                 }
             },
         };
-        let created = run.created();
+        let created = run.created_output();
         let ttl = self.inner.options.task_ttl;
         tokio::spawn(async move {
             let entry = &item.value;
@@ -270,7 +306,7 @@ impl Server {
             };
             run.finish(outcome).await;
         });
-        Ok(Output::Task(created))
+        Ok(created)
     }
 }
 

@@ -18,5 +18,7 @@ pub const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// 2026-07-28 listen-stream notification key: the listen request's id (MUST).
 pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+/// 2025-11-25 tasks: the task a message belongs to (`{"taskId": …}`).
+pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 /// Progress token key (every revision).
 pub const PROGRESS_TOKEN: &str = "progressToken";

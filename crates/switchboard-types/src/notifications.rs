@@ -30,6 +30,11 @@ pub mod method {
     pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
     /// Server → client (2026-07-28): a listen stream is acknowledged.
     pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+    /// Server → client (2025-11-25 tasks): a task's status changed.
+    pub const TASKS_STATUS: &str = "notifications/tasks/status";
+    /// Server → client (the 2026-07-28 Tasks extension, on a listen
+    /// stream): a task's status changed.
+    pub const TASKS: &str = "notifications/tasks";
 }
 
 /// A progress token: string or integer.

@@ -180,8 +180,9 @@ pub struct Revision {
     /// not have. A request for one is `-32601` (HTTP `404`).
     pub removed_methods: &'static [&'static str],
     /// Requests a server answers in this revision that 2024-11-05 did not
-    /// have. The experimental tasks of 2025-11-25 are not listed: this
-    /// framework serves tasks only as the 2026-07-28 extension.
+    /// have. 2025-11-25 lists its experimental tasks
+    /// (`docs/specification/2025-11-25/basic/utilities/tasks.mdx`); the
+    /// 2026-07-28 `tasks/*` belong to the Tasks extension, not the revision.
     pub added_methods: &'static [&'static str],
     /// The error code of "resource not found" on `resources/read`. It is
     /// `-32002` before 2026-07-28 (a SHOULD), and `-32602` from 2026-07-28
@@ -297,7 +298,7 @@ pub static REVISIONS: [Revision; 5] = [
         batches: false,
         http: HttpRules { streamable: true, sse_priming: true },
         removed_methods: &[],
-        added_methods: &[],
+        added_methods: &["tasks/get", "tasks/result", "tasks/list", "tasks/cancel"],
         resource_not_found: ErrorCode::RESOURCE_NOT_FOUND,
         content: ContentTypes { audio: true, resource_link: true },
         fields: Fields {
@@ -445,6 +446,7 @@ mod tests {
         assert_eq!(column(|r| r.resource_not_found == ErrorCode::INVALID_PARAMS), [f, f, f, f, t]);
         assert_eq!(column(|r| r.removes("ping")), [f, f, f, f, t]);
         assert_eq!(column(|r| r.adds("server/discover")), [f, f, f, f, t]);
+        assert_eq!(column(|r| r.adds("tasks/result")), [f, f, f, t, f]);
         for row in &REVISIONS {
             // A handshake revision has the handshake; a per-request one does not.
             assert_eq!(row.removes("initialize"), row.era == Era::PerRequest, "{}", row.name);

@@ -1,8 +1,9 @@
 //! The official TypeScript MCP client SDKs (`@modelcontextprotocol/sdk`
 //! 1.32.2 and `@modelcontextprotocol/client` 2.4.0, pinned in
 //! `clients/package.json`) against the real `switchboard` binary: progress
-//! (`clients/progress.mjs`) and input from the client in both eras
-//! (`clients/input.mjs`).
+//! (`clients/progress.mjs`), input from the client in both eras
+//! (`clients/input.mjs`) and the v1 SDK's task client on the 2025-11-25
+//! tasks model (`clients/tasks.mjs`).
 //!
 //! Why with the real clients: they handle a response at once but run
 //! notification handlers on a later microtask, so a progress notification
@@ -41,10 +42,15 @@ fn input_report(sdk: &str, transport: &str) -> Value {
     client_report("input.mjs", &[sdk, transport, env!("CARGO_BIN_EXE_switchboard")])
 }
 
+/// Runs `clients/tasks.mjs` over one transport; its JSON report.
+fn tasks_report(transport: &str) -> Value {
+    client_report("tasks.mjs", &[transport, env!("CARGO_BIN_EXE_switchboard")])
+}
+
 /// Runs a script of `clients/` and returns the JSON object it prints last.
 fn client_report(script: &str, args: &[&str]) -> Value {
     let _one_at_a_time = CLIENTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let (sdk, transport) = (args[0], args[1]);
+    let (sdk, transport) = (script, args[0]);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut child = Command::new("bash")
         .arg(root.join("clients/run.sh"))
@@ -166,4 +172,29 @@ fn typescript_client_v2_answers_input_required_rounds_over_stdio() {
 #[test]
 fn typescript_client_v2_answers_input_required_rounds_over_http() {
     assert_every_question_answered(&input_report("v2", "http"), "2026-07-28");
+}
+
+/// The v1 SDK's task client (the 2025-11-25 tasks model) sees a
+/// task-capable tool, gets a task, its status updates and its result,
+/// finds it in `tasks/list`, and cancels another.
+fn assert_tasks_run(report: &Value) {
+    assert_eq!(report["taskSupport"], "optional", "{report}");
+    let stream: Vec<&str> =
+        report["stream"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
+    assert_eq!(stream.first(), Some(&"taskCreated"), "{report}");
+    assert_eq!(stream.last(), Some(&"result"), "{report}");
+    assert_eq!(report["text"], "Computed sdk after 0.3 s", "{report}");
+    assert_eq!(report["listed"], true, "{report}");
+    assert_eq!(report["cancelled"], "cancelled", "{report}");
+    assert_eq!(report["errors"], serde_json::json!([]), "{report}");
+}
+
+#[test]
+fn typescript_sdk_v1_runs_tasks_over_stdio() {
+    assert_tasks_run(&tasks_report("stdio"));
+}
+
+#[test]
+fn typescript_sdk_v1_runs_tasks_over_http() {
+    assert_tasks_run(&tasks_report("http"));
 }

@@ -329,3 +329,288 @@ async fn task_notifications_need_the_extension() {
     assert_eq!(r["error"]["code"], ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY.0, "{r}");
     assert_eq!(r["error"]["data"]["requiredCapabilities"], json!({"extensions": {TASKS_EXTENSION: {}}}));
 }
+
+// ---- 2025-11-25 tasks (`basic/utilities/tasks.mdx`) over the same store ----
+
+/// A 2025-11-25 client over the line transport; `tasks` declares the
+/// client's `tasks` capability.
+async fn legacy_client(server: &Server, tasks: bool) -> (TestClient, Value) {
+    let mut c = TestClient::connect(server);
+    let mut capabilities = json!({"elicitation": {}});
+    if tasks {
+        capabilities["tasks"] = json!({"list": {}, "cancel": {}});
+    }
+    let init = c
+        .request_raw(
+            "initialize",
+            Some(json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": capabilities,
+                "clientInfo": {"name": "legacy", "version": "1"}
+            })),
+        )
+        .await
+        .unwrap();
+    c.notify("notifications/initialized", None).await.unwrap();
+    c.request_raw("ping", None).await.unwrap();
+    (c, init["result"].clone())
+}
+
+async fn legacy_call(c: &mut TestClient, name: &str, arguments: Value, task: bool) -> Value {
+    let mut params = json!({"name": name, "arguments": arguments});
+    if task {
+        params["task"] = json!({"ttl": 60_000});
+    }
+    c.request_raw("tools/call", Some(params)).await.unwrap()
+}
+
+fn legacy_task_id(created: &Value) -> String {
+    let task = &created["result"]["task"];
+    assert_eq!(task["status"], "working", "{created}");
+    for field in ["createdAt", "lastUpdatedAt", "ttl", "pollInterval"] {
+        assert!(task.get(field).is_some(), "{field}: {created}");
+    }
+    assert!(created["result"].get("resultType").is_none() && task.get("ttlMs").is_none(), "{created}");
+    task["taskId"].as_str().unwrap().to_owned()
+}
+
+/// Waits for the `notifications/tasks/status` of task `id` with `status`.
+async fn status_note(c: &mut TestClient, id: &str, status: &str) -> Value {
+    for _ in 0..20 {
+        let note = c.next_notification("notifications/tasks/status").await.unwrap();
+        if note["params"]["taskId"] == id && note["params"]["status"] == status {
+            return note;
+        }
+    }
+    panic!("no {status} notification for {id}");
+}
+
+#[tokio::test]
+async fn a_2025_11_25_client_that_declares_tasks_gets_them() {
+    let server = server();
+    let (mut c, init) = legacy_client(&server, true).await;
+    assert_eq!(
+        init["capabilities"]["tasks"],
+        json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}),
+        "{init}"
+    );
+    let tools = c.request_raw("tools/list", Some(json!({}))).await.unwrap();
+    let support = |name: &str| {
+        tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == name).unwrap()["execution"]
+            ["taskSupport"]
+            .clone()
+    };
+    assert_eq!(support("sleepy"), "optional");
+    assert_eq!(support("only_task"), "required");
+    assert_eq!(support("sync_only"), Value::Null);
+
+    // Created, polled, its result awaited, its status announced.
+    let id = legacy_task_id(&legacy_call(&mut c, "sleepy", json!({"ms": 200}), true).await);
+    let now = c.request_raw("tasks/get", Some(json!({"taskId": id}))).await.unwrap();
+    assert_eq!(now["result"]["taskId"], id.as_str(), "{now}");
+    assert!(now["result"].get("ttl").is_some() && now["result"].get("result").is_none(), "{now}");
+    let result = c.request_raw("tasks/result", Some(json!({"taskId": id}))).await.unwrap();
+    assert_eq!(result["result"]["content"][0]["text"], "slept 200 ms", "{result}");
+    assert_eq!(result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], id.as_str());
+    let note = status_note(&mut c, &id, "completed").await;
+    assert!(note["params"].get("result").is_none() && note["params"].get("ttl").is_some(), "{note}");
+    // Without `task` an optional tool answers in place.
+    let sync = legacy_call(&mut c, "sleepy", json!({"ms": 0}), false).await;
+    assert_eq!(sync["result"]["content"][0]["text"], "slept 0 ms", "{sync}");
+
+    // A tool error is `failed` in this revision, and tasks/result gives the
+    // tool's own result; a protocol error is that error.
+    let id = legacy_task_id(&legacy_call(&mut c, "only_task", json!({}), true).await);
+    let result = c.request_raw("tasks/result", Some(json!({"taskId": id}))).await.unwrap();
+    assert_eq!(result["result"]["isError"], true, "{result}");
+    let got = c.request_raw("tasks/get", Some(json!({"taskId": id}))).await.unwrap();
+    assert_eq!(got["result"]["status"], "failed", "{got}");
+    assert!(got["result"]["statusMessage"].as_str().unwrap().contains("tool-level failure"));
+    let id = legacy_task_id(&legacy_call(&mut c, "broken", json!({}), true).await);
+    let result = c.request_raw("tasks/result", Some(json!({"taskId": id}))).await.unwrap();
+    assert_eq!(result["error"]["code"], ErrorCode::INTERNAL_ERROR.0, "{result}");
+}
+
+#[tokio::test]
+async fn the_2025_11_25_errors_are_that_revisions() {
+    let server = server();
+    let (mut c, _) = legacy_client(&server, true).await;
+    let required = legacy_call(&mut c, "only_task", json!({}), false).await;
+    assert_eq!(required["error"]["code"], ErrorCode::METHOD_NOT_FOUND.0, "{required}");
+    let forbidden = legacy_call(&mut c, "sync_only", json!({}), true).await;
+    assert_eq!(forbidden["error"]["code"], ErrorCode::METHOD_NOT_FOUND.0, "{forbidden}");
+    for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+        let r = c.request_raw(method, Some(json!({"taskId": "nope"}))).await.unwrap();
+        assert_eq!(r["error"]["code"], ErrorCode::INVALID_PARAMS.0, "{method}: {r}");
+    }
+    let r = c.request_raw("tasks/list", Some(json!({"cursor": "bogus"}))).await.unwrap();
+    assert_eq!(r["error"]["code"], ErrorCode::INVALID_PARAMS.0, "{r}");
+    assert_eq!(
+        c.request_raw("tasks/update", Some(json!({"taskId": "x"}))).await.unwrap()["error"]["code"],
+        ErrorCode::METHOD_NOT_FOUND.0
+    );
+
+    // Cancel: cancelled before the answer, announced, and final.
+    let id = legacy_task_id(&legacy_call(&mut c, "sleepy", json!({"ms": 60_000}), true).await);
+    let cancelled = c.request_raw("tasks/cancel", Some(json!({"taskId": id}))).await.unwrap();
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    assert_eq!(cancelled["result"]["taskId"], id.as_str());
+    status_note(&mut c, &id, "cancelled").await;
+    let again = c.request_raw("tasks/cancel", Some(json!({"taskId": id}))).await.unwrap();
+    assert_eq!(again["error"]["code"], ErrorCode::INVALID_PARAMS.0, "{again}");
+    assert!(again["error"]["message"].as_str().unwrap().contains("cancelled"));
+    let result = c.request_raw("tasks/result", Some(json!({"taskId": id}))).await.unwrap();
+    assert_eq!(result["error"]["code"], ErrorCode::INVALID_PARAMS.0, "{result}");
+
+    // A client that did not declare `tasks` was offered none: the param is
+    // ignored and the methods do not exist for it.
+    let (mut plain, init) = legacy_client(&server, false).await;
+    assert!(init["capabilities"].get("tasks").is_none(), "{init}");
+    let sync = legacy_call(&mut plain, "sleepy", json!({"ms": 0}), true).await;
+    assert_eq!(sync["result"]["content"][0]["text"], "slept 0 ms", "{sync}");
+    let r = plain.request_raw("tasks/list", Some(json!({}))).await.unwrap();
+    assert_eq!(r["error"]["code"], ErrorCode::METHOD_NOT_FOUND.0, "{r}");
+}
+
+#[tokio::test]
+async fn tasks_list_shows_the_callers_own_tasks_a_page_at_a_time() {
+    let mut options = ServerOptions::default();
+    options.page_size = 2;
+    options.task_poll_interval = Duration::from_millis(20);
+    let sleepy = Tool::new("sleepy")
+        .task_support(TaskSupport::Optional)
+        .raw_handler(|_, _| async { Ok(switchboard_server::CallToolResult::text("done")) });
+    let server = Server::builder("tasks", "1").options(options).tool(sleepy).build().unwrap();
+    let (mut mine, _) = legacy_client(&server, true).await;
+    let (mut theirs, _) = legacy_client(&server, true).await;
+    let mut own = Vec::new();
+    for _ in 0..3 {
+        own.push(legacy_task_id(&legacy_call(&mut mine, "sleepy", json!({}), true).await));
+    }
+    let other = legacy_task_id(&legacy_call(&mut theirs, "sleepy", json!({}), true).await);
+    let listed: Vec<String> = mine
+        .list_all("tasks/list", "tasks")
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t["taskId"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(listed, own);
+    let first = mine.request_raw("tasks/list", Some(json!({}))).await.unwrap();
+    assert_eq!(first["result"]["tasks"].as_array().unwrap().len(), 2, "{first}");
+    assert!(first["result"]["nextCursor"].is_string());
+    let theirs_listed = theirs.list_all("tasks/list", "tasks").await.unwrap();
+    assert_eq!(theirs_listed.len(), 1);
+    assert_eq!(theirs_listed[0]["taskId"], other.as_str());
+}
+
+#[tokio::test]
+async fn a_2025_11_25_task_asks_through_live_requests_tagged_with_the_task() {
+    let server = server();
+    let (mut c, _) = legacy_client(&server, true).await;
+    let id = legacy_task_id(&legacy_call(&mut c, "ask_twice", json!({}), true).await);
+    let mut answered = 0;
+    while answered < 2 {
+        let m = c.recv().await.unwrap();
+        if m["method"] != "elicitation/create" {
+            continue;
+        }
+        assert_eq!(
+            m["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+            id.as_str(),
+            "{m}"
+        );
+        if answered == 0 {
+            let got = c.request_raw("tasks/get", Some(json!({"taskId": id}))).await.unwrap();
+            assert_eq!(got["result"]["status"], "input_required", "{got}");
+        }
+        let v = if m["params"]["message"] == "A?" { "x" } else { "y" };
+        c.send(
+            &json!({"jsonrpc": "2.0", "id": m["id"], "result": {"action": "accept", "content": {"v": v}}}),
+        )
+        .await
+        .unwrap();
+        answered += 1;
+    }
+    let result = c.request_raw("tasks/result", Some(json!({"taskId": id}))).await.unwrap();
+    assert_eq!(result["result"]["content"][0]["text"], "\"x\" \"y\"", "{result}");
+    status_note(&mut c, &id, "input_required").await;
+    status_note(&mut c, &id, "completed").await;
+}
+
+// ---- `notifications/tasks` on 2026-07-28 listen streams ----
+
+/// Opens a listen stream for `task_ids` on `server`; the client and the ack.
+async fn listen_for(server: &Server, task_ids: Value) -> (TestClient, Value) {
+    let mut c = TestClient::connect_modern(server);
+    let mut params = json!({"notifications": {"taskIds": task_ids}, "_meta": {
+        "io.modelcontextprotocol/clientCapabilities": caps(true)
+    }});
+    params = c.with_meta(params);
+    c.send(&json!({"jsonrpc": "2.0", "id": "watch", "method": "subscriptions/listen", "params": params}))
+        .await
+        .unwrap();
+    let ack = c.next_notification("notifications/subscriptions/acknowledged").await.unwrap();
+    (c, ack)
+}
+
+async fn task_note(c: &mut TestClient, id: &str, status: &str) -> Value {
+    for _ in 0..20 {
+        let note = c.next_notification("notifications/tasks").await.unwrap();
+        if note["params"]["taskId"] == id && note["params"]["status"] == status {
+            return note;
+        }
+    }
+    panic!("no {status} notification for {id}");
+}
+
+#[tokio::test]
+async fn listen_streams_get_status_changes_of_the_callers_own_tasks() {
+    let server = server();
+    let id = task_id(&call(&server, "sleepy", json!({"ms": 300}), true).await);
+    let theirs = task_id(
+        &send(
+            &server,
+            Some("alice"),
+            "tools/call",
+            json!({"name": "sleepy", "arguments": {"ms": 0}}),
+            caps(true),
+        )
+        .await,
+    );
+    let (mut c, ack) = listen_for(&server, json!([id, theirs, "unknown"])).await;
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([id]), "{ack}");
+    let note = task_note(&mut c, &id, "completed").await;
+    assert_eq!(note["params"]["result"]["content"][0]["text"], "slept 300 ms", "{note}");
+    assert_eq!(note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "watch");
+    assert!(note["params"].get("ttlMs").is_some());
+
+    // A parked task answered elsewhere: back to working, then completed.
+    let id = task_id(&call(&server, "ask_twice", json!({}), true).await);
+    until(&server, &id, |t| t["status"] == "input_required").await;
+    let (mut c, _) = listen_for(&server, json!([id])).await;
+    let answer = |v: &str| json!({"action": "accept", "content": {"v": v}});
+    let responses = json!({"taskId": id, "inputResponses": {"a": answer("1"), "b": answer("2")}});
+    send(&server, None, "tasks/update", responses, caps(true)).await;
+    let working = task_note(&mut c, &id, "working").await;
+    assert!(working["params"].get("inputRequests").is_none(), "{working}");
+    let done = task_note(&mut c, &id, "completed").await;
+    assert_eq!(done["params"]["result"]["content"][0]["text"], "\"1\" \"2\"", "{done}");
+}
+
+#[tokio::test]
+async fn task_notifications_cross_instances_sharing_a_store() {
+    let store: Arc<dyn StateStore> = MemoryStore::new();
+    let (a, b) = (server_on(Arc::clone(&store)), server_on(store));
+    let id = task_id(&call(&a, "sleepy", json!({"ms": 60_000}), true).await);
+    let (mut on_b, ack) = listen_for(&b, json!([id])).await;
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([id]), "{ack}");
+    // Cancelled through b, stopped on a: a's change reaches b's stream.
+    send(&b, None, "tasks/cancel", json!({"taskId": id}), caps(true)).await;
+    let note = task_note(&mut on_b, &id, "cancelled").await;
+    assert_eq!(note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "watch");
+    // And a change made on a alone (a task finishing) reaches b.
+    let id = task_id(&call(&a, "sleepy", json!({"ms": 200}), true).await);
+    let (mut on_b, _) = listen_for(&b, json!([id])).await;
+    task_note(&mut on_b, &id, "completed").await;
+}
