@@ -20,8 +20,9 @@
 //!    where serde stops at the first (module `shape`);
 //! 3. meaning, for every part whose shape is right: tool names, input
 //!    schemas, `{placeholders}`, URLs, methods, headers, limits, programs
-//!    that must exist, globs, root folders, duplicate tool names (module
-//!    `meaning`, using the checks of the crates that own those values).
+//!    that must exist, globs, root folders, duplicate tool names, upstreams
+//!    and the names they clash on when that can be known from the file
+//!    (module `meaning`, using the checks of the crates that own those values).
 //!
 //! Only a file with no problem is deserialized. Problems found later by
 //! whoever builds the server (a prompt file that does not compile) are
@@ -38,6 +39,7 @@ mod problem;
 mod schema;
 mod sections;
 mod shape;
+mod upstreams;
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -47,6 +49,7 @@ pub use problem::Problem;
 pub use schema::json_schema;
 pub use sections::{PromptsSection, ServerSection, ToolsSection};
 pub use toml::Spanned;
+pub use upstreams::{ItemOverride, UpstreamSpec};
 
 /// The embedded default configuration (the served folder, read-only).
 pub const DEFAULT: &str = include_str!("default.toml");
@@ -82,6 +85,10 @@ pub struct Config {
     /// `[http]`: allowed host names and authorization for `--http`.
     #[serde(default)]
     pub http: HttpSection,
+    /// `[[upstreams]]`: other MCP servers served through this one, each with its place in the file.
+    #[serde(default)]
+    #[schemars(with = "Vec<UpstreamSpec>")]
+    pub upstreams: Vec<toml::Spanned<UpstreamSpec>>,
     #[serde(skip)]
     origin: Origin,
 }

@@ -33,6 +33,98 @@ pub(crate) fn problems(doc: &Document, dir: &Path, bad: &[String]) -> Vec<(Range
     out.extend(tool_problems(doc, dir, bad));
     out.extend(duplicate_names(doc, bad));
     out.extend(skills_problems(doc, dir, bad));
+    out.extend(upstream_problems(doc, dir, bad));
+    out
+}
+
+/// Each `[[upstreams]]` entry's problems on its keys, and the name clashes
+/// the file alone shows: an upstream name or prefix used twice, and a
+/// name an override gives (or a prefixed name of an overridden item) that
+/// a local tool or another upstream's item already has. Clashes only
+/// known once an upstream answers are logged and skipped at run time.
+fn upstream_problems(doc: &Document, dir: &Path, bad: &[String]) -> Vec<(Range<usize>, String)> {
+    use std::collections::HashMap;
+    let mut out = Vec::new();
+    let builtin = typed::<FileToolsOptions>(doc, "/tools/builtin", bad, Lists::DropList).unwrap_or_default();
+    // Front names taken so far, with who took them (tools and prompts apart).
+    let mut tools: HashMap<String, String> =
+        builtin.tool_names().into_iter().map(|n| (n.to_owned(), "a built-in file tool".to_owned())).collect();
+    for kind in ["command", "http"] {
+        for (i, tool) in array(doc, &format!("/tools/{kind}")).iter().enumerate() {
+            if let Some(name) = tool.get("name").and_then(Value::as_str) {
+                let line = line_of(doc, &format!("/tools/{kind}/{i}/name"));
+                tools.entry(name.to_owned()).or_insert(format!("the tool on line {line}"));
+            }
+        }
+    }
+    let mut prompts: HashMap<String, String> = HashMap::new();
+    let mut names: HashMap<String, usize> = HashMap::new();
+    let mut prefixes: HashMap<String, usize> = HashMap::new();
+    for (i, _) in array(doc, "/upstreams").iter().enumerate() {
+        let pointer = format!("/upstreams/{i}");
+        let Some(spec) = typed::<crate::UpstreamSpec>(doc, &pointer, bad, Lists::DropList) else { continue };
+        for (at, in_key, message) in spec.problems(dir) {
+            let at: Vec<Segment> = at
+                .into_iter()
+                .map(|k| match k.parse::<usize>() {
+                    Ok(n) => Segment::Index(n),
+                    Err(_) => Segment::Key(k),
+                })
+                .collect();
+            out.push(place_at(doc, &pointer, &at, in_key, message));
+        }
+        let line = line_of(doc, &format!("{pointer}/name"));
+        if let Some(first) = names.get(&spec.name) {
+            out.push((value_span(doc, &format!("{pointer}/name")), format!(
+                "upstream name {:?} is already used by the upstream on line {first}; give each upstream its own name",
+                spec.name
+            )));
+        } else {
+            names.insert(spec.name.clone(), line);
+        }
+        if let Some(prefix) = spec.effective_prefix() {
+            if let Some(first) = prefixes.get(prefix) {
+                let key = if doc.get(&format!("{pointer}/prefix")).is_some() { "prefix" } else { "name" };
+                out.push((value_span(doc, &format!("{pointer}/{key}")), format!(
+                    "prefix {prefix:?} is already the prefix of the upstream on line {first}: their tool and prompt \
+                     names would clash; give this upstream another `prefix`"
+                )));
+            } else {
+                prefixes.insert(prefix.to_owned(), line);
+            }
+        }
+        for (kind, overrides, taken) in
+            [("tools", &spec.tools, &mut tools), ("prompts", &spec.prompts, &mut prompts)]
+        {
+            for remote in overrides.keys() {
+                let front = spec.front_name(remote, kind == "prompts");
+                let base = format!("{pointer}/{kind}/{}", crate::document::escape(remote));
+                let named = format!("{base}/name");
+                let span = if doc.get(&named).is_some() {
+                    value_span(doc, &named)
+                } else {
+                    doc.place(&base).and_then(|p| p.key.clone()).unwrap_or_else(|| value_span(doc, &base))
+                };
+                let what = if kind == "tools" { "tool" } else { "prompt" };
+                match taken.get(&front) {
+                    Some(first) => out.push((
+                        span,
+                        format!(
+                            "{what} name {front:?} (upstream {:?}'s {remote:?}) is already taken by {first}; \
+                         give it another `name`",
+                            spec.name
+                        ),
+                    )),
+                    None => {
+                        taken.insert(
+                            front,
+                            format!("upstream {:?}'s {what} {remote:?} (line {line})", spec.name),
+                        );
+                    }
+                }
+            }
+        }
+    }
     out
 }
 

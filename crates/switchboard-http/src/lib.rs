@@ -172,6 +172,20 @@ pub struct HttpOptions {
     ///
     /// [`session_idle_timeout`]: HttpOptions::session_idle_timeout
     pub state: Option<Arc<dyn switchboard_server::state::StateStore>>,
+    /// More of `GET /readyz`'s answer: the object it returns is merged into
+    /// the JSON body (e.g. the states of a gateway's upstreams). It does not
+    /// change the status code.
+    pub readiness: Option<Readiness>,
+}
+
+/// Details added to `GET /readyz` (see [`HttpOptions::readiness`]).
+#[derive(Clone)]
+pub struct Readiness(pub Arc<dyn Fn() -> serde_json::Value + Send + Sync>);
+
+impl std::fmt::Debug for Readiness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Readiness")
+    }
 }
 
 /// What `GET /metrics` answers (see [`HttpOptions::metrics`]).
@@ -203,6 +217,7 @@ impl Default for HttpOptions {
             shutdown_timeout: Duration::from_secs(5),
             metrics: None,
             state: None,
+            readiness: None,
         }
     }
 }
@@ -402,6 +417,21 @@ async fn readyz(axum::extract::State(app): axum::extract::State<App>) -> axum::r
         None => true,
         Some(state) => state.get("readyz").await.is_ok(),
     };
+    if let Some(readiness) = &app.options.readiness {
+        let mut body = if reachable {
+            serde_json::json!({"ready": true})
+        } else {
+            serde_json::json!({"ready": false, "reason": "state store unavailable"})
+        };
+        if let (Some(body), serde_json::Value::Object(more)) = (body.as_object_mut(), (readiness.0)()) {
+            body.extend(more);
+        }
+        let status =
+            if reachable { axum::http::StatusCode::OK } else { axum::http::StatusCode::SERVICE_UNAVAILABLE };
+        let response = (status, [(axum::http::header::CONTENT_TYPE, "application/json")], body.to_string())
+            .into_response();
+        return if reachable { response } else { security::with_retry_after(response) };
+    }
     if reachable {
         return json(r#"{"ready":true}"#).into_response();
     }

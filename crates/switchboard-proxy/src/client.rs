@@ -26,7 +26,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use switchboard_types::{ErrorObject, ProtocolVersion};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use crate::Error;
 
@@ -40,8 +40,9 @@ enum Link {
     Stdio {
         outgoing: mpsc::UnboundedSender<Vec<u8>>,
         _child: Arc<Mutex<tokio::process::Child>>,
-        /// Kills the child's process group when the link is dropped.
-        _group: switchboard_process::Group,
+        /// Kills the child's process group when the link is dropped (or
+        /// at [`Upstream::shutdown`]).
+        group: Mutex<switchboard_process::Group>,
     },
     Http {
         client: reqwest::Client,
@@ -58,6 +59,9 @@ pub struct Upstream {
     next_id: Arc<AtomicI64>,
     notifications: broadcast::Sender<Value>,
     timeout: Duration,
+    /// Set (with the reason) once the upstream is gone: its output closed,
+    /// it could not be reached, or it ended our session.
+    closed: Arc<watch::Sender<Option<String>>>,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -70,14 +74,21 @@ impl Upstream {
     /// Starts `program` with `args` and speaks MCP over its stdin/stdout.
     pub fn spawn(program: &str, args: &[String]) -> Result<Self, Error> {
         let mut command = tokio::process::Command::new(program);
+        command.args(args);
+        Self::from_command(command, program)
+    }
+
+    /// Starts `command` (its program, arguments, environment and working
+    /// directory as the caller set them; `label` names it in errors) and
+    /// speaks MCP over its stdin/stdout, in a process group of its own.
+    pub fn from_command(mut command: tokio::process::Command, label: &str) -> Result<Self, Error> {
         command
-            .args(args)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::inherit())
             .kill_on_drop(true);
         let (mut child, group) =
-            switchboard_process::spawn(&mut command).map_err(|e| Error::Spawn(program.to_owned(), e))?;
+            switchboard_process::spawn(&mut command).map_err(|e| Error::Spawn(label.to_owned(), e))?;
         let mut stdin = child.stdin.take().ok_or_else(|| Error::Upstream("no stdin".into()))?;
         let stdout = child.stdout.take().ok_or_else(|| Error::Upstream("no stdout".into()))?;
         let (outgoing, mut queue) = mpsc::unbounded_channel::<Vec<u8>>();
@@ -88,8 +99,11 @@ impl Upstream {
                 }
             }
         });
-        let upstream =
-            Self::with_link(Link::Stdio { outgoing, _child: Arc::new(Mutex::new(child)), _group: group });
+        let upstream = Self::with_link(Link::Stdio {
+            outgoing,
+            _child: Arc::new(Mutex::new(child)),
+            group: Mutex::new(group),
+        });
         let reader = upstream.clone();
         tokio::spawn(async move {
             let mut lines = BufReader::new(stdout).lines();
@@ -100,14 +114,32 @@ impl Upstream {
                 }
             }
             reader.fail_all("the upstream server closed its output");
+            reader.mark_closed("the upstream server exited (its output closed)");
         });
         Ok(upstream)
     }
 
     /// Speaks MCP to the Streamable HTTP endpoint at `url`.
     pub fn http(url: &str) -> Result<Self, Error> {
+        Self::http_with_headers(url, &[])
+    }
+
+    /// [`Upstream::http`], sending `headers` with every request (values
+    /// are marked sensitive: they never appear in debug output).
+    pub fn http_with_headers(url: &str, headers: &[(String, String)]) -> Result<Self, Error> {
+        let mut map = reqwest::header::HeaderMap::new();
+        for (name, value) in headers {
+            let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+                .map_err(|e| Error::Upstream(format!("header name {name:?}: {e}")))?;
+            let mut value = reqwest::header::HeaderValue::from_str(value).map_err(|_| {
+                Error::Upstream(format!("the value of header {name} is not a valid header value"))
+            })?;
+            value.set_sensitive(true);
+            map.insert(name, value);
+        }
         let client = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
+            .default_headers(map)
             .build()
             .map_err(|e| Error::Upstream(e.to_string()))?;
         Ok(Self::with_link(Link::Http { client, url: url.to_owned(), session: Arc::default() }))
@@ -120,7 +152,47 @@ impl Upstream {
             next_id: Arc::new(AtomicI64::new(1)),
             notifications: broadcast::channel(1024).0,
             timeout: Duration::from_secs(600),
+            closed: Arc::new(watch::channel(None).0),
         }
+    }
+
+    /// Waits until the upstream is gone; returns why.
+    pub async fn closed(&self) -> String {
+        let mut rx = self.closed.subscribe();
+        loop {
+            if let Some(reason) = rx.borrow_and_update().clone() {
+                return reason;
+            }
+            if rx.changed().await.is_err() {
+                return "the upstream connection was dropped".to_owned();
+            }
+        }
+    }
+
+    /// Why the upstream is gone, if it is.
+    pub fn closed_reason(&self) -> Option<String> {
+        self.closed.borrow().clone()
+    }
+
+    /// Ends the connection now: a stdio upstream's process group (the
+    /// child and whatever it started) is killed; an HTTP upstream is
+    /// marked closed. Pending requests fail.
+    pub fn shutdown(&self) {
+        if let Link::Stdio { group, .. } = &*self.link {
+            group.lock().expect("group lock").kill();
+        }
+        self.fail_all("the upstream connection was shut down");
+        self.mark_closed("shut down");
+    }
+
+    fn mark_closed(&self, reason: &str) {
+        self.closed.send_if_modified(|current| {
+            if current.is_some() {
+                return false;
+            }
+            *current = Some(reason.to_owned());
+            true
+        });
     }
 
     /// How long a request may wait for its answer (default 10 min).
@@ -163,6 +235,7 @@ impl Upstream {
         let pending = Arc::clone(&self.pending);
         let notifications = self.notifications.clone();
         let (next_id, timeout) = (Arc::clone(&self.next_id), self.timeout);
+        let closed = Arc::clone(&self.closed);
         tokio::spawn(async move {
             let mut last_event: Option<String> = None;
             let mut backoff = Duration::from_millis(100);
@@ -201,6 +274,7 @@ impl Upstream {
                                     next_id: Arc::clone(&next_id),
                                     notifications: notifications.clone(),
                                     timeout,
+                                    closed: Arc::clone(&closed),
                                 };
                                 for data in sse_data(&event) {
                                     if let Ok(message) = serde_json::from_str::<Value>(&data) {
@@ -210,8 +284,29 @@ impl Upstream {
                             }
                         }
                     }
-                    // The session is gone (404) or streams are not offered (405): stop.
-                    Ok(response) if matches!(response.status().as_u16(), 404 | 405) => return,
+                    // The session is gone (404): the upstream restarted or ended it.
+                    Ok(response) if response.status().as_u16() == 404 => {
+                        closed.send_if_modified(|c| {
+                            let fresh = c.is_none();
+                            if fresh {
+                                *c = Some("the upstream server ended the session".to_owned());
+                            }
+                            fresh
+                        });
+                        return;
+                    }
+                    // Streams are not offered (405): stop.
+                    Ok(response) if response.status().as_u16() == 405 => return,
+                    Err(e) if e.is_connect() => {
+                        closed.send_if_modified(|c| {
+                            let fresh = c.is_none();
+                            if fresh {
+                                *c = Some(format!("the upstream server at {url} cannot be reached"));
+                            }
+                            fresh
+                        });
+                        return;
+                    }
                     Ok(_) | Err(_) => {}
                 }
                 tokio::time::sleep(backoff).await;
@@ -291,8 +386,17 @@ impl Upstream {
                     request = request.header("mcp-session-id", id);
                 }
                 let response = request.send().await.map_err(|e| {
+                    if e.is_connect() {
+                        self.mark_closed(&format!("the upstream server at {url} cannot be reached"));
+                    }
                     ErrorObject::internal(format!("the upstream server at {url} could not be reached: {e}"))
                 })?;
+                if response.status().as_u16() == 404
+                    && !initialize
+                    && session.lock().expect("session lock").is_some()
+                {
+                    self.mark_closed("the upstream server no longer knows our session (it restarted)");
+                }
                 if let Some(id) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
                     *session.lock().expect("session lock") = Some(id.to_owned());
                 }

@@ -30,6 +30,8 @@
 //! ```
 
 mod client;
+mod gateway;
+mod mount;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -46,6 +48,8 @@ use switchboard_server::{
 };
 
 pub use client::Upstream;
+pub use gateway::{Gateway, Owned, Transport, UpstreamConfig, UpstreamState, UpstreamStatus};
+pub use mount::{Mount, NameFilter, Override, glob_match};
 
 /// Errors from connecting to or listing an upstream server.
 #[derive(Debug, thiserror::Error)]
@@ -72,8 +76,8 @@ const MAX_PAGES: usize = 10_000;
 #[derive(Clone)]
 pub struct Proxy {
     upstream: Upstream,
-    /// Prepended (with `_`) to the names of tools and prompts.
-    prefix: Option<String>,
+    /// The prefix, filters and overrides applied to what the upstream offers.
+    mount: Arc<Mount>,
     info: Implementation,
     capabilities: Value,
     instructions: Option<String>,
@@ -93,13 +97,19 @@ impl Proxy {
     /// Runs the `initialize` handshake with `upstream`. With a `prefix`,
     /// tools and prompts are re-exported as `{prefix}_{name}`.
     pub async fn connect(upstream: Upstream, prefix: Option<String>) -> Result<Self, Error> {
+        Self::connect_mounted(upstream, Mount { prefix, ..Mount::default() }).await
+    }
+
+    /// Runs the `initialize` handshake with `upstream`; its tools and
+    /// prompts are re-exported through `mount` (prefix, filters, overrides).
+    pub async fn connect_mounted(upstream: Upstream, mount: Mount) -> Result<Self, Error> {
         let result =
             upstream.initialize("switchboard-proxy").await.map_err(|e| Error::Rpc("initialize", e))?;
         let info = serde_json::from_value(result["serverInfo"].clone())
             .map_err(|e| Error::Upstream(format!("unreadable serverInfo: {e}")))?;
         let proxy = Self {
             upstream,
-            prefix,
+            mount: Arc::new(mount),
             info,
             capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
             instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
@@ -120,15 +130,13 @@ impl Proxy {
         self.instructions.as_deref()
     }
 
-    fn offers(&self, capability: &str) -> bool {
-        self.capabilities.get(capability).is_some_and(|c| !c.is_null())
+    /// The upstream connection.
+    pub fn upstream(&self) -> &Upstream {
+        &self.upstream
     }
 
-    fn local_name(&self, name: &str) -> String {
-        match &self.prefix {
-            Some(prefix) => format!("{prefix}_{name}"),
-            None => name.to_owned(),
-        }
+    fn offers(&self, capability: &str) -> bool {
+        self.capabilities.get(capability).is_some_and(|c| !c.is_null())
     }
 
     /// Registers everything the upstream offers in `builder`.
@@ -189,13 +197,22 @@ impl Proxy {
         if !self.offers("tools") {
             return Ok(Vec::new());
         }
-        let defs: Vec<switchboard_server::types::tools::Tool> = self.list_all("tools/list", "tools").await?;
-        Ok(defs.into_iter().map(|def| self.tool(def)).collect())
+        Ok(self.tool_definitions().await?.into_iter().map(|(remote, def)| self.tool(remote, def)).collect())
     }
 
-    fn tool(&self, mut def: switchboard_server::types::tools::Tool) -> Tool {
-        let remote = std::mem::take(&mut def.name);
-        def.name = self.local_name(&remote);
+    /// The upstream's tools as this server shows them (filtered, renamed,
+    /// overridden), each with its name upstream.
+    pub(crate) async fn tool_definitions(
+        &self,
+    ) -> Result<Vec<(String, switchboard_server::types::tools::Tool)>, Error> {
+        if !self.offers("tools") {
+            return Ok(Vec::new());
+        }
+        let defs: Vec<switchboard_server::types::tools::Tool> = self.list_all("tools/list", "tools").await?;
+        Ok(defs.into_iter().filter_map(|def| self.mount.tool(def)).collect())
+    }
+
+    pub(crate) fn tool(&self, remote: String, def: switchboard_server::types::tools::Tool) -> Tool {
         let proxy = self.clone();
         Tool::from_definition(def).raw_handler(move |arguments: Value, ctx: RequestContext| {
             let (proxy, remote) = (proxy.clone(), remote.clone());
@@ -214,14 +231,28 @@ impl Proxy {
         if !self.offers("prompts") {
             return Ok(Vec::new());
         }
-        let defs: Vec<switchboard_server::types::prompts::Prompt> =
-            self.list_all("prompts/list", "prompts").await?;
-        Ok(defs.into_iter().map(|def| self.prompt(def)).collect())
+        Ok(self
+            .prompt_definitions()
+            .await?
+            .into_iter()
+            .map(|(remote, def)| self.prompt(remote, def))
+            .collect())
     }
 
-    fn prompt(&self, mut def: switchboard_server::types::prompts::Prompt) -> Prompt {
-        let remote = std::mem::take(&mut def.name);
-        def.name = self.local_name(&remote);
+    /// The upstream's prompts as this server shows them, each with its
+    /// name upstream.
+    pub(crate) async fn prompt_definitions(
+        &self,
+    ) -> Result<Vec<(String, switchboard_server::types::prompts::Prompt)>, Error> {
+        if !self.offers("prompts") {
+            return Ok(Vec::new());
+        }
+        let defs: Vec<switchboard_server::types::prompts::Prompt> =
+            self.list_all("prompts/list", "prompts").await?;
+        Ok(defs.into_iter().filter_map(|def| self.mount.prompt(def)).collect())
+    }
+
+    pub(crate) fn prompt(&self, remote: String, def: switchboard_server::types::prompts::Prompt) -> Prompt {
         let arguments: Vec<String> = def.arguments.iter().flatten().map(|a| a.name.clone()).collect();
         let proxy = self.clone();
         let forward_name = remote.clone();
@@ -248,43 +279,62 @@ impl Proxy {
 
     /// The upstream's resources, each forwarding its reads.
     pub async fn resources(&self) -> Result<Vec<Resource>, Error> {
-        if !self.offers("resources") {
+        let defs = self.resource_definitions().await?;
+        *self.resources.lock().expect("resources lock") = defs.iter().map(|d| d.uri.clone()).collect();
+        Ok(defs.into_iter().map(|def| self.resource(def)).collect())
+    }
+
+    /// The upstream's resources (none when the mount hides them).
+    pub(crate) async fn resource_definitions(
+        &self,
+    ) -> Result<Vec<switchboard_server::types::resources::Resource>, Error> {
+        if !self.offers("resources") || !self.mount.resources {
             return Ok(Vec::new());
         }
-        let defs: Vec<switchboard_server::types::resources::Resource> =
-            self.list_all("resources/list", "resources").await?;
-        *self.resources.lock().expect("resources lock") = defs.iter().map(|d| d.uri.clone()).collect();
-        Ok(defs
-            .into_iter()
-            .map(|def| {
-                let proxy = self.clone();
-                Resource::from_definition(def).handler(
-                    move |read: switchboard_server::ReadRequest, ctx: RequestContext| {
-                        let proxy = proxy.clone();
-                        async move { proxy.read(&ctx, &read.uri).await }
-                    },
-                )
-            })
-            .collect())
+        self.list_all("resources/list", "resources").await
+    }
+
+    pub(crate) fn resource(&self, def: switchboard_server::types::resources::Resource) -> Resource {
+        let proxy = self.clone();
+        Resource::from_definition(def).handler(
+            move |read: switchboard_server::ReadRequest, ctx: RequestContext| {
+                let proxy = proxy.clone();
+                async move { proxy.read(&ctx, &read.uri).await }
+            },
+        )
     }
 
     /// The upstream's resource templates, each forwarding reads of the URIs
     /// they match (and completion of their variables).
     pub async fn resource_templates(&self) -> Result<Vec<ResourceTemplate>, Error> {
-        if !self.offers("resources") {
+        let defs = self.template_definitions().await?;
+        Ok(defs.into_iter().filter_map(|def| self.template(def)).collect())
+    }
+
+    /// The upstream's resource templates (none when the mount hides them).
+    pub(crate) async fn template_definitions(
+        &self,
+    ) -> Result<Vec<switchboard_server::types::resources::ResourceTemplate>, Error> {
+        if !self.offers("resources") || !self.mount.resources {
             return Ok(Vec::new());
         }
-        let defs: Vec<switchboard_server::types::resources::ResourceTemplate> =
-            self.list_all("resources/templates/list", "resourceTemplates").await?;
-        let mut templates = Vec::with_capacity(defs.len());
-        for def in defs {
+        self.list_all("resources/templates/list", "resourceTemplates").await
+    }
+
+    /// One upstream template, forwarding reads and completion (`None`, with
+    /// a warning, when it is not a valid RFC 6570 template).
+    pub(crate) fn template(
+        &self,
+        def: switchboard_server::types::resources::ResourceTemplate,
+    ) -> Option<ResourceTemplate> {
+        {
             let text = def.uri_template.clone();
             let variables = template_variables(&text);
             let mut template = match ResourceTemplate::from_definition(def) {
                 Ok(t) => t,
                 Err(e) => {
                     tracing::warn!(template = %text, error = %e, "skipping an invalid upstream template");
-                    continue;
+                    return None;
                 }
             };
             let proxy = self.clone();
@@ -299,9 +349,8 @@ impl Proxy {
                         template.complete(variable, Arc::new(Forwarded { proxy: self.clone(), reference }));
                 }
             }
-            templates.push(template);
+            Some(template)
         }
-        Ok(templates)
     }
 
     async fn read(&self, ctx: &RequestContext, uri: &str) -> Result<Vec<ResourceContents>, HandlerError> {

@@ -95,6 +95,86 @@ impl Server {
         Ok(self.inner.templates.replace_all(entries, |old, new| old.def != new.def))
     }
 
+    /// Adds or replaces (in place) every tool of `upserts` and removes the
+    /// names in `removals`, leaving every other tool as it is, in one step
+    /// (a gateway that owns part of the list). Announces
+    /// `tools/list_changed` once if a tool came, went or changed its
+    /// definition; returns whether it announced. Nothing changes if a tool
+    /// is invalid.
+    pub fn update_tools(&self, upserts: Vec<Tool>, removals: &[String]) -> Result<bool> {
+        let mut entries = Vec::with_capacity(upserts.len());
+        for tool in upserts {
+            let entry = ToolEntry::prepare(tool)?;
+            entries.push((entry.def.name.clone(), entry));
+        }
+        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateTool)?;
+        let changed = {
+            let current = self.inner.tools.load();
+            entries.iter().any(|(k, e)| current.get(k).is_some_and(|old| old.value.def != e.def))
+        };
+        let mut announced = false;
+        self.inner.tools.apply(entries, removals, |added, removed| {
+            announced = added || removed || changed;
+            announced
+        });
+        Ok(announced)
+    }
+
+    /// [`Server::update_tools`] for prompts.
+    pub fn update_prompts(&self, upserts: Vec<Prompt>, removals: &[String]) -> Result<bool> {
+        let mut entries = Vec::with_capacity(upserts.len());
+        let mut completers = false;
+        for prompt in upserts {
+            let entry = PromptEntry::prepare(prompt)?;
+            completers |= !entry.completers.is_empty();
+            entries.push((entry.def.name.clone(), entry));
+        }
+        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicatePrompt)?;
+        if completers {
+            self.inner.has_completers.store(true, Ordering::Release);
+        }
+        let changed = {
+            let current = self.inner.prompts.load();
+            entries.iter().any(|(k, e)| current.get(k).is_some_and(|old| old.value.def != e.def))
+        };
+        let mut announced = false;
+        self.inner.prompts.apply(entries, removals, |added, removed| {
+            announced = added || removed || changed;
+            announced
+        });
+        Ok(announced)
+    }
+
+    /// [`Server::update_tools`] for resource templates (keyed by their
+    /// template text).
+    pub fn update_resource_templates(
+        &self,
+        upserts: Vec<ResourceTemplate>,
+        removals: &[String],
+    ) -> Result<bool> {
+        let mut entries = Vec::with_capacity(upserts.len());
+        let mut completers = false;
+        for template in upserts {
+            let entry = TemplateEntry::prepare(template)?;
+            completers |= !entry.completers.is_empty();
+            entries.push((entry.def.uri_template.clone(), entry));
+        }
+        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateResource)?;
+        if completers {
+            self.inner.has_completers.store(true, Ordering::Release);
+        }
+        let changed = {
+            let current = self.inner.templates.load();
+            entries.iter().any(|(k, e)| current.get(k).is_some_and(|old| old.value.def != e.def))
+        };
+        let mut announced = false;
+        self.inner.templates.apply(entries, removals, |added, removed| {
+            announced = added || removed || changed;
+            announced
+        });
+        Ok(announced)
+    }
+
     /// The registered prompts' definitions, in listing order.
     pub fn prompts(&self) -> Vec<switchboard_types::Prompt> {
         self.inner.prompts.load().iter().map(|e| e.value.def.clone()).collect()

@@ -42,22 +42,53 @@ pub(crate) fn load(source: &Source) -> anyhow::Result<Project> {
 pub(crate) fn list(source: &Source, as_json: bool) -> anyhow::Result<()> {
     let mut project = load(source)?;
     let server = project.serve(ServerOptions::default(), |b| b)?;
-    print_listing(&server, as_json)
+    if project.upstreams.is_empty() {
+        return print_listing(&server, as_json, None);
+    }
+    // Each upstream is tried once (bounded by its connect timeout), then listed with its state.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let limit = project.upstreams.iter().map(|u| u.connect_timeout).max().unwrap_or_default();
+    let statuses = runtime.block_on(async {
+        project.start_upstreams();
+        let gateway = project.gateway.clone().expect("serve made the gateway");
+        gateway.wait_attempted(limit + Duration::from_secs(1)).await;
+        gateway.statuses()
+    });
+    let result = print_listing(&server, as_json, Some(&statuses));
+    drop(project);
+    runtime.shutdown_background();
+    result
 }
 
 /// Prints a server's registrations.
-pub(crate) fn print_listing(server: &Server, as_json: bool) -> anyhow::Result<()> {
+pub(crate) fn print_listing(
+    server: &Server,
+    as_json: bool,
+    upstreams: Option<&[switchboard_proxy::UpstreamStatus]>,
+) -> anyhow::Result<()> {
     use std::fmt::Write as _;
     let mut out = String::new();
     if as_json {
-        let listing = json!({
+        let mut listing = json!({
             "tools": server.tools(),
             "prompts": server.prompts(),
             "resources": server.resources(),
             "resourceTemplates": server.resource_templates(),
         });
+        if let Some(upstreams) = upstreams {
+            listing["upstreams"] = json!(upstreams);
+        }
         writeln!(out, "{}", serde_json::to_string_pretty(&listing)?)?;
         return print(&out);
+    }
+    if let Some(upstreams) = upstreams {
+        writeln!(out, "Upstreams ({}):", upstreams.len())?;
+        for status in upstreams {
+            writeln!(out, "{}", crate::upstreams::describe(status))?;
+        }
     }
     let tools = server.tools();
     writeln!(out, "Tools ({}):", tools.len())?;

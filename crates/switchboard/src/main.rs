@@ -28,6 +28,7 @@ mod serve;
 mod shutdown;
 mod skills;
 mod telemetry;
+mod upstreams;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -368,6 +369,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             .build()
             .context("building the server")?,
             json,
+            None,
         ),
         Command::List { json, fixtures: None, project } => commands::list(&project.source("list")?, json),
         Command::Call { tool, args, json, fixtures: Some(fixtures), .. } => {

@@ -20,6 +20,7 @@ use switchboard_config::{Config, Problem};
 use switchboard_files::{FileResources, ServedTree};
 use switchboard_git::GitResources;
 use switchboard_prompts::{LoadedDir, PromptError, PromptFile, SkipReason};
+use switchboard_proxy::Owned;
 use switchboard_server::{Prompt, Resource, ResourceTemplate, Server, ServerBuilder, ServerOptions, Tool};
 
 /// Everything a configuration serves.
@@ -45,6 +46,11 @@ pub(crate) struct Project {
     pub notes: Vec<Problem>,
     /// The skills folder, when one is in use (see `crate::skills`).
     pub skills: Option<crate::skills::ProjectSkills>,
+    /// `[[upstreams]]`, resolved (environment read, folders checked).
+    pub upstreams: Vec<switchboard_proxy::UpstreamConfig>,
+    /// The upstreams' supervisor once [`Project::serve`] built the server
+    /// (started by [`Project::start_upstreams`]; a reload hands it on).
+    pub gateway: Option<switchboard_proxy::Gateway>,
 }
 
 /// What a reload carries over from the project in force.
@@ -145,6 +151,7 @@ impl Project {
             .as_ref()
             .and_then(|tree| crate::skills::ProjectSkills::load(&config, tree, &mut problems, &mut notes));
         let prompts = served_prompts(&config, &loaded.files);
+        let upstreams = crate::upstreams::configs(&config, &mut problems);
         if !problems.is_empty() {
             return Err(problems);
         }
@@ -161,7 +168,17 @@ impl Project {
             prompt_files: loaded.files,
             notes,
             skills,
+            upstreams,
+            gateway: None,
         })
+    }
+
+    /// Starts (or, after a reload, brings in line) the upstreams of this
+    /// project on the server [`Project::serve`] built. Needs a Tokio runtime.
+    pub fn start_upstreams(&self) {
+        if let Some(gateway) = &self.gateway {
+            gateway.set_upstreams(self.upstreams.clone());
+        }
     }
 
     /// A server builder with this project's identity and `options`.
@@ -219,7 +236,9 @@ impl Project {
         if let Some(skills) = &mut self.skills {
             builder = skills.register(builder);
         }
-        Ok(builder.build()?)
+        let server = builder.build()?;
+        self.gateway = Some(switchboard_proxy::Gateway::new(server.clone()));
+        Ok(server)
     }
 
     /// Moves a running `server` (serving `old`) over to this project: tools,
@@ -227,29 +246,20 @@ impl Project {
     /// once if it visibly changed. Returns what the server identity section
     /// changed that needs a restart, if anything.
     pub fn apply(mut self, old: &Project, server: &Server) -> anyhow::Result<(Project, Option<String>)> {
-        server.replace_tools(std::mem::take(&mut self.tools))?;
-        server.replace_prompts(std::mem::take(&mut self.prompts))?;
-        // Files: keep the running index when the [files] section is the same
-        // (the watcher keeps it current); otherwise swap to the new scan.
-        let mut upserts = std::mem::take(&mut self.resources);
-        let mut keep: std::collections::HashSet<String> =
-            upserts.iter().map(|r| r.uri().to_owned()).collect();
-        if old.config.files == self.config.files {
-            self.files = old.files.clone();
-        } else if let Some(files) = &self.files {
-            let resources = files.resources();
-            keep.extend(resources.iter().map(|r| r.uri().to_owned()));
-            upserts.extend(resources);
+        // The upstreams' items stay (the gateway owns them); a local item
+        // that takes an upstream's name wins, and freed names go back to
+        // the upstreams.
+        self.gateway = old.gateway.clone();
+        match self.gateway.clone() {
+            Some(gateway) => gateway.with_local(|owned| match self.apply_local(old, server, owned) {
+                Ok(local) => (local, Ok(())),
+                Err(e) => (Owned::default(), Err(e)),
+            })?,
+            None => {
+                self.apply_local(old, server, &Owned::default())?;
+            }
         }
-        let mut templates: Vec<ResourceTemplate> = self.files.iter().map(FileResources::template).collect();
-        templates.append(&mut self.templates);
-        server.replace_resource_templates(templates)?;
-        if let Some(files) = &self.files {
-            keep.extend(files.resources().iter().map(|r| r.uri().to_owned()));
-        }
-        let removals: Vec<String> =
-            server.resources().into_iter().map(|r| r.uri).filter(|uri| !keep.contains(uri)).collect();
-        server.update_resources(upserts, &removals)?;
+        self.start_upstreams();
         let changed: Vec<&str> = [
             ("[server]", old.config.server != self.config.server),
             ("[limits]", old.config.limits != self.config.limits),
@@ -266,6 +276,60 @@ impl Project {
             (changed, skills) => changed.or(skills),
         };
         Ok((self, restart))
+    }
+
+    /// Moves the server's own items (not the upstreams', in `owned`) over
+    /// to this project's; returns the keys it put on the server.
+    fn apply_local(&mut self, old: &Project, server: &Server, owned: &Owned) -> anyhow::Result<Owned> {
+        let mut local = Owned::default();
+        let tools = std::mem::take(&mut self.tools);
+        local.tools = tools.iter().map(|t| t.name().to_owned()).collect();
+        let gone = |present: Vec<String>,
+                    keep: &std::collections::BTreeSet<String>,
+                    theirs: &std::collections::BTreeSet<String>|
+         -> Vec<String> {
+            present.into_iter().filter(|k| !keep.contains(k) && !theirs.contains(k)).collect()
+        };
+        let removals = gone(server.tools().into_iter().map(|t| t.name).collect(), &local.tools, &owned.tools);
+        server.update_tools(tools, &removals)?;
+        let prompts = std::mem::take(&mut self.prompts);
+        local.prompts = prompts.iter().map(|p| p.name().to_owned()).collect();
+        let removals =
+            gone(server.prompts().into_iter().map(|p| p.name).collect(), &local.prompts, &owned.prompts);
+        server.update_prompts(prompts, &removals)?;
+        // Files: keep the running index when the [files] section is the same
+        // (the watcher keeps it current); otherwise swap to the new scan.
+        let mut upserts = std::mem::take(&mut self.resources);
+        let mut keep: std::collections::HashSet<String> =
+            upserts.iter().map(|r| r.uri().to_owned()).collect();
+        if old.config.files == self.config.files {
+            self.files = old.files.clone();
+        } else if let Some(files) = &self.files {
+            let resources = files.resources();
+            keep.extend(resources.iter().map(|r| r.uri().to_owned()));
+            upserts.extend(resources);
+        }
+        let mut templates: Vec<ResourceTemplate> = self.files.iter().map(FileResources::template).collect();
+        templates.append(&mut self.templates);
+        local.templates = templates.iter().map(|t| t.uri_template().to_owned()).collect();
+        let removals = gone(
+            server.resource_templates().into_iter().map(|t| t.uri_template).collect(),
+            &local.templates,
+            &owned.templates,
+        );
+        server.update_resource_templates(templates, &removals)?;
+        if let Some(files) = &self.files {
+            keep.extend(files.resources().iter().map(|r| r.uri().to_owned()));
+        }
+        let removals: Vec<String> = server
+            .resources()
+            .into_iter()
+            .map(|r| r.uri)
+            .filter(|uri| !keep.contains(uri) && !owned.resources.contains(uri))
+            .collect();
+        local.resources = upserts.iter().map(|r| r.uri().to_owned()).collect();
+        server.update_resources(upserts, &removals)?;
+        Ok(local)
     }
 }
 

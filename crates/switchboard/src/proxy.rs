@@ -8,7 +8,7 @@
 //! whatever it started) on SIGTERM, SIGINT or SIGHUP and when switchboard ends.
 
 use anyhow::Context as _;
-use switchboard_proxy::{Proxy, Upstream};
+use switchboard_proxy::{Gateway, Mount, Proxy, Transport, Upstream, UpstreamConfig};
 use switchboard_server::{Server, ServerOptions};
 
 use crate::listen::ListenAddr;
@@ -44,7 +44,8 @@ pub(crate) fn run(args: ProxyArgs) -> anyhow::Result<()> {
 async fn serve(args: ProxyArgs, stop: Stop) -> anyhow::Result<()> {
     // Until it serves, a signal simply ends the proxy (the upstream may
     // never answer the handshake); then each transport stops in its way.
-    let (server, metrics) = stop.clone().run(connect(&args)).await?;
+    // The gateway supervises the upstream for as long as this serves.
+    let (server, metrics, _gateway) = stop.clone().run(connect(&args)).await?;
     let served = Served::new(format!("the upstream {}", server.info().name), &server);
     match args.http {
         None => {
@@ -65,13 +66,22 @@ async fn serve(args: ProxyArgs, stop: Stop) -> anyhow::Result<()> {
     }
 }
 
-/// Starts or reaches the upstream and builds the server that fronts it.
+/// Starts or reaches the upstream and builds the server that fronts it:
+/// one upstream of the same gateway `serve` runs for `[[upstreams]]`
+/// (reconnected with backoff when it goes away), connected once first so
+/// the server can take its name, version and instructions.
 async fn connect(
     args: &ProxyArgs,
-) -> anyhow::Result<(Server, Option<std::sync::Arc<switchboard_metrics::Metrics>>)> {
-    let upstream = match (&args.url, args.command.split_first()) {
-        (Some(url), None) => Upstream::http(url)?,
-        (None, Some((program, rest))) => Upstream::spawn(program, rest)?,
+) -> anyhow::Result<(Server, Option<std::sync::Arc<switchboard_metrics::Metrics>>, Gateway)> {
+    let transport = match (&args.url, args.command.split_first()) {
+        (Some(url), None) => Transport::Http { url: url.clone(), headers: Vec::new() },
+        (None, Some((program, rest))) => Transport::Command {
+            program: program.clone(),
+            args: rest.to_vec(),
+            // The command line's upstream gets switchboard's environment, as before.
+            env: std::env::vars().collect(),
+            cwd: None,
+        },
         (Some(_), Some(_)) => {
             return Err(crate::exit::usage(anyhow::anyhow!(
                 "give the upstream either as --url or as a command after --, not both"
@@ -84,12 +94,23 @@ async fn connect(
             )));
         }
     };
-    let proxy =
-        Proxy::connect(upstream, args.prefix.clone()).await.context("connecting to the upstream server")?;
+    let mut config = UpstreamConfig::new("upstream", transport);
+    config.mount = Mount { prefix: args.prefix.clone(), ..Mount::default() };
+    let upstream = match &config.transport {
+        Transport::Http { url, .. } => Upstream::http(url)?,
+        Transport::Command { program, args, .. } => Upstream::spawn(program, args)?,
+    };
+    let proxy = Proxy::connect_mounted(upstream, config.mount.clone())
+        .await
+        .context("connecting to the upstream server")?;
     let info = proxy.upstream_info().clone();
     tracing::info!(upstream = %info.name, version = %info.version, "proxying");
-    let mut builder =
-        Server::builder(info.name.clone(), info.version.clone()).options(ServerOptions::default());
+    config.name.clone_from(&info.name);
+    let mut builder = Server::builder(info.name.clone(), info.version.clone())
+        .options(ServerOptions::default())
+        .enable_tools()
+        .enable_prompts()
+        .enable_resources();
     if let Some(title) = &info.title {
         builder = builder.title(title.clone());
     }
@@ -98,7 +119,10 @@ async fn connect(
     }
     let metrics = args.metrics.then(switchboard_metrics::Metrics::new);
     builder = crate::serve::with_metrics(builder, metrics.as_ref());
-    let server = proxy.register(builder).await.context("listing what the upstream server offers")?.build()?;
-    proxy.follow(server.clone());
-    Ok((server, metrics))
+    let server = builder.build()?;
+    let gateway = Gateway::new(server.clone());
+    gateway.adopt(config, proxy);
+    // The first lists are complete before the first client asks.
+    gateway.wait_attempted(std::time::Duration::from_secs(30)).await;
+    Ok((server, metrics, gateway))
 }

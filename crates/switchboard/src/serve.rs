@@ -23,6 +23,9 @@ use crate::project::Project;
 use crate::shutdown::{Stop, Terminated};
 use crate::{Fixtures, ProjectArgs, SseMode, default_resources, default_tools, exit, fixtures, live, report};
 
+/// How long serving waits for the upstreams' first connection attempts.
+const UPSTREAM_GRACE: Duration = Duration::from_secs(5);
+
 /// How long serving waits for the first scan of the served files.
 const FIRST_SCAN_GRACE: Duration = Duration::from_millis(500);
 
@@ -157,6 +160,14 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
                 metrics = Some(switchboard_metrics::Metrics::new());
             }
             let server = loaded.serve(options, |b| decorate(b, metrics.as_ref()))?;
+            // Upstreams connect in the background; the first lists wait a
+            // little for them (one that is down or slow joins later, with
+            // list_changed).
+            loaded.start_upstreams();
+            if let Some(gateway) = loaded.gateway.clone().filter(|_| !loaded.upstreams.is_empty()) {
+                http_options.readiness = Some(crate::upstreams::readiness(gateway.clone()));
+                runtime.block_on(gateway.wait_attempted(UPSTREAM_GRACE));
+            }
             (server, Some((loaded, source)), what)
         }
     };

@@ -1,0 +1,125 @@
+//! `[[upstreams]]` as the gateway runs them: the environment a stdio
+//! upstream gets (`PATH` and the names in `env`, then `set_env`: nothing
+//! else of switchboard's), the headers an HTTP upstream gets (credentials
+//! read from the environment now, never logged), and how their states
+//! are shown by `list` and `/readyz`.
+
+use switchboard_config::{Config, Problem, UpstreamSpec};
+use switchboard_proxy::{
+    Mount, NameFilter, Override, Transport, UpstreamConfig, UpstreamState, UpstreamStatus,
+};
+
+/// The upstreams of `config`; a variable a credential is read from that is
+/// not set is a problem placed on its entry.
+pub(crate) fn configs(config: &Config, problems: &mut Vec<Problem>) -> Vec<UpstreamConfig> {
+    let mut out = Vec::new();
+    for spanned in &config.upstreams {
+        let spec = spanned.get_ref();
+        match resolve(config, spec) {
+            Ok(upstream) => out.push(upstream),
+            Err(message) => problems.push(config.problem_at(spanned.span(), message)),
+        }
+    }
+    out
+}
+
+fn resolve(config: &Config, spec: &UpstreamSpec) -> Result<UpstreamConfig, String> {
+    let transport = match (&spec.url, spec.command.split_first()) {
+        (Some(url), _) => {
+            let mut headers: Vec<(String, String)> =
+                spec.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+            let secret = |variable: &str, what: &str| match std::env::var(variable) {
+                Ok(value) if !value.trim().is_empty() => Ok(value.trim().to_owned()),
+                _ => Err(format!(
+                    "upstream {:?}: {what} is read from ${variable}, which is not set",
+                    spec.name
+                )),
+            };
+            for (header, variable) in &spec.headers_env {
+                headers.push((header.clone(), secret(variable, &format!("header {header}"))?));
+            }
+            if let Some(variable) = &spec.bearer_token_env {
+                let token = secret(variable, "the bearer token")?;
+                headers.push(("authorization".to_owned(), format!("Bearer {token}")));
+            }
+            Transport::Http { url: url.clone(), headers }
+        }
+        (None, Some((program, args))) => {
+            let mut env: Vec<(String, String)> = std::iter::once("PATH")
+                .chain(spec.env.iter().map(String::as_str))
+                .filter_map(|name| std::env::var(name).ok().map(|value| (name.to_owned(), value)))
+                .collect();
+            env.retain(|(k, _)| !spec.set_env.contains_key(k));
+            env.extend(spec.set_env.iter().map(|(k, v)| (k.clone(), v.clone())));
+            let cwd =
+                spec.resolved_cwd(config.dir()).map_err(|e| format!("upstream {:?}: {e}", spec.name))?;
+            Transport::Command { program: program.clone(), args: args.to_vec(), env, cwd: Some(cwd) }
+        }
+        (None, None) => return Err(format!("upstream {:?} needs `command` or `url`", spec.name)),
+    };
+    let overrides = |items: &std::collections::BTreeMap<String, switchboard_config::ItemOverride>| {
+        items
+            .iter()
+            .map(|(k, o)| {
+                let o = Override {
+                    name: o.name.clone(),
+                    title: o.title.clone(),
+                    description: o.description.clone(),
+                    annotations: o.annotations.clone(),
+                };
+                (k.clone(), o)
+            })
+            .collect()
+    };
+    let mount = Mount {
+        prefix: spec.effective_prefix().map(str::to_owned),
+        tools: NameFilter { include: spec.include_tools.clone(), exclude: spec.exclude_tools.clone() },
+        prompts: NameFilter { include: spec.include_prompts.clone(), exclude: spec.exclude_prompts.clone() },
+        tool_overrides: overrides(&spec.tools),
+        prompt_overrides: overrides(&spec.prompts),
+        resources: spec.resources,
+    };
+    let mut upstream = UpstreamConfig::new(spec.name.clone(), transport);
+    upstream.mount = mount;
+    upstream.timeout = spec.timeout;
+    upstream.connect_timeout = spec.connect_timeout;
+    upstream.backoff_initial = spec.backoff_initial;
+    upstream.backoff_max = spec.backoff_max;
+    upstream.ping_interval = spec.ping_interval;
+    Ok(upstream)
+}
+
+/// One line per upstream for `switchboard list`.
+pub(crate) fn describe(status: &UpstreamStatus) -> String {
+    let state = match status.state {
+        UpstreamState::Connected => format!(
+            "connected ({}; {} tools, {} prompts, {} resources, {} resource templates)",
+            status.server.as_deref().unwrap_or("?"),
+            status.tools,
+            status.prompts,
+            status.resources,
+            status.templates
+        ),
+        UpstreamState::Connecting => "connecting".to_owned(),
+        UpstreamState::Down => {
+            format!("down: {}", status.error.as_deref().unwrap_or("not reached yet"))
+        }
+    };
+    format!("  {:<24} {state}", status.name)
+}
+
+/// What `/readyz` adds to its answer: every upstream's state, and the
+/// names of those that are down (`/readyz` stays 200 while switchboard's
+/// own serving is fine: an upstream that is down is isolated, not a reason
+/// to take the whole server out of rotation).
+pub(crate) fn readiness(gateway: switchboard_proxy::Gateway) -> switchboard_http::Readiness {
+    switchboard_http::Readiness(std::sync::Arc::new(move || {
+        let statuses = gateway.statuses();
+        let down: Vec<&str> = statuses
+            .iter()
+            .filter(|s| s.state != UpstreamState::Connected)
+            .map(|s| s.name.as_str())
+            .collect();
+        serde_json::json!({"upstreams": statuses, "upstreamsNotConnected": down})
+    }))
+}
