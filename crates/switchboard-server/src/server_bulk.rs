@@ -9,6 +9,7 @@
 
 use std::sync::atomic::Ordering;
 
+use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::prompt::Prompt;
 use crate::prompts_methods::PromptEntry;
@@ -29,7 +30,73 @@ fn unique<'a>(keys: impl Iterator<Item = &'a str>, error: impl Fn(String) -> Err
     Ok(())
 }
 
+/// Upserts `entries` and removes `removals` in `catalog` in one step;
+/// announces once if an item came, went, or `differs` from the one it
+/// replaces. Returns whether it announced.
+fn upsert<T>(
+    catalog: &Catalog<T>,
+    entries: Vec<(String, T)>,
+    removals: &[String],
+    differs: impl Fn(&T, &T) -> bool,
+) -> bool {
+    let changed = {
+        let current = catalog.load();
+        entries.iter().any(|(k, e)| current.get(k).is_some_and(|old| differs(&old.value, e)))
+    };
+    let mut announced = false;
+    catalog.apply(entries, removals, |added, removed| {
+        announced = added || removed || changed;
+        announced
+    });
+    announced
+}
+
 impl Server {
+    /// Tools checked and compiled for a bulk change, keyed by name.
+    fn tool_entries(tools: Vec<Tool>) -> Result<Vec<(String, ToolEntry)>> {
+        let mut entries = Vec::with_capacity(tools.len());
+        for tool in tools {
+            let entry = ToolEntry::prepare(tool)?;
+            entries.push((entry.def.name.clone(), entry));
+        }
+        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateTool)?;
+        Ok(entries)
+    }
+
+    /// Prompts checked for a bulk change, keyed by name (a completer among
+    /// them turns `completions` on).
+    fn prompt_entries(&self, prompts: Vec<Prompt>) -> Result<Vec<(String, PromptEntry)>> {
+        let mut entries = Vec::with_capacity(prompts.len());
+        let mut completers = false;
+        for prompt in prompts {
+            let entry = PromptEntry::prepare(prompt)?;
+            completers |= !entry.completers.is_empty();
+            entries.push((entry.def.name.clone(), entry));
+        }
+        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicatePrompt)?;
+        if completers {
+            self.inner.has_completers.store(true, Ordering::Release);
+        }
+        Ok(entries)
+    }
+
+    /// Resource templates checked for a bulk change, keyed by their
+    /// template text (a completer among them turns `completions` on).
+    fn template_entries(&self, templates: Vec<ResourceTemplate>) -> Result<Vec<(String, TemplateEntry)>> {
+        let mut entries = Vec::with_capacity(templates.len());
+        let mut completers = false;
+        for template in templates {
+            let entry = TemplateEntry::prepare(template)?;
+            completers |= !entry.completers.is_empty();
+            entries.push((entry.def.uri_template.clone(), entry));
+        }
+        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateResource)?;
+        if completers {
+            self.inner.has_completers.store(true, Ordering::Release);
+        }
+        Ok(entries)
+    }
+
     /// Adds or replaces every resource of `upserts` and removes the URIs in
     /// `removals`, in one step. Clients hear one `resources/list_changed` if
     /// a resource came or went, and `resources/updated` for each replaced
@@ -53,46 +120,18 @@ impl Server {
     /// went, or changed its definition; handlers are replaced either way.
     /// Returns whether it announced. Nothing changes if a tool is invalid.
     pub fn replace_tools(&self, tools: Vec<Tool>) -> Result<bool> {
-        let mut entries = Vec::with_capacity(tools.len());
-        for tool in tools {
-            let entry = ToolEntry::prepare(tool)?;
-            entries.push((entry.def.name.clone(), entry));
-        }
-        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateTool)?;
-        Ok(self.inner.tools.replace_all(entries, |old, new| old.def != new.def))
+        Ok(self.inner.tools.replace_all(Self::tool_entries(tools)?, |old, new| old.def != new.def))
     }
 
     /// Makes the prompt list exactly `prompts`, like [`Server::replace_tools`].
     pub fn replace_prompts(&self, prompts: Vec<Prompt>) -> Result<bool> {
-        let mut entries = Vec::with_capacity(prompts.len());
-        let mut completers = false;
-        for prompt in prompts {
-            let entry = PromptEntry::prepare(prompt)?;
-            completers |= !entry.completers.is_empty();
-            entries.push((entry.def.name.clone(), entry));
-        }
-        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicatePrompt)?;
-        if completers {
-            self.inner.has_completers.store(true, Ordering::Release);
-        }
-        Ok(self.inner.prompts.replace_all(entries, |old, new| old.def != new.def))
+        Ok(self.inner.prompts.replace_all(self.prompt_entries(prompts)?, |old, new| old.def != new.def))
     }
 
     /// Makes the resource-template list exactly `templates`, like
     /// [`Server::replace_tools`].
     pub fn replace_resource_templates(&self, templates: Vec<ResourceTemplate>) -> Result<bool> {
-        let mut entries = Vec::with_capacity(templates.len());
-        let mut completers = false;
-        for template in templates {
-            let entry = TemplateEntry::prepare(template)?;
-            completers |= !entry.completers.is_empty();
-            entries.push((entry.def.uri_template.clone(), entry));
-        }
-        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateResource)?;
-        if completers {
-            self.inner.has_completers.store(true, Ordering::Release);
-        }
-        Ok(self.inner.templates.replace_all(entries, |old, new| old.def != new.def))
+        Ok(self.inner.templates.replace_all(self.template_entries(templates)?, |old, new| old.def != new.def))
     }
 
     /// Adds or replaces (in place) every tool of `upserts` and removes the
@@ -102,47 +141,14 @@ impl Server {
     /// definition; returns whether it announced. Nothing changes if a tool
     /// is invalid.
     pub fn update_tools(&self, upserts: Vec<Tool>, removals: &[String]) -> Result<bool> {
-        let mut entries = Vec::with_capacity(upserts.len());
-        for tool in upserts {
-            let entry = ToolEntry::prepare(tool)?;
-            entries.push((entry.def.name.clone(), entry));
-        }
-        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateTool)?;
-        let changed = {
-            let current = self.inner.tools.load();
-            entries.iter().any(|(k, e)| current.get(k).is_some_and(|old| old.value.def != e.def))
-        };
-        let mut announced = false;
-        self.inner.tools.apply(entries, removals, |added, removed| {
-            announced = added || removed || changed;
-            announced
-        });
-        Ok(announced)
+        Ok(upsert(&self.inner.tools, Self::tool_entries(upserts)?, removals, |old, new| old.def != new.def))
     }
 
     /// [`Server::update_tools`] for prompts.
     pub fn update_prompts(&self, upserts: Vec<Prompt>, removals: &[String]) -> Result<bool> {
-        let mut entries = Vec::with_capacity(upserts.len());
-        let mut completers = false;
-        for prompt in upserts {
-            let entry = PromptEntry::prepare(prompt)?;
-            completers |= !entry.completers.is_empty();
-            entries.push((entry.def.name.clone(), entry));
-        }
-        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicatePrompt)?;
-        if completers {
-            self.inner.has_completers.store(true, Ordering::Release);
-        }
-        let changed = {
-            let current = self.inner.prompts.load();
-            entries.iter().any(|(k, e)| current.get(k).is_some_and(|old| old.value.def != e.def))
-        };
-        let mut announced = false;
-        self.inner.prompts.apply(entries, removals, |added, removed| {
-            announced = added || removed || changed;
-            announced
-        });
-        Ok(announced)
+        Ok(upsert(&self.inner.prompts, self.prompt_entries(upserts)?, removals, |old, new| {
+            old.def != new.def
+        }))
     }
 
     /// [`Server::update_tools`] for resource templates (keyed by their
@@ -152,27 +158,8 @@ impl Server {
         upserts: Vec<ResourceTemplate>,
         removals: &[String],
     ) -> Result<bool> {
-        let mut entries = Vec::with_capacity(upserts.len());
-        let mut completers = false;
-        for template in upserts {
-            let entry = TemplateEntry::prepare(template)?;
-            completers |= !entry.completers.is_empty();
-            entries.push((entry.def.uri_template.clone(), entry));
-        }
-        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateResource)?;
-        if completers {
-            self.inner.has_completers.store(true, Ordering::Release);
-        }
-        let changed = {
-            let current = self.inner.templates.load();
-            entries.iter().any(|(k, e)| current.get(k).is_some_and(|old| old.value.def != e.def))
-        };
-        let mut announced = false;
-        self.inner.templates.apply(entries, removals, |added, removed| {
-            announced = added || removed || changed;
-            announced
-        });
-        Ok(announced)
+        let entries = self.template_entries(upserts)?;
+        Ok(upsert(&self.inner.templates, entries, removals, |old, new| old.def != new.def))
     }
 
     /// The registered prompts' definitions, in listing order.
