@@ -102,7 +102,7 @@ pub struct Session {
     next_request: AtomicU64,
     /// Names this connection as the owner of its 2025-11-25 tasks when
     /// there is no principal (`tasks/list`): 128 random bits.
-    task_scope: String,
+    task_scope: std::sync::OnceLock<String>,
     /// 2025-11-25 tasks this connection created and not yet seen end:
     /// their status changes are sent here (`notifications/tasks/status`).
     tasks: Mutex<HashSet<String>>,
@@ -145,18 +145,20 @@ impl Session {
             log_level: Mutex::new(None),
             pending: Mutex::new(HashMap::new()),
             next_request: AtomicU64::new(0),
-            task_scope: {
-                let mut bytes = [0u8; 16];
-                getrandom::fill(&mut bytes).expect("the operating system's random source is available");
-                bytes.iter().map(|b| format!("{b:02x}")).collect()
-            },
+            task_scope: std::sync::OnceLock::new(),
             tasks: Mutex::new(HashSet::new()),
         }
     }
 
-    /// This connection as an owner of tasks, when it has no principal.
+    /// This connection as an owner of tasks, when it has no principal: 128
+    /// random bits, drawn on first use (every HTTP request builds a
+    /// session, and almost none of them creates a task).
     pub(crate) fn task_scope(&self) -> &str {
-        &self.task_scope
+        self.task_scope.get_or_init(|| {
+            let mut bytes = [0u8; 16];
+            getrandom::fill(&mut bytes).expect("the operating system's random source is available");
+            bytes.iter().map(|b| format!("{b:02x}")).collect()
+        })
     }
 
     /// Sends this 2025-11-25 task's status changes here.
