@@ -390,8 +390,9 @@ impl Tool {
     /// [`Required`](crate::TaskSupport::Required), a 2026-07-28 request that
     /// declares the extension gets a `CreateTaskResult` at once and the
     /// handler runs in the background; its questions park the task in
-    /// `input_required`. Registering such a tool makes the server offer the
-    /// extension.
+    /// `input_required`. Registering such a tool on the builder makes the
+    /// server offer the extension; one added at run time to a server built
+    /// without it runs in place.
     #[must_use]
     pub fn task_support(mut self, support: crate::tasks::TaskSupport) -> Self {
         self.task_support = support;

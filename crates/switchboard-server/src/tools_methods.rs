@@ -244,6 +244,10 @@ impl Server {
                 }
             }
             TaskSupport::Forbidden => false,
+            // A task-capable tool added at run time to a server built
+            // without the extension: no `tasks/*` to poll with, so it runs
+            // in place.
+            _ if !self.inner.tasks_offered => false,
             support => {
                 // The Tasks extension is defined for per-request revisions.
                 let per_request = version.era() == Era::PerRequest;

@@ -614,3 +614,23 @@ async fn task_notifications_cross_instances_sharing_a_store() {
     let (mut on_b, _) = listen_for(&b, json!([id])).await;
     task_note(&mut on_b, &id, "completed").await;
 }
+
+#[tokio::test]
+async fn a_task_tool_added_to_a_server_without_the_extension_runs_in_place() {
+    let server = Server::builder("plain", "1")
+        .tool(Tool::new("first").handler(|_: NoArgs, _: RequestContext| async { Ok("in place") }))
+        .build()
+        .unwrap();
+    server
+        .add_tool(
+            Tool::new("late")
+                .task_support(TaskSupport::Required)
+                .handler(|_: NoArgs, _: RequestContext| async { Ok("ran in place") }),
+        )
+        .unwrap();
+    let r = call(&server, "late", json!({}), true).await;
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    assert_eq!(r["result"]["content"][0]["text"], "ran in place");
+    let get = send(&server, None, "tasks/get", json!({"taskId": "x"}), caps(true)).await;
+    assert_eq!(get["error"]["code"], ErrorCode::METHOD_NOT_FOUND.0, "{get}");
+}
