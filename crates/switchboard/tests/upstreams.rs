@@ -444,3 +444,92 @@ include_tools = [{demo_tools}]
     });
     assert_eq!(names, ["demo_word_count"]);
 }
+
+#[test]
+fn a_stdio_upstream_gets_only_its_allowed_environment_and_credentials_stay_out_of_list() {
+    // The upstream's own `env` tool passes SECRET_TOKEN and ALLOWED_VAR on
+    // to its program: whatever of them reaches the upstream process shows.
+    let inner = tempfile::tempdir().unwrap();
+    std::fs::write(
+        inner.path().join("switchboard.toml"),
+        r#"
+[tools.builtin]
+search = false
+read = false
+
+[[tools.command]]
+name = "env"
+description = "Prints its environment."
+command = ["env"]
+env = ["ALLOWED_VAR", "SECRET_TOKEN"]
+"#,
+    )
+    .unwrap();
+    let front = tempfile::tempdir().unwrap();
+    std::fs::write(
+        front.path().join("switchboard.toml"),
+        format!(
+            r#"
+[tools.builtin]
+search = false
+read = false
+
+[prompts]
+builtin = false
+
+[[upstreams]]
+name = "inner"
+command = [{EXE:?}, "serve", {inner:?}]
+env = ["ALLOWED_VAR"]
+
+[[upstreams]]
+name = "remote"
+url = "http://127.0.0.1:9/mcp"
+bearer_token_env = "REMOTE_TOKEN"
+connect_timeout = "1s"
+"#,
+            inner = inner.path().display().to_string()
+        ),
+    )
+    .unwrap();
+    let secrets =
+        [("SECRET_TOKEN", "s3cr3t-value"), ("ALLOWED_VAR", "allowed-value"), ("REMOTE_TOKEN", "t0ken-value")];
+    let mut child = Command::new(EXE)
+        .args(["serve", front.path().to_str().unwrap()])
+        .envs(secrets)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("switchboard starts");
+    let stdin = child.stdin.take().expect("piped");
+    let lines = common::read_lines(child.stdout.take().expect("piped"));
+    let stderr = child.stderr.take().expect("piped");
+    let log = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut std::io::BufReader::new(stderr), &mut text);
+        text
+    });
+    let mut client = Client { child, stdin, lines, stash: VecDeque::new(), next_id: 0 };
+    let init = client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    assert!(init.get("result").is_some(), "{init}");
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    client.tools_until("showed the inner upstream", |names| names.iter().any(|n| n == "inner_env"));
+    let env = client.request("tools/call", json!({"name": "inner_env", "arguments": {}}));
+    let stdout = env["result"]["structuredContent"]["stdout"].as_str().unwrap_or_default().to_owned();
+    assert!(stdout.contains("ALLOWED_VAR=allowed-value"), "the allow-list passes: {env}");
+    assert!(!stdout.contains("s3cr3t-value") && !stdout.contains("t0ken-value"), "nothing else: {stdout}");
+
+    let (_, out, err) =
+        common::run_with_env(&["list", front.path().to_str().unwrap()], front.path(), &secrets);
+    assert!(out.contains("remote"), "{out}");
+    for secret in ["t0ken-value", "s3cr3t-value"] {
+        assert!(!out.contains(secret) && !err.contains(secret), "{secret} in list: {out}\n{err}");
+    }
+    drop(client);
+    let log = log.join().expect("stderr reader");
+    assert!(!log.contains("t0ken-value") && !log.contains("s3cr3t-value"), "credentials in the log: {log}");
+}
