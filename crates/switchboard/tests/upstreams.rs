@@ -8,119 +8,33 @@
 
 mod common;
 
-use std::collections::VecDeque;
-use std::io::Write;
+use common::Switchboard;
+
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 const EXE: &str = env!("CARGO_BIN_EXE_switchboard");
-const WAIT: Duration = Duration::from_secs(30);
 
-/// A switchboard on stdio, initialized at one revision, with every wait bounded.
-struct Client {
-    child: Child,
-    stdin: ChildStdin,
-    lines: mpsc::Receiver<String>,
-    stash: VecDeque<Value>,
-    next_id: i64,
+/// The names `tools/list` shows now.
+fn tool_names(client: &mut Switchboard) -> Vec<String> {
+    let list = client.result("tools/list", json!({}));
+    list["tools"].as_array().expect("tools").iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
 }
 
-impl Client {
-    fn start(args: &[&str], version: &str) -> Self {
-        let mut child = Command::new(EXE)
-            .args(args)
-            .env("SWITCHBOARD_LOG", "info")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("switchboard starts");
-        let stdin = child.stdin.take().expect("piped");
-        let lines = common::read_lines(child.stdout.take().expect("piped"));
-        let mut client = Self { child, stdin, lines, stash: VecDeque::new(), next_id: 0 };
-        let init = client.request(
-            "initialize",
-            json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
-        );
-        assert_eq!(init["result"]["protocolVersion"], version, "{init}");
-        client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        client
-    }
-
-    fn send(&mut self, message: &Value) {
-        writeln!(self.stdin, "{message}").expect("write");
-        self.stdin.flush().expect("flush");
-    }
-
-    fn recv(&mut self, deadline: Instant) -> Option<Value> {
-        let line = self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now())).ok()?;
-        Some(serde_json::from_str(&line).expect("stdout carries JSON"))
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let deadline = Instant::now() + WAIT;
-        loop {
-            let m = self.recv(deadline).unwrap_or_else(|| panic!("no answer to {method} within {WAIT:?}"));
-            if m["id"] == id && m.get("method").is_none() {
-                return m;
-            }
-            self.stash.push_back(m);
+/// Polls tools/list (at most 120 times, 250 ms apart) until `ready` holds.
+fn tools_until(client: &mut Switchboard, what: &str, ready: impl Fn(&[String]) -> bool) -> Vec<String> {
+    for _ in 0..120 {
+        let names = tool_names(client);
+        if ready(&names) {
+            return names;
         }
+        std::thread::sleep(Duration::from_millis(250));
     }
-
-    fn notification(&mut self, method: &str) -> Value {
-        if let Some(i) = self.stash.iter().position(|m| m["method"] == method) {
-            return self.stash.remove(i).expect("in range");
-        }
-        let deadline = Instant::now() + WAIT;
-        loop {
-            let m = self.recv(deadline).unwrap_or_else(|| panic!("no {method} within {WAIT:?}"));
-            if m["method"] == method {
-                return m;
-            }
-            self.stash.push_back(m);
-        }
-    }
-
-    fn tool_names(&mut self) -> Vec<String> {
-        let list = self.request("tools/list", json!({}));
-        list["result"]["tools"]
-            .as_array()
-            .expect("tools")
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_owned())
-            .collect()
-    }
-
-    /// Polls tools/list (at most 120 times, 250 ms apart) until `ready` holds.
-    fn tools_until(&mut self, what: &str, ready: impl Fn(&[String]) -> bool) -> Vec<String> {
-        for _ in 0..120 {
-            let names = self.tool_names();
-            if ready(&names) {
-                return names;
-            }
-            std::thread::sleep(Duration::from_millis(250));
-        }
-        panic!("tools never {what}: {:?}", self.tool_names());
-    }
+    panic!("tools never {what}: {:?}", tool_names(client));
 }
 
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A folder served by an upstream switchboard: `hi` answers, `die` kills
-/// the switchboard that runs it (its parent), as a crash would.
 fn mortal_folder(dir: &Path) {
     std::fs::write(
         dir.join("switchboard.toml"),
@@ -215,9 +129,10 @@ fn upstreams_are_served_beside_local_tools_and_come_back_after_a_crash() {
     }
 
     // A 2025-06-18 client over stdio.
-    let mut client = Client::start(&["serve", dir], "2025-06-18");
-    let names =
-        client.tools_until("listed every upstream", |n| EXPECTED.iter().all(|e| n.iter().any(|x| x == e)));
+    let mut client = Switchboard::start_at(&["serve", dir], front.path(), &[], "2025-06-18");
+    let names = tools_until(&mut client, "listed every upstream", |n| {
+        EXPECTED.iter().all(|e| n.iter().any(|x| x == e))
+    });
     for hidden in ["demo_echo", "demo_create_basket", "demo_countdown", "web_echo", "web_word_count_x"] {
         assert!(!names.iter().any(|n| n == hidden), "{hidden} is filtered or renamed: {names:?}");
     }
@@ -257,14 +172,16 @@ fn upstreams_are_served_beside_local_tools_and_come_back_after_a_crash() {
     assert_eq!(completion["result"]["completion"]["values"], json!(["echo"]), "{completion}");
 
     // The mortal upstream dies mid-session: its tools leave, the rest stay.
-    client.stash.clear();
+    client.drain();
     let died = client.request("tools/call", json!({"name": "m_die", "arguments": {}}));
     assert!(died.get("result").is_some() || died.get("error").is_some(), "{died}");
-    client.notification("notifications/tools/list_changed");
-    let _ =
-        client.tools_until("dropped the dead upstream's tools", |n| !n.iter().any(|x| x.starts_with("m_")));
+    client.notification("notifications/tools/list_changed", None);
+    let _ = tools_until(&mut client, "dropped the dead upstream's tools", |n| {
+        !n.iter().any(|x| x.starts_with("m_"))
+    });
     // … and it is restarted with backoff and its tools come back.
-    let back = client.tools_until("brought the restarted upstream back", |n| n.iter().any(|x| x == "m_hi"));
+    let back =
+        tools_until(&mut client, "brought the restarted upstream back", |n| n.iter().any(|x| x == "m_hi"));
     assert!(back.iter().any(|x| x == "say") && back.iter().any(|x| x == "web_add"), "{back:?}");
     let hi = client.request("tools/call", json!({"name": "m_hi", "arguments": {}}));
     assert!(hi["result"]["content"][0]["text"].as_str().unwrap().contains("hi"), "{hi}");
@@ -425,21 +342,22 @@ include_tools = [{demo_tools}]
     };
     let file = front.path().join("switchboard.toml");
     std::fs::write(&file, config(false, "\"add\"")).unwrap();
-    let mut client = Client::start(&["serve", front.path().to_str().unwrap()], "2025-06-18");
-    client.tools_until("showed demo_add", |names| names == ["demo_add"]);
+    let mut client =
+        Switchboard::start_at(&["serve", front.path().to_str().unwrap()], front.path(), &[], "2025-06-18");
+    tools_until(&mut client, "showed demo_add", |names| names == ["demo_add"]);
 
     std::fs::write(&file, config(true, "\"add\"")).unwrap();
-    client.notification("notifications/tools/list_changed");
-    let names = client.tools_until("gained the second upstream", |n| n.iter().any(|t| t == "m_hi"));
+    client.notification("notifications/tools/list_changed", None);
+    let names = tools_until(&mut client, "gained the second upstream", |n| n.iter().any(|t| t == "m_hi"));
     assert!(names.contains(&"demo_add".to_owned()), "{names:?}");
     let hi = client.request("tools/call", json!({"name": "m_hi", "arguments": {}}));
     assert_eq!(hi["result"]["structuredContent"]["stdout"], "hi\n", "{hi}");
 
     std::fs::write(&file, config(true, "\"add\", \"word_count\"")).unwrap();
-    client.tools_until("followed the new filter", |n| n.iter().any(|t| t == "demo_word_count"));
+    tools_until(&mut client, "followed the new filter", |n| n.iter().any(|t| t == "demo_word_count"));
 
     std::fs::write(&file, config(false, "\"word_count\"")).unwrap();
-    let names = client.tools_until("lost the removed upstream and the filtered tool", |n| {
+    let names = tools_until(&mut client, "lost the removed upstream and the filtered tool", |n| {
         !n.iter().any(|t| t.starts_with("m_")) && !n.iter().any(|t| t == "demo_add")
     });
     assert_eq!(names, ["demo_word_count"]);
@@ -494,30 +412,13 @@ connect_timeout = "1s"
     .unwrap();
     let secrets =
         [("SECRET_TOKEN", "s3cr3t-value"), ("ALLOWED_VAR", "allowed-value"), ("REMOTE_TOKEN", "t0ken-value")];
-    let mut child = Command::new(EXE)
-        .args(["serve", front.path().to_str().unwrap()])
-        .envs(secrets)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("switchboard starts");
-    let stdin = child.stdin.take().expect("piped");
-    let lines = common::read_lines(child.stdout.take().expect("piped"));
-    let stderr = child.stderr.take().expect("piped");
-    let log = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = std::io::Read::read_to_string(&mut std::io::BufReader::new(stderr), &mut text);
-        text
-    });
-    let mut client = Client { child, stdin, lines, stash: VecDeque::new(), next_id: 0 };
-    let init = client.request(
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+    let mut client = Switchboard::start_at(
+        &["serve", front.path().to_str().unwrap()],
+        front.path(),
+        &secrets,
+        "2025-06-18",
     );
-    assert!(init.get("result").is_some(), "{init}");
-    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    client.tools_until("showed the inner upstream", |names| names.iter().any(|n| n == "inner_env"));
+    tools_until(&mut client, "showed the inner upstream", |names| names.iter().any(|n| n == "inner_env"));
     let env = client.request("tools/call", json!({"name": "inner_env", "arguments": {}}));
     let stdout = env["result"]["structuredContent"]["stdout"].as_str().unwrap_or_default().to_owned();
     assert!(stdout.contains("ALLOWED_VAR=allowed-value"), "the allow-list passes: {env}");
@@ -529,7 +430,7 @@ connect_timeout = "1s"
     for secret in ["t0ken-value", "s3cr3t-value"] {
         assert!(!out.contains(secret) && !err.contains(secret), "{secret} in list: {out}\n{err}");
     }
-    drop(client);
-    let log = log.join().expect("stderr reader");
+    let log = client.stderr();
+    assert!(log.contains("remote"), "the log speaks of the upstream: {log}");
     assert!(!log.contains("t0ken-value") && !log.contains("s3cr3t-value"), "credentials in the log: {log}");
 }

@@ -49,6 +49,11 @@ impl Switchboard {
 
     /// [`Switchboard::start`] with `env` added to switchboard's environment.
     pub fn start_with_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Self {
+        Self::start_at(args, cwd, env, "2025-11-25")
+    }
+
+    /// [`Switchboard::start_with_env`], initialized at protocol `version`.
+    pub fn start_at(args: &[&str], cwd: &Path, env: &[(&str, &str)], version: &str) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
             .args(args)
             .current_dir(cwd)
@@ -75,9 +80,9 @@ impl Switchboard {
         let mut switchboard = Self { child, stdin, lines, stash: VecDeque::new(), next_id: 0, stderr };
         let init = switchboard.request(
             "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}),
+            json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}),
         );
-        assert!(init.get("result").is_some(), "initialize failed: {init}");
+        assert_eq!(init["result"]["protocolVersion"], version, "initialize failed: {init}");
         switchboard.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         switchboard
     }
