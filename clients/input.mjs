@@ -16,14 +16,13 @@
 // "calls": {name: text}, "asked": [methods the handlers answered],
 // "errors": [..]}.
 
-import { startHttpServer } from "./server.mjs";
+import { sdkAndTransport } from "./server.mjs";
 
 const [sdk, transportKind, binary] = process.argv.slice(2);
 if (!["v1", "v2"].includes(sdk) || !["stdio", "http"].includes(transportKind) || !binary) {
     console.error("usage: node input.mjs v1|v2 stdio|http <switchboard binary>");
     process.exit(2);
 }
-const args = ["serve", "--fixtures", "conformance"];
 
 const asked = [];
 const answers = {
@@ -43,21 +42,9 @@ const answers = {
     },
 };
 
-async function connect(url) {
+async function connect() {
     const v1 = sdk === "v1";
-    const { Client } = await import(v1 ? "@modelcontextprotocol/sdk/client/index.js" : "@modelcontextprotocol/client");
-    let transport;
-    if (transportKind === "stdio") {
-        const { StdioClientTransport } = await import(
-            v1 ? "@modelcontextprotocol/sdk/client/stdio.js" : "@modelcontextprotocol/client/stdio"
-        );
-        transport = new StdioClientTransport({ command: binary, args, stderr: "inherit" });
-    } else {
-        const { StreamableHTTPClientTransport } = await import(
-            v1 ? "@modelcontextprotocol/sdk/client/streamableHttp.js" : "@modelcontextprotocol/client"
-        );
-        transport = new StreamableHTTPClientTransport(new URL(url));
-    }
+    const { Client, transport } = await sdkAndTransport(sdk, transportKind, binary);
     const capabilities = { elicitation: {}, sampling: {}, roots: {} };
     const options = v1 ? { capabilities } : { capabilities, versionNegotiation: { mode: { pin: "2026-07-28" } } };
     const client = new Client({ name: `input-probe-${sdk}`, version: "1.0.0" }, options);
@@ -77,8 +64,7 @@ async function connect(url) {
     return { client, errors };
 }
 
-const url = transportKind === "http" ? await startHttpServer(binary) : undefined;
-const { client, errors } = await connect(url);
+const { client, errors } = await connect();
 // The revision the SDK speaks: v1 has no getter (always a handshake revision).
 const version = client.getNegotiatedProtocolVersion?.() ?? "handshake";
 const calls = {};

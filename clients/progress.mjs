@@ -21,7 +21,7 @@
 // what the SDK reported through onerror (a lost notification shows up there
 // as "unknown token").
 
-import { startHttpServer } from "./server.mjs";
+import { sdkAndTransport } from "./server.mjs";
 
 const [sdk, transportKind, roundsArg, binary] = process.argv.slice(2);
 const rounds = Number(roundsArg);
@@ -31,25 +31,8 @@ if (!["v1", "v2"].includes(sdk) || !["stdio", "http"].includes(transportKind) ||
 }
 
 /** A client of the SDK under test, connected over the chosen transport. */
-async function connect(url) {
-    const v1 = sdk === "v1";
-    const { Client } = await import(v1 ? "@modelcontextprotocol/sdk/client/index.js" : "@modelcontextprotocol/client");
-    let transport;
-    if (transportKind === "stdio") {
-        const { StdioClientTransport } = await import(
-            v1 ? "@modelcontextprotocol/sdk/client/stdio.js" : "@modelcontextprotocol/client/stdio"
-        );
-        transport = new StdioClientTransport({
-            command: binary,
-            args: ["serve", "--fixtures", "conformance"],
-            stderr: "inherit",
-        });
-    } else {
-        const { StreamableHTTPClientTransport } = await import(
-            v1 ? "@modelcontextprotocol/sdk/client/streamableHttp.js" : "@modelcontextprotocol/client"
-        );
-        transport = new StreamableHTTPClientTransport(new URL(url));
-    }
+async function connect() {
+    const { Client, transport } = await sdkAndTransport(sdk, transportKind, binary);
     const client = new Client({ name: `progress-probe-${sdk}`, version: "1.0.0" }, { capabilities: {} });
     const errors = [];
     client.onerror = (e) => errors.push(String(e?.message ?? e));
@@ -74,8 +57,7 @@ async function oneRound(client) {
     return { seen: [...seen], late, text: result.content?.[0]?.text ?? null };
 }
 
-const url = transportKind === "http" ? await startHttpServer(binary) : undefined;
-const { client, errors } = await connect(url);
+const { client, errors } = await connect();
 const results = [];
 for (let i = 0; i < rounds; i++) {
     results.push(await oneRound(client));

@@ -1,5 +1,6 @@
-// What the scripts of clients/ share: starting `switchboard serve --http`
-// with the conformance fixtures for the duration of the script.
+// What the scripts of clients/ share: the SDK under test and a transport
+// to `switchboard serve --fixtures conformance` (a child on stdio, or an
+// HTTP server started for the duration of the script).
 
 import { spawn } from "node:child_process";
 
@@ -7,7 +8,7 @@ import { spawn } from "node:child_process";
  * Starts `<binary> serve --fixtures conformance --http 127.0.0.1:0` and
  * resolves to its URL (10 s at most); the server ends when the script does.
  */
-export function startHttpServer(binary) {
+function startHttpServer(binary) {
     const server = spawn(binary, ["serve", "--fixtures", "conformance", "--http", "127.0.0.1:0"], {
         stdio: ["ignore", "pipe", "inherit"],
     });
@@ -25,4 +26,25 @@ export function startHttpServer(binary) {
             }
         });
     });
+}
+
+/**
+ * The `Client` class of the SDK under test (`v1`: @modelcontextprotocol/sdk,
+ * `v2`: @modelcontextprotocol/client) and a transport to switchboard over
+ * `transportKind` (`stdio`: the SDK spawns it; `http`: started here).
+ */
+export async function sdkAndTransport(sdk, transportKind, binary) {
+    const v1 = sdk === "v1";
+    const { Client } = await import(v1 ? "@modelcontextprotocol/sdk/client/index.js" : "@modelcontextprotocol/client");
+    if (transportKind === "stdio") {
+        const { StdioClientTransport } = await import(
+            v1 ? "@modelcontextprotocol/sdk/client/stdio.js" : "@modelcontextprotocol/client/stdio"
+        );
+        const args = ["serve", "--fixtures", "conformance"];
+        return { Client, transport: new StdioClientTransport({ command: binary, args, stderr: "inherit" }) };
+    }
+    const { StreamableHTTPClientTransport } = await import(
+        v1 ? "@modelcontextprotocol/sdk/client/streamableHttp.js" : "@modelcontextprotocol/client"
+    );
+    return { Client, transport: new StreamableHTTPClientTransport(new URL(await startHttpServer(binary))) };
 }

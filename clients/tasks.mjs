@@ -9,7 +9,7 @@
 // callToolStream], "text": the result's text, "listed": whether tasks/list
 // showed the task, "cancelled": the status after tasks/cancel, "errors"}.
 
-import { startHttpServer } from "./server.mjs";
+import { sdkAndTransport } from "./server.mjs";
 
 const [transportKind, binary] = process.argv.slice(2);
 if (!["stdio", "http"].includes(transportKind) || !binary) {
@@ -17,15 +17,7 @@ if (!["stdio", "http"].includes(transportKind) || !binary) {
     process.exit(2);
 }
 
-const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-let transport;
-if (transportKind === "stdio") {
-    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-    transport = new StdioClientTransport({ command: binary, args: ["serve", "--fixtures", "conformance"], stderr: "inherit" });
-} else {
-    const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-    transport = new StreamableHTTPClientTransport(new URL(await startHttpServer(binary)));
-}
+const { Client, transport } = await sdkAndTransport("v1", transportKind, binary);
 const capabilities = { tasks: { list: {}, cancel: {} } };
 const client = new Client({ name: "tasks-probe", version: "1.0.0" }, { capabilities });
 const errors = [];
