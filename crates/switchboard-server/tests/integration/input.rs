@@ -347,3 +347,31 @@ async fn the_same_rounds_run_over_a_connection() {
         .unwrap();
     assert_eq!(r2["result"]["content"][0]["text"], "Hello, Grace", "{r2}");
 }
+
+#[tokio::test]
+async fn other_methods_cannot_ask_and_never_answer_input_required() {
+    // An application method's handler asks: it gets a failure to report,
+    // and the request is answered as that method's own result.
+    let asker = Server::builder("asker", "1")
+        .method(switchboard_server::Method::new(
+            "com.example/ask",
+            |_: Value, ctx: RequestContext| async move {
+                let outcome = ctx.elicit("who", "Who?", name_schema()).await;
+                let mut result = serde_json::Map::new();
+                result.insert(
+                    "failed".into(),
+                    json!(matches!(outcome, Err(switchboard_server::InputError::Failed(_)))),
+                );
+                Ok::<_, switchboard_server::ErrorObject>(result)
+            },
+        ))
+        .build()
+        .unwrap();
+    let r = modern(&asker, None, "com.example/ask", json!({}), ALL_CAPS).await;
+    assert_eq!(r["result"]["failed"], true, "{r}");
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    for method in ["tools/list", "prompts/list", "resources/list"] {
+        let r = modern(&server(), None, method, json!({}), ALL_CAPS).await;
+        assert_eq!(r["result"]["resultType"], "complete", "{method}: {r}");
+    }
+}
