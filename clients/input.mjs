@@ -13,7 +13,8 @@
 // Usage: node input.mjs <sdk> <transport> <switchboard binary>
 // <sdk>: `v1` or `v2`; <transport>: `stdio` or `http` (as in progress.mjs).
 // Output: {"sdk", "transport", "version" (the revision the SDK speaks),
-// "calls": {name: text}, "asked": [methods the handlers answered],
+// "server" (the server's name), "calls": {name: text}, "asked": [methods
+// the handlers answered],
 // "errors": [..]}.
 
 import { sdkAndTransport } from "./server.mjs";
@@ -88,6 +89,8 @@ try {
 } catch (e) {
     errors.push(`prompt: ${e?.message ?? e}`);
 }
+// The server's own name says whether a gateway was in between.
+const server = client.getServerVersion()?.name ?? null;
 await client.close();
-console.log(JSON.stringify({ sdk, transport: transportKind, version, calls, asked, errors }));
+console.log(JSON.stringify({ sdk, transport: transportKind, version, server, calls, asked, errors }));
 process.exit(0);

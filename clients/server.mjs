@@ -1,15 +1,23 @@
 // What the scripts of clients/ share: the SDK under test and a transport
 // to `switchboard serve --fixtures conformance` (a child on stdio, or an
-// HTTP server started for the duration of the script).
+// HTTP server started for the duration of the script). SWITCHBOARD_SERVE,
+// a JSON array, replaces those `serve` arguments (a test serves a folder
+// whose switchboard.toml puts the fixtures behind an upstream).
+
+/** The arguments that start the server under test, before `--http`. */
+function serveArgs() {
+    const given = process.env.SWITCHBOARD_SERVE;
+    return given ? JSON.parse(given) : ["serve", "--fixtures", "conformance"];
+}
 
 import { spawn } from "node:child_process";
 
 /**
- * Starts `<binary> serve --fixtures conformance --http 127.0.0.1:0` and
+ * Starts `<binary> <serveArgs> --http 127.0.0.1:0` and
  * resolves to its URL (10 s at most); the server ends when the script does.
  */
 function startHttpServer(binary) {
-    const server = spawn(binary, ["serve", "--fixtures", "conformance", "--http", "127.0.0.1:0"], {
+    const server = spawn(binary, [...serveArgs(), "--http", "127.0.0.1:0"], {
         stdio: ["ignore", "pipe", "inherit"],
     });
     process.on("exit", () => server.kill());
@@ -40,7 +48,7 @@ export async function sdkAndTransport(sdk, transportKind, binary) {
         const { StdioClientTransport } = await import(
             v1 ? "@modelcontextprotocol/sdk/client/stdio.js" : "@modelcontextprotocol/client/stdio"
         );
-        const args = ["serve", "--fixtures", "conformance"];
+        const args = serveArgs();
         return { Client, transport: new StdioClientTransport({ command: binary, args, stderr: "inherit" }) };
     }
     const { StreamableHTTPClientTransport } = await import(

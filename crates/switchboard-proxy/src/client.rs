@@ -14,15 +14,19 @@
 //!   GET stream is kept open (reopened after a drop, with `Last-Event-ID`)
 //!   for the upstream's own notifications: list changes, resource updates.
 //!
-//! The upstream's own requests to us (sampling, elicitation, roots) are
-//! answered `-32601`: a proxy has no model or user to ask. `ping` is
-//! answered.
+//! The upstream's own requests to us (sampling, elicitation, roots) go to
+//! the handler set with [`Upstream::on_request`], with the id of our
+//! request they belong to when the transport says so (over HTTP, a request
+//! that arrives on the stream answering one of ours belongs to it; stdio
+//! carries no such link). Without a handler they are answered `-32601`.
+//! `ping` is always answered.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use switchboard_types::{ErrorObject, ProtocolVersion};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -35,6 +39,28 @@ use crate::Error;
 pub(crate) const UPSTREAM_VERSION: &str = ProtocolVersion::LATEST_HANDSHAKE.as_str();
 
 type Pending = Arc<Mutex<HashMap<i64, oneshot::Sender<Result<Value, ErrorObject>>>>>;
+
+/// A request the upstream server sent us (`elicitation/create`,
+/// `sampling/createMessage`, `roots/list`, …).
+#[derive(Debug, Clone)]
+pub struct UpstreamRequest {
+    /// Its JSON-RPC method.
+    pub method: String,
+    /// Its params (`{}` when it had none).
+    pub params: Value,
+    /// The id of our request it belongs to, when the transport tells: over
+    /// HTTP, the request whose answer stream carried it. `None` over stdio
+    /// and on the session's own stream.
+    pub related: Option<i64>,
+}
+
+/// Answers the upstream's requests ([`Upstream::on_request`]).
+pub type RequestHandler =
+    Arc<dyn Fn(UpstreamRequest) -> BoxFuture<'static, Result<Value, ErrorObject>> + Send + Sync>;
+
+/// Takes the params of the upstream's `notifications/progress` in the
+/// order they arrive ([`Upstream::on_progress`]).
+pub type ProgressSink = Arc<dyn Fn(Value) + Send + Sync>;
 
 enum Link {
     Stdio {
@@ -62,6 +88,10 @@ pub struct Upstream {
     /// Set (with the reason) once the upstream is gone: its output closed,
     /// it could not be reached, or it ended our session.
     closed: Arc<watch::Sender<Option<String>>>,
+    /// Answers the upstream's requests to us.
+    requests: Arc<Mutex<Option<RequestHandler>>>,
+    /// Takes its progress notifications, in order, before the answers that follow them.
+    progress: Arc<Mutex<Option<ProgressSink>>>,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -109,7 +139,7 @@ impl Upstream {
             let mut lines = BufReader::new(stdout).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 match serde_json::from_str::<Value>(&line) {
-                    Ok(message) => reader.on_message(message),
+                    Ok(message) => reader.on_message(message, None),
                     Err(e) => tracing::warn!(error = %e, "unreadable line from the upstream server"),
                 }
             }
@@ -153,7 +183,23 @@ impl Upstream {
             notifications: broadcast::channel(1024).0,
             timeout: Duration::from_secs(600),
             closed: Arc::new(watch::channel(None).0),
+            requests: Arc::default(),
+            progress: Arc::default(),
         }
+    }
+
+    /// Hands the upstream's progress notifications to `sink` (instead of
+    /// [`Upstream::notifications`]) as each is read: a progress that came
+    /// before an answer is in the sink before that answer is delivered.
+    pub fn on_progress(&self, sink: ProgressSink) {
+        *self.progress.lock().expect("progress lock") = Some(sink);
+    }
+
+    /// Answers the upstream's requests to us with `handler` from now on.
+    /// Set it before [`Upstream::initialize`] so the handshake declares the
+    /// client capabilities the handler serves.
+    pub fn on_request(&self, handler: RequestHandler) {
+        *self.requests.lock().expect("requests lock") = Some(handler);
     }
 
     /// Waits until the upstream is gone; returns why.
@@ -206,14 +252,23 @@ impl Upstream {
         self.notifications.subscribe()
     }
 
-    /// Runs the `initialize` handshake; returns the upstream's result.
+    /// Runs the `initialize` handshake; returns the upstream's result. With
+    /// a request handler set ([`Upstream::on_request`]) it declares the
+    /// `elicitation` (form), `sampling` and `roots` capabilities, without
+    /// `listChanged`: a proxy relays its clients' answers, and has no roots
+    /// of its own to announce changes of.
     pub async fn initialize(&self, client_name: &str) -> Result<Value, ErrorObject> {
+        let capabilities = if self.requests.lock().expect("requests lock").is_some() {
+            json!({"elicitation": {}, "sampling": {}, "roots": {}})
+        } else {
+            json!({})
+        };
         let result = self
             .request(
                 "initialize",
                 json!({
                     "protocolVersion": UPSTREAM_VERSION,
-                    "capabilities": {},
+                    "capabilities": capabilities,
                     "clientInfo": {"name": client_name, "version": env!("CARGO_PKG_VERSION")}
                 }),
             )
@@ -236,6 +291,8 @@ impl Upstream {
         let notifications = self.notifications.clone();
         let (next_id, timeout) = (Arc::clone(&self.next_id), self.timeout);
         let closed = Arc::clone(&self.closed);
+        let requests = Arc::clone(&self.requests);
+        let progress = Arc::clone(&self.progress);
         tokio::spawn(async move {
             let mut last_event: Option<String> = None;
             let mut backoff = Duration::from_millis(100);
@@ -256,14 +313,9 @@ impl Upstream {
                     Ok(response) if response.status().is_success() => {
                         backoff = Duration::from_millis(100);
                         let mut stream = response.bytes_stream();
-                        // Bytes, not text, until an event is whole: a chunk
-                        // may end inside a multi-byte character.
-                        let mut buffer: Vec<u8> = Vec::new();
+                        let mut events = SseEvents::default();
                         while let Some(Ok(chunk)) = futures::StreamExt::next(&mut stream).await {
-                            buffer.extend_from_slice(&chunk);
-                            while let Some(end) = buffer.windows(2).position(|w| w == b"\n\n") {
-                                let bytes: Vec<u8> = buffer.drain(..end + 2).collect();
-                                let event = String::from_utf8_lossy(&bytes);
+                            for event in events.push(&chunk) {
                                 if let Some(id) = event.lines().find_map(|l| l.strip_prefix("id:")) {
                                     last_event = Some(id.trim().to_owned());
                                 }
@@ -275,12 +327,10 @@ impl Upstream {
                                     notifications: notifications.clone(),
                                     timeout,
                                     closed: Arc::clone(&closed),
+                                    requests: Arc::clone(&requests),
+                                    progress: Arc::clone(&progress),
                                 };
-                                for data in sse_data(&event) {
-                                    if let Ok(message) = serde_json::from_str::<Value>(&data) {
-                                        this.on_message(message);
-                                    }
-                                }
+                                this.on_event(&event, None);
                             }
                         }
                     }
@@ -342,15 +392,20 @@ impl Upstream {
                 Err(ErrorObject::internal(format!("the upstream server went away during {method}")))
             }
             Err(_) => {
-                self.pending.lock().expect("pending lock").remove(&id);
-                self.notify("notifications/cancelled", Some(json!({"requestId": id, "reason": "timed out"})))
-                    .await;
+                self.cancel(id, "timed out").await;
                 Err(ErrorObject::internal(format!(
                     "the upstream server did not answer {method} within {} s",
                     self.timeout.as_secs()
                 )))
             }
         }
+    }
+
+    /// Gives up our request `id`: nobody waits for its answer any more, and
+    /// the upstream is told (`notifications/cancelled` with `reason`).
+    pub async fn cancel(&self, id: i64, reason: &str) {
+        self.pending.lock().expect("pending lock").remove(&id);
+        self.notify("notifications/cancelled", Some(json!({"requestId": id, "reason": reason}))).await;
     }
 
     /// Sends a notification (errors are logged, not returned: nobody waits).
@@ -409,23 +464,26 @@ impl Upstream {
                     .get("content-type")
                     .and_then(|v| v.to_str().ok())
                     .is_some_and(|t| t.starts_with("text/event-stream"));
+                if sse {
+                    // Read as it comes: the upstream may ask us something
+                    // on this stream and wait for the answer before it
+                    // ends the stream with its response.
+                    let related = message.get("method").and(message.get("id")).and_then(Value::as_i64);
+                    let this = self.clone();
+                    tokio::spawn(async move { this.read_answer_stream(response, related).await });
+                    return Ok(());
+                }
                 let body = response.text().await.map_err(|e| ErrorObject::internal(e.to_string()))?;
-                if !status.is_success() && !sse && serde_json::from_str::<Value>(&body).is_err() {
+                if !status.is_success() && serde_json::from_str::<Value>(&body).is_err() {
                     return Err(ErrorObject::internal(format!(
                         "the upstream server answered HTTP {status}: {}",
                         body.chars().take(200).collect::<String>()
                     )));
                 }
-                if sse {
-                    for data in sse_data(&body) {
-                        if let Ok(message) = serde_json::from_str::<Value>(&data) {
-                            self.on_message(message);
-                        }
-                    }
-                } else if let Ok(message) = serde_json::from_str::<Value>(&body) {
+                if let Ok(message) = serde_json::from_str::<Value>(&body) {
                     match message {
-                        Value::Array(items) => items.into_iter().for_each(|m| self.on_message(m)),
-                        one => self.on_message(one),
+                        Value::Array(items) => items.into_iter().for_each(|m| self.on_message(m, None)),
+                        one => self.on_message(one, None),
                     }
                 }
                 Ok(())
@@ -433,7 +491,40 @@ impl Upstream {
         }
     }
 
-    fn on_message(&self, message: Value) {
+    /// Hands on each message of the SSE stream answering our request
+    /// `related` (the upstream's requests on it belong to that request).
+    async fn read_answer_stream(&self, response: reqwest::Response, related: Option<i64>) {
+        let mut stream = response.bytes_stream();
+        let mut events = SseEvents::default();
+        while let Some(chunk) = futures::StreamExt::next(&mut stream).await {
+            let Ok(chunk) = chunk else { break };
+            for event in events.push(&chunk) {
+                self.on_event(&event, related);
+            }
+        }
+        if let Some(event) = events.finish() {
+            self.on_event(&event, related);
+        }
+        // The stream ended (or broke) before our request's answer came.
+        if let Some(id) = related
+            && let Some(tx) = self.pending.lock().expect("pending lock").remove(&id)
+        {
+            let _ = tx.send(Err(ErrorObject::internal(
+                "the upstream server's answer stream ended without the answer",
+            )));
+        }
+    }
+
+    /// Hands on the JSON-RPC messages of one SSE event.
+    fn on_event(&self, event: &str, related: Option<i64>) {
+        for data in sse_data(event) {
+            if let Ok(message) = serde_json::from_str::<Value>(&data) {
+                self.on_message(message, related);
+            }
+        }
+    }
+
+    fn on_message(&self, message: Value, related: Option<i64>) {
         let id = message.get("id").and_then(Value::as_i64);
         let method = message.get("method").and_then(Value::as_str).map(str::to_owned);
         match (id, method) {
@@ -450,25 +541,42 @@ impl Upstream {
                 let _ = tx.send(answer);
             }
             (_, Some(method)) if message.get("id").is_some() => {
-                // A request from the upstream to us.
-                let id = message["id"].clone();
-                let answer = if method == "ping" {
-                    json!({"jsonrpc": "2.0", "id": id, "result": {}})
-                } else {
-                    json!({"jsonrpc": "2.0", "id": id, "error": {
-                        "code": -32601,
-                        "message": format!("{method} is not available through this proxy")
-                    }})
-                };
+                let params = message.get("params").cloned().unwrap_or_else(|| json!({}));
+                let request = UpstreamRequest { method, params, related };
                 let upstream = self.clone();
-                tokio::spawn(async move {
-                    let _ = upstream.send(&answer, false).await;
-                });
+                let id = message["id"].clone();
+                tokio::spawn(async move { upstream.answer(id, request).await });
             }
-            (_, Some(_)) => {
-                let _ = self.notifications.send(message);
+            (_, Some(method)) => {
+                let sink = self.progress.lock().expect("progress lock").clone();
+                match sink {
+                    Some(sink) if method == "notifications/progress" => {
+                        sink(message.get("params").cloned().unwrap_or(Value::Null));
+                    }
+                    _ => {
+                        let _ = self.notifications.send(message);
+                    }
+                }
             }
             (None, None) => tracing::warn!(%message, "a message from the upstream server that is neither"),
+        }
+    }
+
+    /// Answers one of the upstream's requests: `ping` here, the rest
+    /// through the request handler (`-32601` without one).
+    async fn answer(&self, id: Value, request: UpstreamRequest) {
+        let handler = self.requests.lock().expect("requests lock").clone();
+        let answer = match (request.method.as_str(), handler) {
+            ("ping", _) => Ok(json!({})),
+            (_, Some(handler)) => handler(request).await,
+            (method, None) => Err(ErrorObject::method_not_found(method)),
+        };
+        let message = match answer {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+        };
+        if let Err(e) = self.send(&message, false).await {
+            tracing::warn!(error = %e.message, "could not answer the upstream server's request");
         }
     }
 
@@ -476,6 +584,45 @@ impl Upstream {
         for (_, tx) in self.pending.lock().expect("pending lock").drain() {
             let _ = tx.send(Err(ErrorObject::internal(why)));
         }
+    }
+}
+
+/// Splits an SSE byte stream into whole events as its chunks arrive. Bytes,
+/// not text, until an event is whole: a chunk may end inside a multi-byte
+/// character.
+#[derive(Default)]
+struct SseEvents {
+    buffer: Vec<u8>,
+}
+
+impl SseEvents {
+    /// Adds `chunk`; returns the events it completed (blank-line ended,
+    /// `\n` or `\r\n` line ends).
+    fn push(&mut self, chunk: &[u8]) -> Vec<String> {
+        self.buffer.extend_from_slice(chunk);
+        let mut events = Vec::new();
+        while let Some((end, gap)) = event_end(&self.buffer) {
+            let bytes: Vec<u8> = self.buffer.drain(..end + gap).collect();
+            events.push(String::from_utf8_lossy(&bytes[..end]).into_owned());
+        }
+        events
+    }
+
+    /// The last event when the stream ended without a blank line.
+    fn finish(self) -> Option<String> {
+        let rest = String::from_utf8_lossy(&self.buffer).trim().to_owned();
+        (!rest.is_empty()).then_some(rest)
+    }
+}
+
+/// Where the first event of `buffer` ends, and the length of the blank
+/// line that ends it.
+fn event_end(buffer: &[u8]) -> Option<(usize, usize)> {
+    let lf = buffer.windows(2).position(|w| w == b"\n\n").map(|at| (at, 2));
+    let crlf = buffer.windows(4).position(|w| w == b"\r\n\r\n").map(|at| (at, 4));
+    match (lf, crlf) {
+        (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+        (a, b) => a.or(b),
     }
 }
 
@@ -508,7 +655,18 @@ fn sse_data(body: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::sse_data;
+    use super::{SseEvents, sse_data};
+
+    #[test]
+    fn sse_events_complete_across_chunks_and_multi_byte_characters() {
+        let mut events = SseEvents::default();
+        let text = "data: {\"a\":\"é\"}\n\nid: 2\r\ndata: 2\r\n\r\ndata: tail";
+        let bytes = text.as_bytes();
+        let split = text.find('é').unwrap() + 1; // inside the two bytes of é
+        assert!(events.push(&bytes[..split]).is_empty());
+        assert_eq!(events.push(&bytes[split..]), ["data: {\"a\":\"é\"}", "id: 2\r\ndata: 2"]);
+        assert_eq!(events.finish().as_deref(), Some("data: tail"));
+    }
 
     #[test]
     fn sse_events_are_split_and_multi_line_data_joined() {

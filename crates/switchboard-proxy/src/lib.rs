@@ -13,9 +13,14 @@
 //!   is this server's not-found error for the client's revision);
 //! - argument completion, when the upstream offers it;
 //! - cancellation (a cancelled client request cancels the upstream one)
-//!   and progress (relayed as the upstream reports it; over HTTP it arrives
-//!   when the upstream's answer does);
-//! - list changes and resource updates, after [`Proxy::follow`].
+//!   and progress (relayed as the upstream reports it);
+//! - the upstream's questions during a call (elicitation, sampling, roots),
+//!   asked of the client that made the call at its revision: a live
+//!   request in the handshake era, an `InputRequiredResult` round in
+//!   2026-07-28 (the `calls` module says how the call is replayed);
+//! - list changes and resource updates, after [`Proxy::follow`] (the
+//!   proxy subscribes upstream to the resources it passes through when the
+//!   upstream offers subscriptions).
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -29,11 +34,12 @@
 //! # Ok(()) }
 //! ```
 
+mod calls;
 mod client;
 mod gateway;
 mod mount;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
@@ -47,7 +53,8 @@ use switchboard_server::{
     Resource, ResourceTemplate, Server, ServerBuilder, Tool, ToolError,
 };
 
-pub use client::Upstream;
+use calls::Calls;
+pub use client::{ProgressSink, RequestHandler, Upstream, UpstreamRequest};
 pub use gateway::{Gateway, Owned, Transport, UpstreamConfig, UpstreamState, UpstreamStatus};
 pub use mount::{Mount, NameFilter, Override, glob_match};
 
@@ -72,6 +79,10 @@ pub enum Error {
 /// Most pages read from one upstream list (a list that never ends is cut).
 const MAX_PAGES: usize = 10_000;
 
+/// Most resources one proxy subscribes to upstream (the rest are served,
+/// and their updates are not relayed; a warning says so).
+const MAX_SUBSCRIPTIONS: usize = 1_000;
+
 /// A connected upstream and what it announced.
 #[derive(Clone)]
 pub struct Proxy {
@@ -81,10 +92,13 @@ pub struct Proxy {
     info: Implementation,
     capabilities: Value,
     instructions: Option<String>,
-    /// Upstream request id → the client request it serves (progress relay).
-    progress: Arc<Mutex<HashMap<i64, RequestContext>>>,
+    /// The client requests in flight upstream (progress and questions
+    /// find their client request here).
+    calls: Arc<Calls>,
     /// The resource URIs registered from the upstream (for list changes).
     resources: Arc<Mutex<HashSet<String>>>,
+    /// The resource URIs this proxy subscribed to upstream.
+    subscribed: Arc<Mutex<HashSet<String>>>,
 }
 
 impl std::fmt::Debug for Proxy {
@@ -103,6 +117,14 @@ impl Proxy {
     /// Runs the `initialize` handshake with `upstream`; its tools and
     /// prompts are re-exported through `mount` (prefix, filters, overrides).
     pub async fn connect_mounted(upstream: Upstream, mount: Mount) -> Result<Self, Error> {
+        let calls = Arc::new(Calls::default());
+        let relay = Arc::clone(&calls);
+        upstream.on_request(Arc::new(move |request| {
+            let calls = Arc::clone(&relay);
+            Box::pin(async move { calls.relay(request).await })
+        }));
+        let progress = Arc::clone(&calls);
+        upstream.on_progress(Arc::new(move |params| progress.progress(params)));
         let result =
             upstream.initialize("switchboard-proxy").await.map_err(|e| Error::Rpc("initialize", e))?;
         let info = serde_json::from_value(result["serverInfo"].clone())
@@ -113,10 +135,10 @@ impl Proxy {
             info,
             capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
             instructions: result.get("instructions").and_then(Value::as_str).map(str::to_owned),
-            progress: Arc::default(),
+            calls,
             resources: Arc::default(),
+            subscribed: Arc::default(),
         };
-        proxy.relay_progress();
         Ok(proxy)
     }
 
@@ -291,7 +313,50 @@ impl Proxy {
         if !self.offers("resources") || !self.mount.resources {
             return Ok(Vec::new());
         }
-        self.list_all("resources/list", "resources").await
+        let defs = self.list_all("resources/list", "resources").await?;
+        self.subscribe_upstream(&defs).await;
+        Ok(defs)
+    }
+
+    /// Subscribes upstream to the resources passed through that are not
+    /// subscribed yet, when the upstream offers subscriptions: its
+    /// `notifications/resources/updated` then reach the clients subscribed
+    /// here (the server sends each update only to its subscribers). A URI
+    /// that left the list is forgotten, so it is subscribed again if it
+    /// comes back.
+    async fn subscribe_upstream(&self, defs: &[switchboard_server::types::resources::Resource]) {
+        if self.capabilities["resources"]["subscribe"] != json!(true) {
+            return;
+        }
+        let fresh: Vec<String> = {
+            let mut subscribed = self.subscribed.lock().expect("subscribed lock");
+            let listed: HashSet<&str> = defs.iter().map(|d| d.uri.as_str()).collect();
+            subscribed.retain(|uri| listed.contains(uri.as_str()));
+            let room = MAX_SUBSCRIPTIONS.saturating_sub(subscribed.len());
+            let fresh: Vec<String> =
+                defs.iter().filter(|d| !subscribed.contains(&d.uri)).map(|d| d.uri.clone()).collect();
+            if fresh.len() > room {
+                tracing::warn!(
+                    upstream = %self.info.name,
+                    limit = MAX_SUBSCRIPTIONS,
+                    "the upstream has more resources than this proxy subscribes to; updates of the rest are not relayed"
+                );
+            }
+            fresh
+                .into_iter()
+                .take(room)
+                .inspect(|uri| {
+                    subscribed.insert(uri.clone());
+                })
+                .collect()
+        };
+        let upstream = &self.upstream;
+        futures::StreamExt::for_each_concurrent(futures::stream::iter(fresh), 16, |uri| async move {
+            if let Err(e) = upstream.request("resources/subscribe", json!({"uri": uri})).await {
+                tracing::warn!(%uri, error = %e.message, "could not subscribe to an upstream resource");
+            }
+        })
+        .await;
     }
 
     pub(crate) fn resource(&self, def: switchboard_server::types::resources::Resource) -> Resource {
@@ -358,8 +423,8 @@ impl Proxy {
         Ok(decode::<ReadResourceResult>(result).map_err(HandlerError::Rpc)?.contents)
     }
 
-    /// Sends one client request upstream, relaying its progress and its
-    /// cancellation.
+    /// Sends one client request upstream, relaying its progress, its
+    /// cancellation and the upstream's questions during it.
     async fn forward(
         &self,
         ctx: &RequestContext,
@@ -367,49 +432,35 @@ impl Proxy {
         mut params: Value,
     ) -> Result<Value, ErrorObject> {
         let id = self.upstream.next_id();
-        let relay = ctx.progress_token().is_some();
-        if relay {
+        if ctx.progress_token().is_some() {
             params["_meta"] = json!({"progressToken": id});
-            self.progress.lock().expect("progress lock").insert(id, ctx.clone());
         }
-        let answer = tokio::select! {
-            answer = self.upstream.request_with_id(id, method, params) => answer,
-            () = ctx.cancelled() => {
-                self.upstream
-                    .notify("notifications/cancelled", Some(json!({"requestId": id, "reason": "cancelled by the client"})))
-                    .await;
-                Err(ErrorObject::internal("cancelled"))
+        let mut registered = self.calls.open(id, ctx.clone());
+        let call = Arc::clone(&registered.call);
+        let answer = self.upstream.request_with_id(id, method, params);
+        let (cancelled, awaiting_client) = (ctx.cancelled(), call.awaiting_client());
+        tokio::pin!(answer, cancelled, awaiting_client);
+        let answer = loop {
+            tokio::select! {
+                answer = &mut answer => break answer,
+                Some(progress) = registered.progress.recv() => calls::relay_progress(ctx, &progress).await,
+                () = &mut cancelled => {
+                    self.upstream.cancel(id, "cancelled by the client").await;
+                    break Err(ErrorObject::internal("cancelled"));
+                }
+                () = &mut awaiting_client => {
+                    // The client answers in its next round, and the call
+                    // is made again then (see the `calls` module).
+                    self.upstream.cancel(id, "the client is asked for input first").await;
+                    break Err(ErrorObject::internal("waiting for the client's input"));
+                }
             }
         };
-        if relay {
-            self.progress.lock().expect("progress lock").remove(&id);
+        // Progress that came before the answer goes out before it.
+        while let Ok(progress) = registered.progress.try_recv() {
+            calls::relay_progress(ctx, &progress).await;
         }
         answer
-    }
-
-    /// Relays the upstream's progress notifications to the client requests
-    /// they belong to.
-    fn relay_progress(&self) {
-        let mut notifications = self.upstream.notifications();
-        let progress = Arc::clone(&self.progress);
-        tokio::spawn(async move {
-            loop {
-                let note = match notifications.recv().await {
-                    Ok(note) => note,
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
-                };
-                if note["method"] != "notifications/progress" {
-                    continue;
-                }
-                let params = &note["params"];
-                let Some(token) = params["progressToken"].as_i64() else { continue };
-                let ctx = progress.lock().expect("progress lock").get(&token).cloned();
-                if let (Some(ctx), Some(value)) = (ctx, params["progress"].as_f64()) {
-                    ctx.progress(value, params["total"].as_f64(), params["message"].as_str()).await;
-                }
-            }
-        });
     }
 
     /// Follows the upstream's changes on `server` (which should serve only

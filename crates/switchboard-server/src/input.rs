@@ -131,6 +131,31 @@ impl InputRequest {
         Self { kind: Kind::Roots, params: json!({}) }
     }
 
+    /// The question a server-to-client request is, by its JSON-RPC method
+    /// (`elicitation/create`, `sampling/createMessage`, `roots/list`) and
+    /// params as sent; `None` for any other method. For relaying questions
+    /// a handler did not write itself, such as an upstream server's.
+    pub fn from_request(method: &str, params: Value) -> Option<Self> {
+        let kind =
+            [Kind::Elicitation, Kind::Sampling, Kind::Roots].into_iter().find(|k| k.method() == method)?;
+        Some(Self { kind, params })
+    }
+
+    /// A digest of the question (its method and params, object keys sorted,
+    /// `_meta` left out) that is the same every time the same question is
+    /// asked: a key for [`RequestContext::input`](crate::RequestContext::input)
+    /// when a relayed question must find its answer again on a retry.
+    pub fn fingerprint(&self) -> String {
+        let mut hasher = Sha256::new();
+        hasher.update(self.kind.method().as_bytes());
+        let salient = match &self.params {
+            Value::Object(map) => Value::Object(without(map, &["_meta"])),
+            other => other.clone(),
+        };
+        feed_canonical(&mut hasher, &salient);
+        URL_SAFE_NO_PAD.encode(hasher.finalize())
+    }
+
     /// The JSON-RPC method of the question.
     pub fn method(&self) -> &'static str {
         self.kind.method()
@@ -511,39 +536,43 @@ impl StateCodec {
 /// (`_meta`, `inputResponses`, `requestState`), object keys sorted, so a
 /// retry with the same arguments in another key order still matches.
 fn params_digest(params: &Map<String, Value>) -> String {
-    fn feed(hasher: &mut Sha256, value: &Value) {
-        match value {
-            Value::Object(map) => {
-                let mut keys: Vec<&String> = map.keys().collect();
-                keys.sort();
-                hasher.update(b"{");
-                for key in keys {
-                    feed(hasher, &Value::String(key.clone()));
-                    hasher.update(b":");
-                    feed(hasher, &map[key]);
-                    hasher.update(b",");
-                }
-                hasher.update(b"}");
-            }
-            Value::Array(items) => {
-                hasher.update(b"[");
-                for item in items {
-                    feed(hasher, item);
-                    hasher.update(b",");
-                }
-                hasher.update(b"]");
-            }
-            scalar => hasher.update(scalar.to_string().as_bytes()),
-        }
-    }
     let mut hasher = Sha256::new();
-    let salient: Map<String, Value> = params
-        .iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "_meta" | "inputResponses" | "requestState"))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    feed(&mut hasher, &Value::Object(salient));
+    let salient = without(params, &["_meta", "inputResponses", "requestState"]);
+    feed_canonical(&mut hasher, &Value::Object(salient));
     URL_SAFE_NO_PAD.encode(hasher.finalize())
+}
+
+/// `map` without the members named in `left_out`.
+fn without(map: &Map<String, Value>, left_out: &[&str]) -> Map<String, Value> {
+    map.iter().filter(|(k, _)| !left_out.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect()
+}
+
+/// Feeds `value` to `hasher` with object keys sorted, so two spellings of
+/// the same JSON that differ only in key order hash alike.
+fn feed_canonical(hasher: &mut Sha256, value: &Value) {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            hasher.update(b"{");
+            for key in keys {
+                feed_canonical(hasher, &Value::String(key.clone()));
+                hasher.update(b":");
+                feed_canonical(hasher, &map[key]);
+                hasher.update(b",");
+            }
+            hasher.update(b"}");
+        }
+        Value::Array(items) => {
+            hasher.update(b"[");
+            for item in items {
+                feed_canonical(hasher, item);
+                hasher.update(b",");
+            }
+            hasher.update(b"]");
+        }
+        scalar => hasher.update(scalar.to_string().as_bytes()),
+    }
 }
 
 fn unix_now() -> u64 {
@@ -575,6 +604,24 @@ mod tests {
 
     fn state_of(result: Map<String, Value>) -> String {
         result["requestState"].as_str().unwrap().to_owned()
+    }
+
+    #[test]
+    fn a_relayed_question_is_read_from_its_method_and_keeps_its_fingerprint() {
+        let ask = |params: Value| InputRequest::from_request("elicitation/create", params).unwrap();
+        let a = ask(json!({"message": "Sure?", "requestedSchema": {"type": "object", "properties": {}}}));
+        let reordered =
+            ask(json!({"requestedSchema": {"properties": {}, "type": "object"}, "message": "Sure?",
+                                   "_meta": {"progressToken": 7}}));
+        assert_eq!(a.fingerprint(), reordered.fingerprint(), "key order and _meta do not matter");
+        assert_ne!(a.fingerprint(), ask(json!({"message": "Really?"})).fingerprint());
+        let roots = InputRequest::from_request("roots/list", json!({})).unwrap();
+        assert_eq!(roots.method(), "roots/list");
+        assert_ne!(
+            roots.fingerprint(),
+            InputRequest::from_request("sampling/createMessage", json!({})).unwrap().fingerprint()
+        );
+        assert!(InputRequest::from_request("tools/call", json!({})).is_none());
     }
 
     #[test]

@@ -34,21 +34,62 @@ static CLIENTS: Mutex<()> = Mutex::new(());
 
 /// Runs `clients/progress.mjs` for one SDK and transport; its JSON report.
 fn progress_report(sdk: &str, transport: &str) -> Value {
-    client_report("progress.mjs", &[sdk, transport, &ROUNDS.to_string(), env!("CARGO_BIN_EXE_switchboard")])
+    client_report(
+        "progress.mjs",
+        &[sdk, transport, &ROUNDS.to_string(), env!("CARGO_BIN_EXE_switchboard")],
+        &[],
+    )
 }
 
 /// Runs `clients/input.mjs` for one SDK and transport; its JSON report.
 fn input_report(sdk: &str, transport: &str) -> Value {
-    client_report("input.mjs", &[sdk, transport, env!("CARGO_BIN_EXE_switchboard")])
+    client_report("input.mjs", &[sdk, transport, env!("CARGO_BIN_EXE_switchboard")], &[])
+}
+
+/// [`input_report`] against a switchboard that serves no tools of its own
+/// and the fixtures through an `[[upstreams]]` entry (unprefixed).
+fn input_report_through_an_upstream(sdk: &str, transport: &str) -> Value {
+    let front = tempfile::tempdir().expect("a temporary folder");
+    let exe = env!("CARGO_BIN_EXE_switchboard");
+    std::fs::write(
+        front.path().join("switchboard.toml"),
+        format!(
+            r#"
+[server]
+name = "gateway-under-test"
+
+[tools.builtin]
+search = false
+read = false
+
+[files]
+enabled = false
+
+[prompts]
+builtin = false
+
+[[upstreams]]
+name = "fixtures"
+prefix = ""
+command = [{exe:?}, "serve", "--fixtures", "conformance"]
+"#
+        ),
+    )
+    .expect("write switchboard.toml");
+    let serve = serde_json::json!(["serve", front.path()]).to_string();
+    let report = client_report("input.mjs", &[sdk, transport, exe], &[("SWITCHBOARD_SERVE", &serve)]);
+    assert_eq!(report["server"], "gateway-under-test", "the SDK must talk to the gateway: {report}");
+    report
 }
 
 /// Runs `clients/tasks.mjs` over one transport; its JSON report.
 fn tasks_report(transport: &str) -> Value {
-    client_report("tasks.mjs", &[transport, env!("CARGO_BIN_EXE_switchboard")])
+    client_report("tasks.mjs", &[transport, env!("CARGO_BIN_EXE_switchboard")], &[])
 }
 
-/// Runs a script of `clients/` and returns the JSON object it prints last.
-fn client_report(script: &str, args: &[&str]) -> Value {
+/// Runs a script of `clients/` (with `env` added) and returns the JSON
+/// object it prints last.
+fn client_report(script: &str, args: &[&str], env: &[(&str, &str)]) -> Value {
     let _one_at_a_time = CLIENTS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let (sdk, transport) = (script, args[0]);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -56,6 +97,7 @@ fn client_report(script: &str, args: &[&str]) -> Value {
         .arg(root.join("clients/run.sh"))
         .arg(script)
         .args(args)
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -172,6 +214,30 @@ fn typescript_client_v2_answers_input_required_rounds_over_stdio() {
 #[test]
 fn typescript_client_v2_answers_input_required_rounds_over_http() {
     assert_every_question_answered(&input_report("v2", "http"), "2026-07-28");
+}
+
+/// An upstream's questions cross the gateway to the SDK at its revision:
+/// the upstream (a handshake session to switchboard) asks live; the v1 SDK
+/// is asked live in turn, the v2 client in `input_required` rounds whose
+/// retries replay the upstream call.
+#[test]
+fn typescript_sdk_v1_answers_an_upstreams_questions_through_the_gateway_over_stdio() {
+    assert_every_question_answered(&input_report_through_an_upstream("v1", "stdio"), "handshake");
+}
+
+#[test]
+fn typescript_sdk_v1_answers_an_upstreams_questions_through_the_gateway_over_http() {
+    assert_every_question_answered(&input_report_through_an_upstream("v1", "http"), "handshake");
+}
+
+#[test]
+fn typescript_client_v2_answers_an_upstreams_questions_in_rounds_through_the_gateway_over_stdio() {
+    assert_every_question_answered(&input_report_through_an_upstream("v2", "stdio"), "2026-07-28");
+}
+
+#[test]
+fn typescript_client_v2_answers_an_upstreams_questions_in_rounds_through_the_gateway_over_http() {
+    assert_every_question_answered(&input_report_through_an_upstream("v2", "http"), "2026-07-28");
 }
 
 /// The v1 SDK's task client (the 2025-11-25 tasks model) sees a

@@ -54,6 +54,17 @@ impl Switchboard {
 
     /// [`Switchboard::start_with_env`], initialized at protocol `version`.
     pub fn start_at(args: &[&str], cwd: &Path, env: &[(&str, &str)], version: &str) -> Self {
+        Self::start_as(args, cwd, env, version, json!({}))
+    }
+
+    /// [`Switchboard::start_at`], declaring the client `capabilities`.
+    pub fn start_as(
+        args: &[&str],
+        cwd: &Path,
+        env: &[(&str, &str)],
+        version: &str,
+        capabilities: Value,
+    ) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
             .args(args)
             .current_dir(cwd)
@@ -80,7 +91,7 @@ impl Switchboard {
         let mut switchboard = Self { child, stdin, lines, stash: VecDeque::new(), next_id: 0, stderr };
         let init = switchboard.request(
             "initialize",
-            json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}),
+            json!({"protocolVersion": version, "capabilities": capabilities, "clientInfo": {"name": "e2e", "version": "1"}}),
         );
         assert_eq!(init["result"]["protocolVersion"], version, "initialize failed: {init}");
         switchboard.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
@@ -130,10 +141,21 @@ impl Switchboard {
         self.next_id += 1;
         let id = self.next_id;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.response(id)
+    }
+
+    /// Waits for the response to request `id` (sent earlier), keeping what
+    /// comes before it.
+    pub fn response(&mut self, id: i64) -> Value {
+        let answered = |m: &Value| m["id"] == id && m.get("method").is_none();
+        if let Some(pos) = self.stash.iter().position(answered) {
+            return self.stash.remove(pos).expect("in range");
+        }
         let deadline = Instant::now() + WAIT;
         loop {
-            let m = self.recv(deadline).unwrap_or_else(|| panic!("no answer to {method} within {WAIT:?}"));
-            if m["id"] == id && m.get("method").is_none() {
+            let m =
+                self.recv(deadline).unwrap_or_else(|| panic!("no answer to request {id} within {WAIT:?}"));
+            if answered(&m) {
                 return m;
             }
             self.stash.push_back(m);
