@@ -38,6 +38,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 use switchboard_server::middleware::{BoxError, Request, Response};
+use switchboard_server::types::methods::{self, Target as MethodTarget};
 use tower::{Layer, Service};
 
 /// The OpenMetrics content type of [`Metrics::render`]'s text.
@@ -159,8 +160,10 @@ where
 
     fn call(&mut self, request: Request) -> Self::Future {
         let method = request.method().to_owned();
-        let name = match method.as_str() {
-            "tools/call" | "prompts/get" => request.target().unwrap_or_default(),
+        // Only names label a request: tool and prompt names are a set the
+        // server defines, resource URIs are not (unbounded cardinality).
+        let name = match methods::target(&method) {
+            Some(MethodTarget::Name) => request.target().unwrap_or_default(),
             _ => String::new(),
         };
         let metrics = Arc::clone(&self.metrics);

@@ -45,12 +45,17 @@ use std::sync::{Arc, Mutex};
 use futures::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use switchboard_server::types::prompts::GetPromptResult;
-use switchboard_server::types::resources::ReadResourceResult;
+use switchboard_server::types::completion::{
+    CompleteParams, CompletionArgument, CompletionContext, CompletionReference,
+};
+use switchboard_server::types::methods::{self, Request};
+use switchboard_server::types::prompts::GetPromptParams;
+use switchboard_server::types::resources::UriParams;
+use switchboard_server::types::tools::CallToolParams;
 use switchboard_server::types::{Implementation, ResourceContents};
 use switchboard_server::{
-    CallToolResult, Completer, CompletionRequest, ErrorObject, HandlerError, Prompt, RequestContext,
-    Resource, ResourceTemplate, Server, ServerBuilder, Tool, ToolError,
+    Completer, CompletionRequest, ErrorObject, HandlerError, Prompt, RequestContext, Resource,
+    ResourceTemplate, Server, ServerBuilder, Tool, ToolError,
 };
 
 use calls::Calls;
@@ -239,11 +244,15 @@ impl Proxy {
         Tool::from_definition(def).raw_handler(move |arguments: Value, ctx: RequestContext| {
             let (proxy, remote) = (proxy.clone(), remote.clone());
             async move {
-                let result = proxy
-                    .forward(&ctx, "tools/call", json!({"name": remote, "arguments": arguments}))
-                    .await
-                    .map_err(ToolError::Protocol)?;
-                decode::<CallToolResult>(result).map_err(ToolError::Protocol)
+                let params = CallToolParams {
+                    name: remote,
+                    arguments: arguments.as_object().cloned(),
+                    task: None,
+                    input_responses: None,
+                    request_state: None,
+                    meta: None,
+                };
+                proxy.call::<methods::CallTool>(&ctx, params).await.map_err(ToolError::Protocol)
             }
         })
     }
@@ -282,17 +291,14 @@ impl Proxy {
             move |arguments: BTreeMap<String, String>, ctx: RequestContext| {
                 let (proxy, remote) = (proxy.clone(), forward_name.clone());
                 async move {
-                    let result = proxy
-                        .forward(&ctx, "prompts/get", json!({"name": remote, "arguments": arguments}))
-                        .await
-                        .map_err(handler_error)?;
-                    decode::<GetPromptResult>(result).map_err(HandlerError::Rpc)
+                    let params = GetPromptParams { name: remote, arguments: Some(arguments), meta: None };
+                    proxy.call::<methods::GetPrompt>(&ctx, params).await.map_err(handler_error)
                 }
             },
         );
         if self.offers("completions") {
             for argument in arguments {
-                let reference = json!({"type": "ref/prompt", "name": remote});
+                let reference = CompletionReference::Prompt { name: remote.clone() };
                 prompt = prompt.complete(argument, Arc::new(Forwarded { proxy: self.clone(), reference }));
             }
         }
@@ -409,7 +415,7 @@ impl Proxy {
             });
             if self.offers("completions") {
                 for variable in variables {
-                    let reference = json!({"type": "ref/resource", "uri": text});
+                    let reference = CompletionReference::Resource { uri: text.clone() };
                     template =
                         template.complete(variable, Arc::new(Forwarded { proxy: self.clone(), reference }));
                 }
@@ -419,8 +425,18 @@ impl Proxy {
     }
 
     async fn read(&self, ctx: &RequestContext, uri: &str) -> Result<Vec<ResourceContents>, HandlerError> {
-        let result = self.forward(ctx, "resources/read", json!({"uri": uri})).await.map_err(handler_error)?;
-        Ok(decode::<ReadResourceResult>(result).map_err(HandlerError::Rpc)?.contents)
+        let params = UriParams { uri: uri.to_owned(), meta: None };
+        Ok(self.call::<methods::ReadResource>(ctx, params).await.map_err(handler_error)?.contents)
+    }
+
+    /// Sends request `M` upstream ([`Proxy::forward`]) and reads its result.
+    async fn call<M: Request>(
+        &self,
+        ctx: &RequestContext,
+        params: M::Params,
+    ) -> Result<M::Result, ErrorObject> {
+        let params = serde_json::to_value(params).map_err(|e| ErrorObject::internal(e.to_string()))?;
+        decode(self.forward(ctx, M::FACTS.name, params).await?)
     }
 
     /// Sends one client request upstream, relaying its progress, its
@@ -514,7 +530,7 @@ impl Proxy {
 /// Completion of one prompt argument or template variable, asked upstream.
 struct Forwarded {
     proxy: Proxy,
-    reference: Value,
+    reference: CompletionReference,
 }
 
 impl Completer for Forwarded {
@@ -524,17 +540,14 @@ impl Completer for Forwarded {
         ctx: RequestContext,
     ) -> BoxFuture<'static, Result<Vec<String>, HandlerError>> {
         let proxy = self.proxy.clone();
-        let params = json!({
-            "ref": self.reference,
-            "argument": {"name": request.argument, "value": request.value},
-            "context": {"arguments": request.context},
-        });
+        let params = CompleteParams {
+            reference: self.reference.clone(),
+            argument: CompletionArgument { name: request.argument, value: request.value },
+            context: Some(CompletionContext { arguments: Some(request.context) }),
+        };
         Box::pin(async move {
-            let result = proxy.forward(&ctx, "completion/complete", params).await.map_err(handler_error)?;
-            Ok(result["completion"]["values"]
-                .as_array()
-                .map(|values| values.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
-                .unwrap_or_default())
+            let result = proxy.call::<methods::Complete>(&ctx, params).await.map_err(handler_error)?;
+            Ok(result.completion.values)
         })
     }
 }

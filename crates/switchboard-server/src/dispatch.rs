@@ -385,7 +385,7 @@ impl Server {
             }
         }
         let principal = via.principal.clone().or_else(|| session.principal().cloned());
-        let input = if modern && crate::input::INPUT_METHODS.contains(&method) {
+        let input = if modern && crate::input::may_ask(method) {
             match crate::input::InputRound::open(
                 method,
                 params,

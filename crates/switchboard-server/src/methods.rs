@@ -24,25 +24,6 @@ use switchboard_types::{ErrorObject, ProtocolVersion};
 
 use crate::context::RequestContext;
 
-/// The methods the core defines; a [`Method`] may not take their names.
-const BUILT_IN: [&str; 15] = [
-    "initialize",
-    "ping",
-    "server/discover",
-    "tools/list",
-    "tools/call",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "prompts/list",
-    "prompts/get",
-    "completion/complete",
-    "subscriptions/listen",
-    "logging/setLevel",
-];
-
 /// A method's handler: the request's `params` (an empty object when the
 /// request has none) and context in, the result object out. An
 /// [`ErrorObject`] is sent as that JSON-RPC error.
@@ -151,7 +132,7 @@ impl Method {
             if !name.bytes().all(|b| b.is_ascii_graphic()) {
                 return Err(invalid("a method name holds printable ASCII only, no spaces"));
             }
-            if BUILT_IN.contains(&name) || name.starts_with("notifications/") || name.starts_with("rpc.") {
+            if switchboard_types::methods::is_built_in(name) {
                 return Err(invalid("the core protocol defines this method (or reserves its prefix)"));
             }
             if !seen.insert(name) {
@@ -178,7 +159,16 @@ mod tests {
 
     #[test]
     fn core_names_bad_names_and_duplicates_are_refused() {
-        for bad in ["tools/call", "initialize", "notifications/skills", "rpc.discover", "", "a b", "naïve"] {
+        for bad in [
+            "tools/call",
+            "initialize",
+            "tasks/get",
+            "notifications/skills",
+            "rpc.discover",
+            "",
+            "a b",
+            "naïve",
+        ] {
             assert!(Method::check_all(&[method(bad)]).is_err(), "{bad:?} was accepted");
         }
         assert!(Method::check_all(&[method("x/y"), method("x/y")]).is_err());

@@ -27,6 +27,7 @@ pub mod jsonrpc;
 pub mod lifecycle;
 pub mod logging;
 pub mod meta;
+pub mod methods;
 pub mod notifications;
 pub mod pagination;
 pub mod prompts;

@@ -92,3 +92,14 @@ pub struct GetPromptResult {
     /// The messages.
     pub messages: Vec<PromptMessage>,
 }
+
+/// `prompts/list` result.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListPromptsResult {
+    /// This page of prompts.
+    pub prompts: Vec<Prompt>,
+    /// Where the next page starts, if there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
