@@ -39,7 +39,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use switchboard_server::types::ErrorCode;
 use switchboard_server::{ErrorObject, InputError, InputRequest, RequestContext};
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::{Notify, mpsc, watch};
 
 use crate::UpstreamRequest;
 
@@ -66,6 +66,8 @@ pub(crate) struct Call {
     awaiting_client: Notify,
     /// The upstream's progress notifications for this call, in order.
     progress: mpsc::UnboundedSender<Value>,
+    /// Becomes `true` when the forwarding ends.
+    ended: watch::Sender<bool>,
 }
 
 /// Removes its call from [`Calls`] when the forwarding ends, however it ends.
@@ -80,6 +82,7 @@ pub(crate) struct Registered<'a> {
 impl Drop for Registered<'_> {
     fn drop(&mut self) {
         self.calls.lock().remove(&self.id);
+        self.call.ended.send_replace(true);
     }
 }
 
@@ -91,7 +94,13 @@ impl Calls {
     /// Registers the client request `ctx` as upstream request `id`.
     pub(crate) fn open(&self, id: i64, ctx: RequestContext) -> Registered<'_> {
         let (progress, queued) = mpsc::unbounded_channel();
-        let call = Arc::new(Call { ctx, asked: Mutex::default(), awaiting_client: Notify::new(), progress });
+        let call = Arc::new(Call {
+            ctx,
+            asked: Mutex::default(),
+            awaiting_client: Notify::new(),
+            progress,
+            ended: watch::channel(false).0,
+        });
         self.lock().insert(id, Arc::clone(&call));
         Registered { calls: self, id, call, progress: queued }
     }
@@ -138,7 +147,12 @@ impl Calls {
         match call.ctx.input(&key, question).await {
             Ok(answer) => Ok(answer),
             Err(InputError::Pending) => {
+                // The upstream hears nothing until its call is given up: an
+                // upstream tool that went on without the answer would
+                // finish the call, and the client would never be asked.
+                let mut ended = call.ended.subscribe();
                 call.awaiting_client.notify_one();
+                let _ = ended.wait_for(|ended| *ended).await;
                 Err(ErrorObject::internal(
                     "the client is asked; the request will be made again with its answer",
                 ))
