@@ -42,8 +42,10 @@ pub(crate) fn load(source: &Source) -> anyhow::Result<Project> {
 pub(crate) fn list(source: &Source, as_json: bool) -> anyhow::Result<()> {
     let mut project = load(source)?;
     let server = project.serve(ServerOptions::default(), |b| b)?;
+    let skills = project.skills.as_ref().map(crate::skills::ProjectSkills::listed).unwrap_or_default();
+    let listing = Listing { server: &server, skills: &skills, upstreams: None };
     if project.upstreams.is_empty() {
-        return print_listing(&server, as_json, None);
+        return print_listing(&listing, as_json);
     }
     // Each upstream is tried once (bounded by its connect timeout), then listed with its state.
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -57,19 +59,25 @@ pub(crate) fn list(source: &Source, as_json: bool) -> anyhow::Result<()> {
         gateway.wait_attempted(limit + Duration::from_secs(1)).await;
         gateway.statuses()
     });
-    let result = print_listing(&server, as_json, Some(&statuses));
+    let result = print_listing(&Listing { upstreams: Some(&statuses), ..listing }, as_json);
     drop(project);
     runtime.shutdown_background();
     result
 }
 
-/// Prints a server's registrations.
-pub(crate) fn print_listing(
-    server: &Server,
-    as_json: bool,
-    upstreams: Option<&[switchboard_proxy::UpstreamStatus]>,
-) -> anyhow::Result<()> {
+/// What `list` shows: a server's registrations, its skills and, when it
+/// has upstreams, their states.
+#[derive(Clone, Copy)]
+pub(crate) struct Listing<'a> {
+    pub server: &'a Server,
+    pub skills: &'a [switchboard_skills::SkillInfo],
+    pub upstreams: Option<&'a [switchboard_proxy::UpstreamStatus]>,
+}
+
+/// Prints a listing as text or JSON.
+pub(crate) fn print_listing(listing: &Listing<'_>, as_json: bool) -> anyhow::Result<()> {
     use std::fmt::Write as _;
+    let Listing { server, skills, upstreams } = *listing;
     let mut out = String::new();
     if as_json {
         let mut listing = json!({
@@ -78,6 +86,14 @@ pub(crate) fn print_listing(
             "resources": server.resources(),
             "resourceTemplates": server.resource_templates(),
         });
+        if !skills.is_empty() {
+            listing["skills"] = skills
+                .iter()
+                .map(
+                    |s| json!({"name": s.name, "description": s.description, "uri": s.uri, "files": s.files}),
+                )
+                .collect();
+        }
         if let Some(upstreams) = upstreams {
             listing["upstreams"] = json!(upstreams);
         }
@@ -123,6 +139,13 @@ pub(crate) fn print_listing(
         let size = resource.size.map(|s| format!("{s} B")).unwrap_or_default();
         let mime = resource.mime_type.unwrap_or_default();
         writeln!(out, "  {:<48} {mime:<24} {size}", resource.uri)?;
+    }
+    if !skills.is_empty() {
+        writeln!(out, "Skills ({}):", skills.len())?;
+        for skill in skills {
+            let files = if skill.files == 1 { "1 file".to_owned() } else { format!("{} files", skill.files) };
+            writeln!(out, "  {:<24} {:<10} {}", skill.name, files, first_line(Some(&skill.description)))?;
+        }
     }
     print(&out)
 }

@@ -360,17 +360,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Err(error) if json => check::print_unchecked(error),
             Err(error) => Err(error),
         },
-        Command::List { json, fixtures: Some(fixtures), .. } => commands::print_listing(
-            &serve::fixture_builder(
+        Command::List { json, fixtures: Some(fixtures), .. } => {
+            let server = serve::fixture_builder(
                 ServerOptions::default(),
                 fixtures,
                 switchboard_server::state::MemoryStore::new(),
             )
             .build()
-            .context("building the server")?,
-            json,
-            None,
-        ),
+            .context("building the server")?;
+            commands::print_listing(
+                &commands::Listing { server: &server, skills: &[], upstreams: None },
+                json,
+            )
+        }
         Command::List { json, fixtures: None, project } => commands::list(&project.source("list")?, json),
         Command::Call { tool, args, json, fixtures: Some(fixtures), .. } => {
             commands::call_fixtures(fixtures, &tool, args, json)

@@ -87,6 +87,15 @@ impl ProjectSkills {
         }
     }
 
+    /// The skills served (or that would be), as `list` shows them.
+    pub fn listed(&self) -> Vec<switchboard_skills::SkillInfo> {
+        match (&self.live, &self.loaded) {
+            (Some(live), _) => live.current().skills(),
+            (None, Some(set)) => set.skills(),
+            (None, None) => Vec::new(),
+        }
+    }
+
     /// Offers the extension on `builder` and serves the loaded skills.
     pub fn register(&mut self, builder: ServerBuilder) -> ServerBuilder {
         let skills = Skills::new(self.loaded.take().unwrap_or_default());

@@ -340,3 +340,22 @@ fn with_a_configuration_file_a_broken_edit_keeps_the_last_good_skills_and_the_fo
     assert!(std::fs::read_to_string(root.join("skills/release-notes/SKILL.md")).unwrap().contains("no name"));
     switchboard.finish();
 }
+
+#[test]
+fn list_shows_the_skills_with_only_the_files_the_folder_rules_serve() {
+    let dir = project();
+    let root = dir.path();
+    let (ok, text, stderr) = common::run(&["list", "."], root);
+    assert!(ok, "{stderr}");
+    assert!(text.contains("Skills (2):"), "{text}");
+    let line = text.lines().find(|l| l.trim_start().starts_with("pdf-processing")).expect("listed");
+    assert!(line.contains("3 files"), "SKILL.md, FORMS.md, extract.py; no dotfile or ignored file: {line}");
+    let (ok, json, stderr) = common::run(&["list", ".", "--json"], root);
+    assert!(ok, "{stderr}");
+    let listing: Value = serde_json::from_str(&json).unwrap();
+    let skills = listing["skills"].as_array().expect("skills in the JSON listing");
+    let names: Vec<&str> = skills.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["pdf-processing", "release-notes"], "{json}");
+    assert_eq!(skills[0]["uri"], "skill://pdf-processing/SKILL.md");
+    assert!(!json.contains(SECRET), "nothing of the hidden files shows");
+}
