@@ -274,7 +274,16 @@ impl RequestContext {
     /// notification was queued.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
         let Some(token) = &self.inner.progress_token else { return false };
-        if self.is_cancelled() || self.inner.finished.load(Ordering::Acquire) || !progress.is_finite() {
+        // A 2025-11-25 task's token stays valid until the task ends
+        // (`2025-11-25/basic/utilities/tasks.mdx` §Task Progress
+        // Notifications): once the request was answered with its
+        // `CreateTaskResult`, its progress goes on the connection's stream.
+        let outbound = match (self.inner.finished.load(Ordering::Acquire), self.legacy_task_session()) {
+            (false, _) => &self.inner.outbound,
+            (true, Some(session)) => session.outbound(),
+            (true, None) => return false,
+        };
+        if self.is_cancelled() || !progress.is_finite() {
             return false;
         }
         {
@@ -292,7 +301,12 @@ impl RequestContext {
         };
         let params = shape::progress(params, self.inner.version);
         let bytes = encode_notification(method::PROGRESS, Some(&params));
-        self.inner.outbound.send(bytes).await.is_ok()
+        outbound.send(bytes).await.is_ok()
+    }
+
+    /// The connection of the 2025-11-25 task this request became, if it did.
+    fn legacy_task_session(&self) -> Option<&Arc<crate::session::Session>> {
+        self.inner.task.get().and_then(|task| task.session())
     }
 
     /// Sends a log message (`notifications/message`) about this request, if

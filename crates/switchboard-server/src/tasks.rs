@@ -427,6 +427,11 @@ impl TaskRun {
         }
     }
 
+    /// The connection of a 2025-11-25 task (`None` for the extension's).
+    pub(crate) fn session(&self) -> Option<&Arc<Session>> {
+        self.session.as_ref()
+    }
+
     /// Fires on `tasks/cancel`.
     pub(crate) fn cancel_token(&self) -> &CancellationToken {
         &self.cancel

@@ -32,6 +32,15 @@ fn server_on(store: Arc<dyn StateStore>) -> Server {
                 })
                 .input_schema(json!({"type": "object", "properties": {"ms": {"type": "integer"}}})),
         )
+        .tool(Tool::new("ticking").task_support(TaskSupport::Optional).handler(
+            |_: NoArgs, ctx: RequestContext| async move {
+                for step in [1.0, 2.0] {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    ctx.progress(step, Some(2.0), None).await;
+                }
+                Ok("ticked")
+            },
+        ))
         .tool(Tool::new("only_task").task_support(TaskSupport::Required).handler(
             |_: NoArgs, _: RequestContext| async { Err::<String, _>(ToolError::new("tool-level failure")) },
         ))
@@ -633,4 +642,22 @@ async fn a_task_tool_added_to_a_server_without_the_extension_runs_in_place() {
     assert_eq!(r["result"]["content"][0]["text"], "ran in place");
     let get = send(&server, None, "tasks/get", json!({"taskId": "x"}), caps(true)).await;
     assert_eq!(get["error"]["code"], ErrorCode::METHOD_NOT_FOUND.0, "{get}");
+}
+
+#[tokio::test]
+async fn a_2025_11_25_tasks_progress_token_stays_valid_until_the_task_ends() {
+    let server = server();
+    let (mut c, _) = legacy_client(&server, true).await;
+    let params = json!({"name": "ticking", "arguments": {}, "task": {"ttl": 60_000},
+                        "_meta": {"progressToken": "tick"}});
+    let created = c.request_raw("tools/call", Some(params)).await.unwrap();
+    let id = legacy_task_id(&created);
+    // Both reports come after the CreateTaskResult answered the call.
+    for step in [1.0, 2.0] {
+        let note = c.next_notification("notifications/progress").await.unwrap();
+        assert_eq!(note["params"]["progressToken"], "tick", "{note}");
+        assert_eq!(note["params"]["progress"], step, "{note}");
+    }
+    let result = c.request_raw("tasks/result", Some(json!({"taskId": id}))).await.unwrap();
+    assert_eq!(result["result"]["content"][0]["text"], "ticked", "{result}");
 }
