@@ -763,3 +763,99 @@ async fn health_and_readiness_answer_any_host_without_a_store() {
         assert!(body == json!({"alive": true}) || body == json!({"ready": true}), "{path}: {body}");
     }
 }
+
+/// A 2025-11-25 task over HTTP: once the POST answered with the
+/// `CreateTaskResult`, the task's progress (its token stays valid) and its
+/// questions (live requests) come on the session's GET stream, and the
+/// answer POSTed back reaches the task.
+#[tokio::test]
+async fn a_2025_11_25_task_reports_progress_and_asks_on_the_get_stream() {
+    let server = Server::builder("tasks-over-http", "1")
+        .tool(Tool::new("ask_and_tick").task_support(switchboard_server::TaskSupport::Optional).handler(
+            |_: NoArgs, ctx: RequestContext| async move {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                ctx.progress(1.0, Some(2.0), None).await;
+                let schema = json!({"type": "object", "properties": {"v": {"type": "string"}}});
+                let answer = ctx.elicit("v", "V?", schema).await?;
+                ctx.progress(2.0, Some(2.0), None).await;
+                Ok(format!("got {}", answer["content"]["v"]))
+            },
+        ))
+        .build()
+        .unwrap();
+    let s = start_with(server, HttpOptions::default()).await;
+    let init = s
+        .post(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
+            "capabilities": {"elicitation": {}, "tasks": {"list": {}, "cancel": {}}}}}))
+        .send()
+        .await
+        .unwrap();
+    let sid = init.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let in_session = |body: Value| {
+        s.post(&body).header("mcp-session-id", &sid).header("mcp-protocol-version", "2025-11-25").send()
+    };
+    assert_eq!(
+        in_session(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await.unwrap().status(),
+        202
+    );
+    let stream = s
+        .client
+        .get(&s.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    let mut stream = stream.bytes_stream();
+
+    let created = in_session(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "ask_and_tick", "arguments": {}, "task": {"ttl": 60_000}, "_meta": {"progressToken": "p"}}}))
+    .await
+    .unwrap()
+    .text()
+    .await
+    .unwrap();
+    let created = sse_events(&created).pop().map_or(created.clone(), |(_, data)| data);
+    let created: Value = serde_json::from_str(&created).unwrap();
+    let task_id = created["result"]["task"]["taskId"].as_str().expect("a CreateTaskResult").to_owned();
+
+    // Read the GET stream until the second progress report, answering the question on the way.
+    let (mut text, mut progress, mut asked) = (String::new(), Vec::new(), 0);
+    let mut seen = 0;
+    while progress.len() < 2 {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .unwrap_or_else(|_| panic!("the GET stream went quiet: {text}"))
+            .unwrap()
+            .unwrap();
+        text.push_str(&String::from_utf8_lossy(&chunk));
+        // Only whole events: a chunk may end inside one.
+        let events = sse_events(&text[..text.rfind("\n\n").map_or(0, |end| end + 2)]);
+        for (_, data) in events.iter().skip(seen) {
+            let message: Value = serde_json::from_str(data).unwrap();
+            if message["method"] == "notifications/progress" {
+                assert_eq!(message["params"]["progressToken"], "p", "{message}");
+                progress.push(message["params"]["progress"].as_f64().unwrap());
+            } else if message["method"] == "elicitation/create" {
+                asked += 1;
+                let answer = json!({"jsonrpc": "2.0", "id": message["id"],
+                                    "result": {"action": "accept", "content": {"v": "yes"}}});
+                assert_eq!(in_session(answer).await.unwrap().status(), 202);
+            }
+        }
+        seen = events.len();
+    }
+    assert_eq!((progress, asked), (vec![1.0, 2.0], 1));
+    let result = in_session(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/result", "params": {"taskId": task_id}}),
+    )
+    .await
+    .unwrap()
+    .text()
+    .await
+    .unwrap();
+    assert!(result.contains(r#"got \"yes\""#), "{result}");
+}
