@@ -22,90 +22,21 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 use switchboard_server::state::StateStore;
-use switchboard_server::{Principal, ProtocolVersion, Session};
+use switchboard_server::{Principal, ProtocolVersion};
 use switchboard_types::{Era, ErrorObject};
 use tokio::sync::{broadcast, mpsc, oneshot};
-use tokio::task::AbortHandle;
 
 use crate::caller::Caller;
+use crate::legacy_session::{
+    LIVE_CAPACITY, LegacySession, Live, Sessions, another_principal, too_many_sessions, unknown_session,
+};
 use crate::peek::Body;
 use crate::security::{error_response, json_response, reply_response};
 use crate::shared_sessions::{
-    CHANNEL, SessionChange, changes_of, forget_local, record_key, restore, save, share, spawn_listener,
+    CHANNEL, Record, SessionChange, changes_of, forget_local, record_key, save, share, spawn_listener,
     unavailable,
 };
 use crate::{App, EventStore, ResponseMode, sse};
-
-/// One legacy session.
-pub(crate) struct LegacySession {
-    pub id: String,
-    pub session: Arc<Session>,
-    /// Set while a GET stream is open (one at a time).
-    get_open: Arc<AtomicBool>,
-    last_seen: Mutex<Instant>,
-    forwarder: Mutex<Option<AbortHandle>>,
-    next_stream: AtomicU64,
-    /// Live request streams, for clients resuming one that is still running.
-    live: Mutex<HashMap<String, broadcast::Sender<Live>>>,
-}
-
-/// Slots of the per-stream live channels.
-const LIVE_CAPACITY: usize = 16;
-
-#[derive(Debug, Clone)]
-enum Live {
-    Event(String, Vec<u8>),
-    /// An event the store could not keep: sent live without an id.
-    Unstored(Vec<u8>),
-    End,
-}
-
-impl LegacySession {
-    fn touch(&self) {
-        *self.last_seen.lock().expect("session lock poisoned") = Instant::now();
-    }
-
-    /// Ends the session here and forgets its events.
-    async fn end(&self, store: &dyn EventStore) {
-        self.drop_local();
-        if let Err(e) = store.remove_session(&self.id).await {
-            tracing::warn!(session = %self.id, error = %e, "could not remove the session's events");
-        }
-    }
-
-    /// Stops serving the session in this process (its record and events,
-    /// if shared, are someone else's business).
-    pub(crate) fn drop_local(&self) {
-        self.session.close();
-        if let Some(f) = self.forwarder.lock().expect("session lock poisoned").take() {
-            f.abort();
-        }
-    }
-}
-
-/// Every legacy session of the endpoint.
-#[derive(Default)]
-pub(crate) struct Sessions {
-    pub(crate) map: Mutex<HashMap<String, Arc<LegacySession>>>,
-    /// The idle sweeper (and, with a state store, the listener of the
-    /// `sessions` channel) starts with the first session (inside the
-    /// runtime, whoever built the router).
-    sweeper: std::sync::OnceLock<()>,
-}
-
-impl Sessions {
-    pub(crate) fn get(&self, id: &str) -> Option<Arc<LegacySession>> {
-        self.map.lock().expect("sessions lock poisoned").get(id).cloned()
-    }
-
-    pub(crate) fn remove(&self, id: &str) -> Option<Arc<LegacySession>> {
-        self.map.lock().expect("sessions lock poisoned").remove(id)
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.map.lock().expect("sessions lock poisoned").len()
-    }
-}
 
 /// Starts the idle sweeper and, with a state store, the listener applying
 /// other instances' changes to local copies: once, with the first session.
@@ -246,28 +177,48 @@ fn with_session_header(mut response: Response, id: &str) -> Response {
     response
 }
 
-pub(crate) fn another_principal() -> Response {
-    error_response(
-        StatusCode::FORBIDDEN,
-        None,
-        ErrorObject::invalid_request("this session was opened by another principal"),
-    )
-}
-
-pub(crate) fn unknown_session() -> Response {
-    error_response(
-        StatusCode::NOT_FOUND,
-        None,
-        ErrorObject::invalid_request("unknown or ended session: send initialize to open a new one"),
-    )
-}
-
-pub(crate) fn too_many_sessions() -> Response {
-    error_response(
-        StatusCode::SERVICE_UNAVAILABLE,
-        None,
-        ErrorObject::internal("too many open sessions; try again later"),
-    )
+/// Rebuilds a session another instance opened from its record; `Err` is
+/// the answer (404 when there is no record, 403 for another principal,
+/// 503 when the store fails).
+pub(crate) async fn restore(
+    app: &App,
+    state: &dyn StateStore,
+    id: &str,
+    caller: &Caller,
+) -> Result<Arc<LegacySession>, Response> {
+    // Listening before reading the record: no change published after the
+    // read is missed.
+    start_background(app);
+    let key = record_key(id);
+    let bytes = state.get(&key).await.map_err(|e| unavailable(&e))?.ok_or_else(unknown_session)?;
+    let record: Record = serde_json::from_slice(&bytes).map_err(|e| {
+        tracing::warn!(session = %id, error = %e, "unreadable session record");
+        unknown_session()
+    })?;
+    let owner = record.principal.as_ref().map(|p| p.subject.as_str());
+    if owner != caller.principal.as_ref().map(|p| p.subject.as_str()) {
+        return Err(another_principal());
+    }
+    if app.sessions.len() >= app.options.max_sessions {
+        return Err(too_many_sessions());
+    }
+    let fresh = build(app, id.to_owned(), caller.principal.clone());
+    fresh.session.restore(&record.snapshot);
+    let legacy = {
+        let mut map = app.sessions.map.lock().expect("sessions lock poisoned");
+        Arc::clone(map.entry(id.to_owned()).or_insert_with(|| Arc::clone(&fresh)))
+    };
+    if !Arc::ptr_eq(&legacy, &fresh) {
+        fresh.drop_local(); // a concurrent request restored it first
+    }
+    match state.touch(&key, app.options.session_idle_timeout).await {
+        Ok(true) => Ok(legacy),
+        Ok(false) => {
+            forget_local(app, id);
+            Err(unknown_session())
+        }
+        Err(e) => Err(unavailable(&e)),
+    }
 }
 
 /// The request's session. With a state store, a session unknown here is
