@@ -392,45 +392,12 @@ impl ServerBuilder {
     /// extension identifier, an item without a handler, or a schema that
     /// does not compile.
     pub fn build(mut self) -> Result<Server> {
-        // A task-capable tool makes the server offer the Tasks extension
-        // (2026-07-28 only: its results rely on `resultType`).
-        let task_tools = self.tools.iter().any(|t| t.task_support != crate::tasks::TaskSupport::Forbidden);
-        if task_tools && !self.extensions.iter().any(|e| e.id == crate::tasks::TASKS_EXTENSION) {
-            self = self.extension_since(
-                crate::tasks::TASKS_EXTENSION,
-                Value::Object(Default::default()),
-                switchboard_types::ProtocolVersion::V2026_07_28,
-            );
-        }
+        self = self.with_tasks_extension_if_needed();
         let tasks_offered = self.extensions.iter().any(|e| e.id == crate::tasks::TASKS_EXTENSION);
         OfferedExtension::check_all(&self.extensions)?;
         crate::methods::Method::check_all(&self.methods)?;
-        let events = match &self.state {
-            Some(store) => EventBus::shared(
-                self.options.event_capacity,
-                Arc::clone(store),
-                format!("events:{}", self.info.name),
-            ),
-            None => EventBus::new(self.options.event_capacity),
-        };
-        let task_store: Arc<dyn crate::state::StateStore> = match &self.state {
-            Some(store) => Arc::clone(store),
-            None => crate::state::MemoryStore::new(),
-        };
-        let tasks = Arc::new(crate::tasks::Tasks::new(
-            task_store,
-            events.clone(),
-            self.options.task_ttl,
-            self.options.task_poll_interval,
-        ));
-        let key = match self.options.cursor_key {
-            Some(key) => key,
-            None => {
-                let mut key = [0u8; 32];
-                getrandom::fill(&mut key).expect("the operating system's random source is available");
-                key
-            }
-        };
+        let (events, tasks) = self.events_and_tasks();
+        let key = self.cursor_key();
         let modern_info = serde_json::to_value(&self.info).expect("Implementation serializes; qed");
         let limits =
             crate::limits::Limiters::new(self.options.tool_rate_per_caller, self.options.tool_rate_global);
@@ -462,24 +429,7 @@ impl ServerBuilder {
             tasks,
             tasks_offered,
         };
-        for tool in self.tools {
-            inner.add_tool(tool)?;
-        }
-        for prompt in self.prompts {
-            inner.add_prompt(prompt)?;
-        }
-        // Resources come in bulk (thousands, for some servers): one snapshot.
-        let mut resources = Vec::with_capacity(self.resources.len());
-        for resource in self.resources {
-            let entry = ResourceEntry::prepare(resource)?;
-            resources.push((entry.def.uri.clone(), entry));
-        }
-        if let Err(duplicate) = inner.resources.insert_many(resources, false) {
-            return Err(Error::DuplicateResource(duplicate.0));
-        }
-        for template in self.templates {
-            inner.add_template(template)?;
-        }
+        inner.add_registered(self.tools, self.prompts, self.resources, self.templates)?;
         inner.events.go_live();
         let layers = self.layers;
         let inner = Arc::new_cyclic(|weak| {
@@ -488,6 +438,89 @@ impl ServerBuilder {
             inner
         });
         Ok(Server { inner })
+    }
+
+    /// The builder, offering the Tasks extension if a tool needs it.
+    fn with_tasks_extension_if_needed(self) -> Self {
+        // A task-capable tool makes the server offer the Tasks extension
+        // (2026-07-28 only: its results rely on `resultType`).
+        let task_tools = self.tools.iter().any(|t| t.task_support != crate::tasks::TaskSupport::Forbidden);
+        if task_tools && !self.extensions.iter().any(|e| e.id == crate::tasks::TASKS_EXTENSION) {
+            return self.extension_since(
+                crate::tasks::TASKS_EXTENSION,
+                Value::Object(Default::default()),
+                switchboard_types::ProtocolVersion::V2026_07_28,
+            );
+        }
+        self
+    }
+
+    /// The server's event bus and task registry: in the state store when
+    /// there is one (shared between instances), in memory otherwise.
+    fn events_and_tasks(&self) -> (EventBus, Arc<crate::tasks::Tasks>) {
+        let events = match &self.state {
+            Some(store) => EventBus::shared(
+                self.options.event_capacity,
+                Arc::clone(store),
+                format!("events:{}", self.info.name),
+            ),
+            None => EventBus::new(self.options.event_capacity),
+        };
+        let task_store: Arc<dyn crate::state::StateStore> = match &self.state {
+            Some(store) => Arc::clone(store),
+            None => crate::state::MemoryStore::new(),
+        };
+        let tasks = Arc::new(crate::tasks::Tasks::new(
+            task_store,
+            events.clone(),
+            self.options.task_ttl,
+            self.options.task_poll_interval,
+        ));
+        (events, tasks)
+    }
+
+    /// The key that signs cursors and request states: the configured one,
+    /// or a random one for this process.
+    fn cursor_key(&self) -> [u8; 32] {
+        match self.options.cursor_key {
+            Some(key) => key,
+            None => {
+                let mut key = [0u8; 32];
+                getrandom::fill(&mut key).expect("the operating system's random source is available");
+                key
+            }
+        }
+    }
+}
+
+impl ServerInner {
+    /// Registers the builder's tools, prompts, resources and templates.
+    fn add_registered(
+        &self,
+        tools: Vec<Tool>,
+        prompts: Vec<Prompt>,
+        resources: Vec<Resource>,
+        templates: Vec<ResourceTemplate>,
+    ) -> Result<()> {
+        for tool in tools {
+            self.add_tool(tool)?;
+        }
+        for prompt in prompts {
+            self.add_prompt(prompt)?;
+        }
+        // Resources come in bulk (thousands, for some servers): one snapshot.
+        let mut entries = Vec::with_capacity(resources.len());
+        for resource in resources {
+            let entry = ResourceEntry::prepare(resource)?;
+            entries.push((entry.def.uri.clone(), entry));
+        }
+        if let Err(duplicate) = self.resources.insert_many(entries, false) {
+            return Err(Error::DuplicateResource(duplicate.0));
+        }
+        for template in templates {
+            self.add_template(template)?;
+        }
+        Ok(())
     }
 }
 

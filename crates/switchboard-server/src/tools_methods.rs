@@ -6,12 +6,14 @@
 use std::sync::Arc;
 
 use futures::FutureExt;
+use futures::future::BoxFuture;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use switchboard_types::tools::CallToolParams;
 use switchboard_types::{CallToolResult, ContentBlock, Era, ErrorObject, ProtocolVersion};
 
+use crate::catalog::Item;
 use crate::context::{RequestContext, permits};
 use crate::dispatch::{Output, parse_params, to_map};
 use crate::error::{Error, Result};
@@ -20,7 +22,7 @@ use crate::options::ArgumentErrorMode;
 use crate::schema::CompiledSchema;
 use crate::server::Server;
 use crate::shape;
-use crate::tasks::TaskSupport;
+use crate::tasks::{TaskRun, TaskSupport};
 use crate::tool::{Tool, ToolError, ToolHandler};
 
 /// One registered tool, with its compiled validators.
@@ -187,37 +189,68 @@ impl Server {
         params: Option<&RawValue>,
     ) -> Result<Output, ErrorObject> {
         let params: CallToolParams = parse_params(params)?;
-        let tools = self.inner.tools.load();
-        let visible = tools.get(&params.name).filter(|item| permits(ctx.principal(), &item.value.scopes));
-        let item = visible.cloned().ok_or_else(|| {
-            ErrorObject::invalid_params(format!(
-                "Unknown tool: {:?}; call tools/list for the available tools",
-                params.name
-            ))
-            .with_data(json!({"name": params.name}))
-        })?;
+        let item = self.visible_tool(ctx, &params.name)?;
         let entry = &item.value;
         let version = ctx.protocol_version();
         let arguments = Value::Object(params.arguments.unwrap_or_default());
         if let Err(errors) = entry.input.check(&arguments) {
-            let message = format!(
-                "Invalid arguments for tool {:?}: {}. Fix the arguments to match the tool's inputSchema and call it again.",
-                entry.def.name,
-                errors.join("; ")
-            );
-            return match self.inner.options.argument_errors {
-                ArgumentErrorMode::ToolError => to_map(&shape::call_result(
-                    CallToolResult::error(message),
-                    version,
-                    entry.def.output_schema.as_ref().is_none_or(shape::is_object_schema),
-                ))
-                .map(Output::Map),
-                ArgumentErrorMode::ProtocolError => {
-                    Err(ErrorObject::invalid_params(message).with_data(json!({"errors": errors})))
-                }
-            };
+            return self.invalid_arguments(entry, errors, version);
         }
+        let plan = self.task_plan(entry, params.task.is_some(), ctx)?;
+        if !plan.may_become_task {
+            let outcome = entry.handler.call(arguments, ctx.clone()).await;
+            return finish_call(entry, outcome, version).map(Output::Map);
+        }
+        self.call_as_task(item, arguments, ctx, plan.legacy_tasks).await
+    }
 
+    /// The tool `name`, if the caller may see it; otherwise `-32602`.
+    fn visible_tool(&self, ctx: &RequestContext, name: &str) -> Result<Arc<Item<ToolEntry>>, ErrorObject> {
+        let tools = self.inner.tools.load();
+        let visible = tools.get(name).filter(|item| permits(ctx.principal(), &item.value.scopes));
+        visible.cloned().ok_or_else(|| {
+            ErrorObject::invalid_params(format!(
+                "Unknown tool: {name:?}; call tools/list for the available tools"
+            ))
+            .with_data(json!({"name": name}))
+        })
+    }
+
+    /// The answer to arguments that do not match the tool's `inputSchema`:
+    /// a tool error or `-32602`, as [`ArgumentErrorMode`] says.
+    fn invalid_arguments(
+        &self,
+        entry: &ToolEntry,
+        errors: Vec<String>,
+        version: ProtocolVersion,
+    ) -> Result<Output, ErrorObject> {
+        let message = format!(
+            "Invalid arguments for tool {:?}: {}. Fix the arguments to match the tool's inputSchema and call it again.",
+            entry.def.name,
+            errors.join("; ")
+        );
+        match self.inner.options.argument_errors {
+            ArgumentErrorMode::ToolError => to_map(&shape::call_result(
+                CallToolResult::error(message),
+                version,
+                entry.def.output_schema.as_ref().is_none_or(shape::is_object_schema),
+            ))
+            .map(Output::Map),
+            ArgumentErrorMode::ProtocolError => {
+                Err(ErrorObject::invalid_params(message).with_data(json!({"errors": errors})))
+            }
+        }
+    }
+
+    /// Whether this call may become a task, under 2025-11-25 tasks or the
+    /// Tasks extension; `Err` refuses a call asked the wrong way.
+    fn task_plan(
+        &self,
+        entry: &ToolEntry,
+        asked: bool,
+        ctx: &RequestContext,
+    ) -> Result<TaskPlan, ErrorObject> {
+        let version = ctx.protocol_version();
         // 2025-11-25 tasks (`basic/utilities/tasks.mdx` §Tool-Level
         // Negotiation), for a client offered the capability: a `task` param
         // asks for one; `-32601` for a forbidden tool asked as a task (SHOULD)
@@ -226,23 +259,20 @@ impl Server {
         let legacy_tasks = self.inner.tasks_offered
             && version.rules().adds("tasks/result")
             && ctx.client_capabilities().tasks.is_some();
-        let may_be_task = match entry.task_support {
-            support if legacy_tasks => {
-                let asked = params.task.is_some();
-                match (support, asked) {
-                    (TaskSupport::Forbidden, true) => {
-                        return Err(ErrorObject::method_not_found("tools/call").with_data(json!({
-                            "reason": format!("tool {:?} does not run as a task (execution.taskSupport is forbidden)", entry.def.name)
-                        })));
-                    }
-                    (TaskSupport::Required, false) => {
-                        return Err(ErrorObject::method_not_found("tools/call").with_data(json!({
-                            "reason": format!("tool {:?} runs only as a task: add the task param", entry.def.name)
-                        })));
-                    }
-                    _ => asked,
+        let may_become_task = match entry.task_support {
+            support if legacy_tasks => match (support, asked) {
+                (TaskSupport::Forbidden, true) => {
+                    return Err(ErrorObject::method_not_found("tools/call").with_data(json!({
+                        "reason": format!("tool {:?} does not run as a task (execution.taskSupport is forbidden)", entry.def.name)
+                    })));
                 }
-            }
+                (TaskSupport::Required, false) => {
+                    return Err(ErrorObject::method_not_found("tools/call").with_data(json!({
+                        "reason": format!("tool {:?} runs only as a task: add the task param", entry.def.name)
+                    })));
+                }
+                _ => asked,
+            },
             TaskSupport::Forbidden => false,
             // A task-capable tool added at run time to a server built
             // without the extension: no `tasks/*` to poll with, so it runs
@@ -264,11 +294,21 @@ impl Server {
                 declared
             }
         };
-        if !may_be_task {
-            let outcome = entry.handler.call(arguments, ctx.clone()).await;
-            return finish_call(entry, outcome, version).map(Output::Map);
-        }
+        Ok(TaskPlan { may_become_task, legacy_tasks })
+    }
 
+    /// A call that may become a task: answered in place if it finishes
+    /// before it does, otherwise with its `CreateTaskResult` while the
+    /// handler goes on in the background.
+    async fn call_as_task(
+        &self,
+        item: Arc<Item<ToolEntry>>,
+        arguments: Value,
+        ctx: &RequestContext,
+        legacy_tasks: bool,
+    ) -> Result<Output, ErrorObject> {
+        let entry = &item.value;
+        let version = ctx.protocol_version();
         ctx.allow_tasks(Arc::clone(&self.inner.tasks));
         // A 2025-11-25 client asked for a task, so it gets one at once; a
         // handler that starts it itself asks its questions inside it.
@@ -289,29 +329,49 @@ impl Server {
             },
         };
         let created = run.created_output();
-        let ttl = self.inner.options.task_ttl;
-        tokio::spawn(async move {
-            let entry = &item.value;
-            let running = async {
-                match std::panic::AssertUnwindSafe(work).catch_unwind().await {
-                    Ok(outcome) => finish_call(entry, outcome, version),
-                    Err(_) => {
-                        tracing::error!(tool = %entry.def.name, "task handler panicked");
-                        Err(ErrorObject::internal("the tool's handler panicked"))
-                    }
-                }
-            };
-            let outcome = tokio::select! {
-                _ = run.cancel_token().cancelled() => None,
-                _ = run.watch_remote_cancel() => None,
-                r = tokio::time::timeout(ttl, running) => Some(r.unwrap_or_else(|_| {
-                    Err(ErrorObject::internal("the task ran out of its time to live and was stopped"))
-                })),
-            };
-            run.finish(outcome).await;
-        });
+        spawn_task_work(item, work, run, version, self.inner.options.task_ttl);
         Ok(created)
     }
+}
+
+/// How a `tools/call` may run (see `Server::task_plan`).
+struct TaskPlan {
+    /// The call may become a task (now, or when its handler starts one).
+    may_become_task: bool,
+    /// Under 2025-11-25 tasks, for a client that declared them.
+    legacy_tasks: bool,
+}
+
+/// Runs a tool's handler that became a task to its end in the background:
+/// until it finishes, panics, is cancelled (here or on another instance)
+/// or outlives the task's time to live.
+fn spawn_task_work(
+    item: Arc<Item<ToolEntry>>,
+    work: BoxFuture<'static, std::result::Result<CallToolResult, ToolError>>,
+    run: Arc<TaskRun>,
+    version: ProtocolVersion,
+    ttl: std::time::Duration,
+) {
+    tokio::spawn(async move {
+        let entry = &item.value;
+        let running = async {
+            match std::panic::AssertUnwindSafe(work).catch_unwind().await {
+                Ok(outcome) => finish_call(entry, outcome, version),
+                Err(_) => {
+                    tracing::error!(tool = %entry.def.name, "task handler panicked");
+                    Err(ErrorObject::internal("the tool's handler panicked"))
+                }
+            }
+        };
+        let outcome = tokio::select! {
+            _ = run.cancel_token().cancelled() => None,
+            _ = run.watch_remote_cancel() => None,
+            r = tokio::time::timeout(ttl, running) => Some(r.unwrap_or_else(|_| {
+                Err(ErrorObject::internal("the task ran out of its time to live and was stopped"))
+            })),
+        };
+        run.finish(outcome).await;
+    });
 }
 
 /// A tool handler's outcome as the `tools/call` result: an execution error
