@@ -22,8 +22,6 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use futures::future::{BoxFuture, join_all};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use switchboard_types::jsonrpc::MessageKind;
@@ -31,9 +29,13 @@ use switchboard_types::notifications::{CancelledParams, method};
 use switchboard_types::{Era, ErrorObject, IncomingMessage, ProtocolVersion, RequestId};
 use tokio_util::sync::CancellationToken;
 
-use crate::context::{ContextParts, Outbound, Principal, RequestContext, Via};
+use crate::caller::{Outbound, Principal, Via};
+use crate::context::{ContextParts, RequestContext};
 use crate::lifecycle::RequestMeta;
+use crate::output::Output;
+use crate::params::parse_params;
 use crate::reply::Reply;
+use crate::route::{Route, target_of};
 use crate::server::Server;
 use crate::session::Session;
 use crate::trace_context::TraceContext;
@@ -68,92 +70,6 @@ impl Accepted {
             Accepted::Done(reply) => reply,
             Accepted::Pending(fut) => fut.await,
         }
-    }
-}
-
-/// A handler's result: a map the dispatcher may still decorate, or a JSON
-/// object already serialized (list pages, written from cached JSON).
-pub(crate) enum Output {
-    Map(Map<String, Value>),
-    Raw(Vec<u8>),
-    /// A 2026-07-28 `InputRequiredResult` (`inputRequests`, `requestState`;
-    /// see [`crate::input`]).
-    InputRequired(Map<String, Value>),
-    /// A `CreateTaskResult` of the Tasks extension (see [`crate::tasks`]).
-    Task(Map<String, Value>),
-}
-
-impl Output {
-    /// True for a `tools/call` result that reports a tool error (`isError`).
-    pub(crate) fn is_tool_error(&self) -> bool {
-        match self {
-            Output::Map(map) => map.get("isError").and_then(Value::as_bool) == Some(true),
-            Output::Raw(_) | Output::InputRequired(_) | Output::Task(_) => false,
-        }
-    }
-}
-
-/// What a request names: its `params.name` (a tool or prompt), its
-/// `params.uri` (a resource) or its `params.taskId` (a task), when it has one.
-pub(crate) fn target_of(params: Option<&RawValue>) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Named {
-        name: Option<String>,
-        uri: Option<String>,
-        #[serde(rename = "taskId")]
-        task_id: Option<String>,
-    }
-    let named: Named = serde_json::from_str(params?.get()).ok()?;
-    named.name.or(named.uri).or(named.task_id)
-}
-
-impl From<Map<String, Value>> for Output {
-    fn from(map: Map<String, Value>) -> Self {
-        Output::Map(map)
-    }
-}
-
-/// Methods the server routes to handlers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Route {
-    Ping,
-    Discover,
-    ToolsList,
-    ToolsCall,
-    ResourcesList,
-    ResourceTemplatesList,
-    ResourcesRead,
-    ResourcesSubscribe,
-    ResourcesUnsubscribe,
-    PromptsList,
-    PromptsGet,
-    Complete,
-    Listen,
-    SetLevel,
-    /// The Tasks extension's `tasks/get`, `tasks/update`, `tasks/cancel`;
-    /// `tasks/get` and `tasks/cancel` are 2025-11-25's too.
-    TasksGet,
-    TasksUpdate,
-    TasksCancel,
-    /// 2025-11-25 `tasks/result` and `tasks/list`.
-    TasksResult,
-    TasksList,
-    /// The application's method at this index of `ServerInner::methods`.
-    Custom(usize),
-}
-
-/// Parses a method's params into its type; failures are `-32602` with
-/// serde's explanation. Absent params read as `{}`.
-pub(crate) fn parse_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
-    serde_json::from_str(params.map_or("{}", RawValue::get)).map_err(ErrorObject::invalid_params)
-}
-
-/// Serializes a result struct into the map the decorators work on.
-pub(crate) fn to_map<T: Serialize>(value: &T) -> Result<Map<String, Value>, ErrorObject> {
-    match serde_json::to_value(value) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(ErrorObject::internal("a result must be a JSON object")),
-        Err(e) => Err(ErrorObject::internal(e)),
     }
 }
 
@@ -494,7 +410,9 @@ impl Server {
                 };
                 ctx.finish();
                 session.unregister(&id);
-                let outcome = outcome.map(|r| r.map(|result| crate::input::settle(&ctx, result)));
+                let outcome = outcome.map(|r| {
+                    r.map(|result| crate::input::settle(ctx.input_round().map(Arc::as_ref), result))
+                });
                 record_outcome(outcome.as_ref());
                 let reply = server.reply_to(&id, route, modern, &ctx, outcome?);
                 Some(capped(&id, reply, server.inner.options.max_response_size))
@@ -669,13 +587,16 @@ impl Server {
                 if ctx.protocol_version().era() == Era::Handshake =>
             {
                 let page = self.inner.options.page_size;
-                crate::tasks::legacy::serve(&self.inner.tasks, route, ctx, session, params, page).await
+                let caller = task_caller(ctx);
+                crate::tasks::legacy::serve(&self.inner.tasks, route, &caller, session, params, page).await
             }
             Route::TasksGet
             | Route::TasksUpdate
             | Route::TasksCancel
             | Route::TasksResult
-            | Route::TasksList => crate::tasks::serve(&self.inner.tasks, route, ctx, params).await,
+            | Route::TasksList => {
+                crate::tasks::serve(&self.inner.tasks, route, &task_caller(ctx), params).await
+            }
             Route::Custom(index) => {
                 let handler = std::sync::Arc::clone(&self.inner.methods[index].handler);
                 handler.call(parse_params(params)?, ctx.clone()).await
@@ -745,6 +666,14 @@ fn modern_revision(request: &Incoming<'_>) -> Result<Revision, Accepted> {
         return Err(request.refuse(e));
     }
     Ok(Revision { version, client_info: meta.client_info(), client_capabilities: meta.client_capabilities() })
+}
+
+/// The caller of a `tasks/*` method, as the task registry sees it.
+fn task_caller(ctx: &RequestContext) -> crate::tasks::Caller<'_> {
+    crate::tasks::Caller {
+        capabilities: ctx.client_capabilities(),
+        principal: ctx.principal().map(|p| p.subject.as_str()),
+    }
 }
 
 /// The `mcp.request` span of one request (OpenTelemetry-style names): its

@@ -138,6 +138,7 @@
 //! # });
 //! ```
 
+mod caller;
 mod catalog;
 mod completion;
 mod context;
@@ -156,13 +157,16 @@ mod macro_support;
 mod methods;
 pub mod middleware;
 mod options;
+mod output;
 mod page_json;
+mod params;
 mod prompt;
 mod prompts_methods;
 mod reply;
 mod resource;
 mod resource_source;
 mod resources_methods;
+mod route;
 mod schema;
 mod scopes;
 mod server;
@@ -172,6 +176,8 @@ mod setters;
 mod shape;
 mod shared_handles;
 pub mod state;
+mod store;
+mod task_wire;
 pub mod tasks;
 mod tool;
 mod tools_methods;
@@ -179,8 +185,9 @@ pub mod trace_context;
 pub mod transport;
 mod uri;
 
+pub use caller::{Outbound, Principal, Via};
 pub use completion::{Completer, CompletionRequest, complete_from, completer_fn};
-pub use context::{Outbound, Principal, RequestContext, Via};
+pub use context::RequestContext;
 pub use dispatch::Accepted;
 pub use error::{Error, Result};
 pub use events::{ListKind, LogEvent, ServerEvent, TaskStatusEvent};

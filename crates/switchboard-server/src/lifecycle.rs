@@ -239,7 +239,7 @@ impl ServerInner {
         session: &Session,
         params: Option<&RawValue>,
     ) -> Result<Map<String, Value>, ErrorObject> {
-        let params: InitializeParams = crate::dispatch::parse_params(params)?;
+        let params: InitializeParams = crate::params::parse_params(params)?;
         let version = negotiate(&params.protocol_version);
         // 2025-11-25 tasks are offered to a client that declared its own
         // `tasks` capability, when some tool runs as a task.
@@ -254,7 +254,7 @@ impl ServerInner {
         }
         let mut capabilities = self.capabilities(version);
         if offer_tasks {
-            capabilities.tasks = Some(crate::tasks::legacy::server_capability());
+            capabilities.tasks = Some(crate::task_wire::server_capability());
         }
         let result = InitializeResult {
             protocol_version: version.as_str().to_owned(),
@@ -262,7 +262,7 @@ impl ServerInner {
             server_info: shape::implementation(&self.info, version),
             instructions: self.instructions.clone(),
         };
-        crate::dispatch::to_map(&result)
+        crate::params::to_map(&result)
     }
 
     /// Answers `server/discover` (2026-07-28).
@@ -273,7 +273,7 @@ impl ServerInner {
             capabilities: self.capabilities(ProtocolVersion::LATEST),
             instructions: self.instructions.clone(),
         };
-        crate::dispatch::to_map(&result)
+        crate::params::to_map(&result)
     }
 
     /// [`ServerInner::decorate_modern`] for a result already serialized as a

@@ -41,7 +41,8 @@ use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service, ServiceExt};
 
 use crate::context::RequestContext;
-use crate::dispatch::{Output, Route};
+use crate::output::Output;
+use crate::route::Route;
 use crate::server::{Server, ServerInner};
 use crate::session::Session;
 use crate::tool::{ToolError, ToolHandler};
@@ -200,7 +201,7 @@ impl Request {
     /// What the request names: the tool or prompt (`params.name`) or the
     /// resource (`params.uri`), when there is one.
     pub fn target(&self) -> Option<String> {
-        crate::dispatch::target_of(self.params.as_deref())
+        crate::route::target_of(self.params.as_deref())
     }
 
     /// The request's context (principal, headers, protocol version).

@@ -15,11 +15,12 @@ use switchboard_types::completion::{CompleteParams, CompletionReference};
 use switchboard_types::prompts::GetPromptParams;
 use switchboard_types::{ErrorObject, ProtocolVersion};
 
+use crate::caller::permits;
 use crate::completion::{Completer, CompletionRequest, MAX_VALUES};
-use crate::context::{RequestContext, permits};
-use crate::dispatch::{parse_params, to_map};
+use crate::context::RequestContext;
 use crate::error::{Error, Result};
 use crate::events::ListKind;
+use crate::params::{parse_params, to_map};
 use crate::prompt::{Prompt, PromptHandler};
 use crate::server::Server;
 use crate::shape;
@@ -67,7 +68,7 @@ impl Server {
         &self,
         ctx: &RequestContext,
         params: Option<&RawValue>,
-    ) -> std::result::Result<crate::dispatch::Output, ErrorObject> {
+    ) -> std::result::Result<crate::output::Output, ErrorObject> {
         let version = ctx.protocol_version();
         self.list_page(
             &self.inner.prompts,

@@ -17,12 +17,14 @@ use switchboard_types::resources::UriParams;
 use switchboard_types::{ErrorCode, ErrorObject, ProtocolVersion, ResourceContents};
 use switchboard_uri_template::UriTemplate;
 
+use crate::caller::permits;
 use crate::completion::Completer;
-use crate::context::{RequestContext, permits};
-use crate::dispatch::{Output, parse_params};
+use crate::context::RequestContext;
 use crate::error::{Error, Result};
 use crate::events::ListKind;
+use crate::output::Output;
 use crate::page_json::PageWriter;
+use crate::params::parse_params;
 use crate::resource::{ReadRequest, Resource, ResourceHandler, ResourceTemplate};
 use crate::resource_source::{ResourcePage, SOURCE_PHASE, decode_position, encode_position};
 use crate::server::Server;
@@ -121,7 +123,7 @@ impl Server {
         &self,
         ctx: &RequestContext,
         params: Option<&RawValue>,
-    ) -> std::result::Result<crate::dispatch::Output, ErrorObject> {
+    ) -> std::result::Result<crate::output::Output, ErrorObject> {
         let version = ctx.protocol_version();
         if self.inner.sources.is_empty() {
             return self.list_page(
@@ -196,7 +198,7 @@ impl Server {
         &self,
         ctx: &RequestContext,
         params: Option<&RawValue>,
-    ) -> std::result::Result<crate::dispatch::Output, ErrorObject> {
+    ) -> std::result::Result<crate::output::Output, ErrorObject> {
         let version = ctx.protocol_version();
         self.list_page(
             &self.inner.templates,

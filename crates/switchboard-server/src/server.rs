@@ -12,8 +12,8 @@ use switchboard_types::Implementation;
 use switchboard_types::content::Icon;
 use tokio::sync::broadcast;
 
+use crate::caller::{Outbound, Principal};
 use crate::catalog::{Catalog, CursorCodec};
-use crate::context::{Outbound, Principal};
 use crate::error::{Error, Result};
 use crate::events::{EventBus, ListKind, ServerEvent};
 use crate::lifecycle::OfferedExtension;
@@ -147,7 +147,7 @@ pub struct ServerBuilder {
     resources_enabled: bool,
     logging_enabled: bool,
     layers: Vec<crate::middleware::PendingServerLayer>,
-    state: Option<Arc<dyn crate::state::StateStore>>,
+    state: Option<Arc<dyn crate::store::StateStore>>,
     extensions: Vec<OfferedExtension>,
     methods: Vec<crate::methods::Method>,
 }
@@ -158,7 +158,7 @@ impl ServerBuilder {
     /// one address): `resources/updated` and `list_changed` published on
     /// any instance reach the clients of all, in order per instance. The
     /// channel is named after the server (`events:{name}`).
-    pub fn state(mut self, store: Arc<dyn crate::state::StateStore>) -> Self {
+    pub fn state(mut self, store: Arc<dyn crate::store::StateStore>) -> Self {
         self.state = Some(store);
         self
     }
@@ -466,9 +466,9 @@ impl ServerBuilder {
             ),
             None => EventBus::new(self.options.event_capacity),
         };
-        let task_store: Arc<dyn crate::state::StateStore> = match &self.state {
+        let task_store: Arc<dyn crate::store::StateStore> = match &self.state {
             Some(store) => Arc::clone(store),
-            None => crate::state::MemoryStore::new(),
+            None => crate::store::MemoryStore::new(),
         };
         let tasks = Arc::new(crate::tasks::Tasks::new(
             task_store,
@@ -562,7 +562,7 @@ impl Server {
     /// with `-32602`, and the client starts the list or request again).
     /// For instances that started while the shared state
     /// store was unreachable and learn the shared key later
-    /// ([`shared_secret`](crate::state::shared_secret)).
+    /// ([`shared_secret`](crate::store::shared_secret)).
     pub fn set_cursor_key(&self, key: [u8; 32]) {
         self.inner.cursors.store(std::sync::Arc::new(CursorCodec::new(key)));
         self.inner.request_states.store(std::sync::Arc::new(crate::input::StateCodec::new(key)));

@@ -32,7 +32,7 @@ use switchboard_types::subscriptions::SubscriptionFilter;
 use switchboard_types::{ClientCapabilities, Implementation, ProtocolVersion, RequestId};
 use tokio_util::sync::CancellationToken;
 
-use crate::context::{Outbound, Principal};
+use crate::caller::{Outbound, Principal};
 use crate::events::{ListKind, ServerEvent};
 
 /// What a legacy `initialize` settled.
@@ -459,7 +459,7 @@ impl Session {
                 let id = status.task_id();
                 let mut tracked = self.tasks.lock().expect("tasks lock poisoned");
                 let (true, Value::Object(task)) = (tracked.contains(id), &status.task) else { return None };
-                let view = crate::tasks::legacy::task_view(task);
+                let view = crate::task_wire::task_view(task);
                 if matches!(
                     view.get("status").and_then(Value::as_str),
                     Some("completed" | "failed" | "cancelled")

@@ -90,20 +90,8 @@ impl fmt::Display for ToolError {
 // `From<T> for T`.
 impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
     fn from(e: E) -> Self {
-        ToolError::Execution(error_chain(&e))
+        ToolError::Execution(crate::handler_error::error_chain(&e))
     }
-}
-
-/// An error and its sources, `outer: inner: innermost`.
-pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut message = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        message.push_str(": ");
-        message.push_str(&s.to_string());
-        source = s.source();
-    }
-    message
 }
 
 /// Converts a handler's success value into a `CallToolResult` and says which

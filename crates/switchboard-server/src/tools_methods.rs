@@ -13,12 +13,14 @@ use serde_json::{Map, Value, json};
 use switchboard_types::tools::CallToolParams;
 use switchboard_types::{CallToolResult, ContentBlock, Era, ErrorObject, ProtocolVersion};
 
+use crate::caller::permits;
 use crate::catalog::Item;
-use crate::context::{RequestContext, permits};
-use crate::dispatch::{Output, parse_params, to_map};
+use crate::context::RequestContext;
 use crate::error::{Error, Result};
 use crate::events::ListKind;
 use crate::options::ArgumentErrorMode;
+use crate::output::Output;
+use crate::params::{parse_params, to_map};
 use crate::schema::CompiledSchema;
 use crate::server::Server;
 use crate::shape;
@@ -171,7 +173,7 @@ impl Server {
         &self,
         ctx: &RequestContext,
         params: Option<&RawValue>,
-    ) -> std::result::Result<crate::dispatch::Output, ErrorObject> {
+    ) -> std::result::Result<crate::output::Output, ErrorObject> {
         let version = ctx.protocol_version();
         self.list_page(
             &self.inner.tools,
