@@ -36,7 +36,7 @@ use crate::output::Output;
 use crate::params::parse_params;
 use crate::reply::Reply;
 use crate::route::{Route, target_of};
-use crate::server::Server;
+use crate::server::{Server, ServerInner};
 use crate::session::Session;
 use crate::trace_context::TraceContext;
 
@@ -666,6 +666,19 @@ fn modern_revision(request: &Incoming<'_>) -> Result<Revision, Accepted> {
         return Err(request.refuse(e));
     }
     Ok(Revision { version, client_info: meta.client_info(), client_capabilities: meta.client_capabilities() })
+}
+
+/// The dispatcher as the innermost service of the server's middleware
+/// ([`crate::middleware::server_stack`]). It holds the server weakly (the
+/// server holds the stack): once the server is gone, a request is refused.
+pub(crate) fn method_runner(server: std::sync::Weak<ServerInner>) -> crate::middleware::MethodRunner {
+    Arc::new(move |route, session, ctx, params| {
+        let server = server.upgrade().map(|inner| Server { inner });
+        Box::pin(async move {
+            let server = server.ok_or_else(|| ErrorObject::internal("the server is shutting down"))?;
+            server.run(route, &session, &ctx, params.as_deref()).await
+        })
+    })
 }
 
 /// The caller of a `tasks/*` method, as the task registry sees it.

@@ -34,7 +34,7 @@ use tokio::time::Instant;
 
 use crate::caller::Principal;
 use crate::context::RequestContext;
-use crate::tool::ToolError;
+use crate::tool_handler::ToolError;
 
 struct Entry<T> {
     value: Arc<tokio::sync::Mutex<T>>,

@@ -138,6 +138,7 @@
 //! # });
 //! ```
 
+mod builder;
 mod caller;
 mod catalog;
 mod completion;
@@ -145,6 +146,7 @@ mod context;
 mod dispatch;
 mod error;
 mod events;
+mod extensions;
 mod files;
 mod handler_error;
 mod handles;
@@ -161,9 +163,11 @@ mod output;
 mod page_json;
 mod params;
 mod prompt;
+mod prompt_entry;
 mod prompts_methods;
 mod reply;
 mod resource;
+mod resource_entry;
 mod resource_source;
 mod resources_methods;
 mod route;
@@ -180,11 +184,14 @@ mod store;
 mod task_wire;
 pub mod tasks;
 mod tool;
+mod tool_entry;
+mod tool_handler;
 mod tools_methods;
 pub mod trace_context;
 pub mod transport;
 mod uri;
 
+pub use builder::ServerBuilder;
 pub use caller::{Outbound, Principal, Via};
 pub use completion::{Completer, CompletionRequest, complete_from, completer_fn};
 pub use context::RequestContext;
@@ -202,7 +209,7 @@ pub use prompt::{IntoPromptResult, Prompt, PromptHandler};
 pub use reply::{Outcome, Reply};
 pub use resource::{IntoContents, ReadRequest, Resource, ResourceHandler, ResourceTemplate, base64_encode};
 pub use resource_source::{ResourcePage, ResourceSource, SourceRead};
-pub use server::{Server, ServerBuilder};
+pub use server::Server;
 pub use session::{Negotiated, Session, SessionSnapshot};
 /// `#[tool]`, `#[tools]`, `#[resource]` and `#[prompt]`: builders from plain
 /// async functions (the `macros` feature, on by default; see `switchboard-macros`).
@@ -212,8 +219,9 @@ pub use switchboard_types as types;
 pub use switchboard_types::{CallToolResult, ContentBlock, ErrorObject, ProtocolVersion, RequestId};
 pub use switchboard_uri_template as uri_template;
 pub use tasks::{TASKS_EXTENSION, TaskSupport};
-pub use tool::{IntoToolResult, Json, NoArgs, Tool, ToolError, ToolHandler, schema_of};
-pub use tools_methods::validate_tool_name;
+pub use tool::{IntoToolResult, Json, NoArgs, Tool, schema_of};
+pub use tool_entry::validate_tool_name;
+pub use tool_handler::{ToolError, ToolHandler};
 pub use trace_context::TraceContext;
 pub use transport::Transport;
 pub use uri::validate_uri;

@@ -30,7 +30,7 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use serde_json::Value;
@@ -43,9 +43,8 @@ use tower::{Layer, Service, ServiceExt};
 use crate::context::RequestContext;
 use crate::output::Output;
 use crate::route::Route;
-use crate::server::{Server, ServerInner};
 use crate::session::Session;
-use crate::tool::{ToolError, ToolHandler};
+use crate::tool_handler::{ToolError, ToolHandler};
 
 /// The error type middleware services share (tower's convention).
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -253,26 +252,36 @@ where
     }))
 }
 
+/// Runs a request's method: the dispatcher, handed in by the server's
+/// builder (it holds the server weakly: the server holds the stack), so
+/// this module needs no server of its own.
+pub(crate) type MethodRunner = Arc<
+    dyn Fn(
+            Route,
+            Arc<Session>,
+            RequestContext,
+            Option<Box<RawValue>>,
+        ) -> BoxFuture<Result<Output, ErrorObject>>
+        + Send
+        + Sync,
+>;
+
 /// The dispatcher with the server's layers around it; `None` without layers.
-pub(crate) fn server_stack(
-    server: Weak<ServerInner>,
-    layers: Vec<PendingServerLayer>,
-) -> Option<RequestStack> {
+pub(crate) fn server_stack(run: MethodRunner, layers: Vec<PendingServerLayer>) -> Option<RequestStack> {
     if layers.is_empty() {
         return None;
     }
-    let mut stack: RequestStack = BoxCloneSyncService::new(Methods { server });
+    let mut stack: RequestStack = BoxCloneSyncService::new(Methods { run });
     for layer in layers {
         stack = (layer.0)(stack);
     }
     Some(stack)
 }
 
-/// The innermost server service: runs the method. It holds the server
-/// weakly (the server holds it).
+/// The innermost server service: runs the method.
 #[derive(Clone)]
 struct Methods {
-    server: Weak<ServerInner>,
+    run: MethodRunner,
 }
 
 impl Service<Request> for Methods {
@@ -285,11 +294,10 @@ impl Service<Request> for Methods {
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let server = self.server.upgrade().map(|inner| Server { inner });
+        let Request { params, ctx, route, session, .. } = request;
+        let running = (self.run)(route, session, ctx, params);
         Box::pin(async move {
-            let server = server.ok_or_else(|| ErrorObject::internal("the server is shutting down"))?;
-            let Request { params, ctx, route, session, .. } = request;
-            match server.run(route, &session, &ctx, params.as_deref()).await {
+            match running.await {
                 Ok(output) => Ok(Response(output)),
                 Err(error) => Err(Box::new(error) as BoxError),
             }
