@@ -9,6 +9,10 @@
 //! level) are published on the `sessions` channel.
 //!
 //! Spec: `docs/specification/<rev>/basic/transports.mdx` §Streamable HTTP.
+//!
+//! Where it sits: on top of `shared_sessions.rs` (the record and the
+//! `sessions` channel) and `legacy_session.rs` (the session types); creating,
+//! restoring from a record, looking up and sweeping sessions are here.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -16,6 +16,10 @@
 //! and serializes the response once. Every answer is a [`Reply`]: the bytes
 //! and the [`Outcome`](crate::Outcome) they carry, so a transport that
 //! decides something from the outcome (an HTTP status) does not parse them.
+//!
+//! Where it sits: above the server's state and every method module (the
+//! `impl Server` blocks it routes to); only the transports and the builder
+//! (which hands [`method_runner`] to the middleware) are above it.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -682,8 +686,8 @@ pub(crate) fn method_runner(server: std::sync::Weak<ServerInner>) -> crate::midd
 }
 
 /// The caller of a `tasks/*` method, as the task registry sees it.
-fn task_caller(ctx: &RequestContext) -> crate::tasks::Caller<'_> {
-    crate::tasks::Caller {
+fn task_caller(ctx: &RequestContext) -> crate::tasks::TaskCaller<'_> {
+    crate::tasks::TaskCaller {
         capabilities: ctx.client_capabilities(),
         principal: ctx.principal().map(|p| p.subject.as_str()),
     }

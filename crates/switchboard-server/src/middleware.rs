@@ -23,6 +23,12 @@
 //! Layers added later wrap the ones added before (the last is outermost),
 //! as in axum. A server with no layers pays nothing for this module.
 //!
+//! Where it sits: above the request context and the handler's shape
+//! (`tool_handler.rs`), below the `Tool` builder that takes tool layers and
+//! the server that takes server layers. The innermost server service is
+//! handed the dispatcher as a `MethodRunner` closure, so this module
+//! needs no server.
+//!
 //! [tower]: https://docs.rs/tower
 //! [`Tool::layer`]: crate::Tool::layer
 //! [`ServerBuilder::layer`]: crate::ServerBuilder::layer

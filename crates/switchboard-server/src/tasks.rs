@@ -550,7 +550,7 @@ impl TaskRun {
 
 /// Who asks a `tasks/*` method: the capabilities its client declared and
 /// its principal's subject (tasks are visible to their owner only).
-pub(crate) struct Caller<'a> {
+pub(crate) struct TaskCaller<'a> {
     pub(crate) capabilities: &'a ClientCapabilities,
     pub(crate) principal: Option<&'a str>,
 }
@@ -561,7 +561,7 @@ pub(crate) struct Caller<'a> {
 pub(crate) async fn serve(
     tasks: &Tasks,
     route: crate::route::Route,
-    caller: &Caller<'_>,
+    caller: &TaskCaller<'_>,
     params: Option<&serde_json::value::RawValue>,
 ) -> Result<Map<String, Value>, ErrorObject> {
     use crate::route::Route;
@@ -779,7 +779,7 @@ pub(crate) mod legacy {
     pub(crate) async fn serve(
         tasks: &Tasks,
         route: Route,
-        caller: &Caller<'_>,
+        caller: &TaskCaller<'_>,
         session: &Session,
         params: Option<&serde_json::value::RawValue>,
         page: usize,

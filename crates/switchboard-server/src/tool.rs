@@ -26,6 +26,9 @@
 //! ```
 //!
 //! Spec: `docs/specification/<rev>/server/tools.mdx`.
+//!
+//! Where it sits: above the middleware whose layers a tool takes; the
+//! handler's shape and error (`tool_handler.rs`) sit below both.
 
 use std::fmt;
 use std::future::Future;
