@@ -9,6 +9,10 @@
 //! level) are published on the `sessions` channel.
 //!
 //! Spec: `docs/specification/<rev>/basic/transports.mdx` §Streamable HTTP.
+//!
+//! Where it sits: on top of `shared_sessions.rs` (the record and the
+//! `sessions` channel) and `legacy_session.rs` (the session types); creating,
+//! restoring from a record, looking up and sweeping sessions are here.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -22,90 +26,21 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 use switchboard_server::state::StateStore;
-use switchboard_server::{Principal, ProtocolVersion, Session};
+use switchboard_server::{Principal, ProtocolVersion};
 use switchboard_types::{Era, ErrorObject};
 use tokio::sync::{broadcast, mpsc, oneshot};
-use tokio::task::AbortHandle;
 
 use crate::caller::Caller;
+use crate::legacy_session::{
+    LIVE_CAPACITY, LegacySession, Live, Sessions, another_principal, too_many_sessions, unknown_session,
+};
 use crate::peek::Body;
 use crate::security::{error_response, json_response, reply_response};
 use crate::shared_sessions::{
-    CHANNEL, SessionChange, changes_of, forget_local, record_key, restore, save, share, spawn_listener,
-    unavailable,
+    CHANNEL, Change, Record, SessionChange, changes_of, forget_local, record_key, save, share,
+    spawn_listener, unavailable,
 };
 use crate::{App, EventStore, ResponseMode, sse};
-
-/// One legacy session.
-pub(crate) struct LegacySession {
-    pub id: String,
-    pub session: Arc<Session>,
-    /// Set while a GET stream is open (one at a time).
-    get_open: Arc<AtomicBool>,
-    last_seen: Mutex<Instant>,
-    forwarder: Mutex<Option<AbortHandle>>,
-    next_stream: AtomicU64,
-    /// Live request streams, for clients resuming one that is still running.
-    live: Mutex<HashMap<String, broadcast::Sender<Live>>>,
-}
-
-/// Slots of the per-stream live channels.
-const LIVE_CAPACITY: usize = 16;
-
-#[derive(Debug, Clone)]
-enum Live {
-    Event(String, Vec<u8>),
-    /// An event the store could not keep: sent live without an id.
-    Unstored(Vec<u8>),
-    End,
-}
-
-impl LegacySession {
-    fn touch(&self) {
-        *self.last_seen.lock().expect("session lock poisoned") = Instant::now();
-    }
-
-    /// Ends the session here and forgets its events.
-    async fn end(&self, store: &dyn EventStore) {
-        self.drop_local();
-        if let Err(e) = store.remove_session(&self.id).await {
-            tracing::warn!(session = %self.id, error = %e, "could not remove the session's events");
-        }
-    }
-
-    /// Stops serving the session in this process (its record and events,
-    /// if shared, are someone else's business).
-    pub(crate) fn drop_local(&self) {
-        self.session.close();
-        if let Some(f) = self.forwarder.lock().expect("session lock poisoned").take() {
-            f.abort();
-        }
-    }
-}
-
-/// Every legacy session of the endpoint.
-#[derive(Default)]
-pub(crate) struct Sessions {
-    pub(crate) map: Mutex<HashMap<String, Arc<LegacySession>>>,
-    /// The idle sweeper (and, with a state store, the listener of the
-    /// `sessions` channel) starts with the first session (inside the
-    /// runtime, whoever built the router).
-    sweeper: std::sync::OnceLock<()>,
-}
-
-impl Sessions {
-    pub(crate) fn get(&self, id: &str) -> Option<Arc<LegacySession>> {
-        self.map.lock().expect("sessions lock poisoned").get(id).cloned()
-    }
-
-    pub(crate) fn remove(&self, id: &str) -> Option<Arc<LegacySession>> {
-        self.map.lock().expect("sessions lock poisoned").remove(id)
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.map.lock().expect("sessions lock poisoned").len()
-    }
-}
 
 /// Starts the idle sweeper and, with a state store, the listener applying
 /// other instances' changes to local copies: once, with the first session.
@@ -246,28 +181,48 @@ fn with_session_header(mut response: Response, id: &str) -> Response {
     response
 }
 
-pub(crate) fn another_principal() -> Response {
-    error_response(
-        StatusCode::FORBIDDEN,
-        None,
-        ErrorObject::invalid_request("this session was opened by another principal"),
-    )
-}
-
-pub(crate) fn unknown_session() -> Response {
-    error_response(
-        StatusCode::NOT_FOUND,
-        None,
-        ErrorObject::invalid_request("unknown or ended session: send initialize to open a new one"),
-    )
-}
-
-pub(crate) fn too_many_sessions() -> Response {
-    error_response(
-        StatusCode::SERVICE_UNAVAILABLE,
-        None,
-        ErrorObject::internal("too many open sessions; try again later"),
-    )
+/// Rebuilds a session another instance opened from its record; `Err` is
+/// the answer (404 when there is no record, 403 for another principal,
+/// 503 when the store fails).
+pub(crate) async fn restore(
+    app: &App,
+    state: &dyn StateStore,
+    id: &str,
+    caller: &Caller,
+) -> Result<Arc<LegacySession>, Response> {
+    // Listening before reading the record: no change published after the
+    // read is missed.
+    start_background(app);
+    let key = record_key(id);
+    let bytes = state.get(&key).await.map_err(|e| unavailable(&e))?.ok_or_else(unknown_session)?;
+    let record: Record = serde_json::from_slice(&bytes).map_err(|e| {
+        tracing::warn!(session = %id, error = %e, "unreadable session record");
+        unknown_session()
+    })?;
+    let owner = record.principal.as_ref().map(|p| p.subject.as_str());
+    if owner != caller.principal.as_ref().map(|p| p.subject.as_str()) {
+        return Err(another_principal());
+    }
+    if app.sessions.len() >= app.options.max_sessions {
+        return Err(too_many_sessions());
+    }
+    let fresh = build(app, id.to_owned(), caller.principal.clone());
+    fresh.session.restore(&record.snapshot);
+    let legacy = {
+        let mut map = app.sessions.map.lock().expect("sessions lock poisoned");
+        Arc::clone(map.entry(id.to_owned()).or_insert_with(|| Arc::clone(&fresh)))
+    };
+    if !Arc::ptr_eq(&legacy, &fresh) {
+        fresh.drop_local(); // a concurrent request restored it first
+    }
+    match state.touch(&key, app.options.session_idle_timeout).await {
+        Ok(true) => Ok(legacy),
+        Ok(false) => {
+            forget_local(app, id);
+            Err(unknown_session())
+        }
+        Err(e) => Err(unavailable(&e)),
+    }
 }
 
 /// The request's session. With a state store, a session unknown here is
@@ -330,19 +285,8 @@ pub(crate) async fn post(
     peeked: Body,
     caller: Caller,
 ) -> Response {
-    if let Some(v) = headers.get("mcp-protocol-version") {
-        let v = v.to_str().unwrap_or_default().trim();
-        // Any supported handshake revision is accepted, even one other
-        // than the session's (conformance clients send 2025-03-26 on
-        // 2025-11-25 sessions).
-        if !ProtocolVersion::parse(v).is_some_and(|v| v.era() == Era::Handshake) {
-            return error_response(
-                StatusCode::BAD_REQUEST,
-                None,
-                ErrorObject::invalid_request(format!("unsupported MCP-Protocol-Version {v:?}"))
-                    .with_data(json!({"supported": ProtocolVersion::SUPPORTED, "requested": v})),
-            );
-        }
+    if let Err(refusal) = check_protocol_header(&headers) {
+        return refusal;
     }
     if !app.options.legacy_sessions {
         return sessionless(&app, &headers, &body, &peeked, &caller).await;
@@ -355,41 +299,95 @@ pub(crate) async fn post(
         Value::Array(items) => items.iter().collect(),
         other => vec![other],
     };
-    let has_requests = peeked.has_requests();
-    let is_initialize = peeked.is_initialize();
-
-    let (legacy, created) = if is_initialize && session_header(&headers).is_none() {
-        if app.sessions.len() >= app.options.max_sessions {
-            return too_many_sessions();
-        }
-        (create(&app, &caller), true)
-    } else {
-        match lookup(&app, &headers, &caller).await {
-            Ok(s) => (s, false),
-            Err(r) => return r,
-        }
+    let (legacy, created) = match open_or_find(&app, &headers, &peeked, &caller).await {
+        Ok(found) => found,
+        Err(refusal) => return refusal,
     };
-    legacy.touch();
-    if let Body::Batch(batch) = &peeked
-        && let Some(refusal) = batch.refusal_at(legacy.session.negotiated_version())
-    {
-        return refusal.response();
-    }
-
     // Only computed with a store: what other instances must learn.
     let changes = if app.state.is_some() { changes_of(&messages) } else { Vec::new() };
+    let request = Post { app: &app, legacy: &legacy, body: &body, caller: &caller };
+    if !peeked.has_requests() {
+        request.answer_without_requests(&changes).await
+    } else if peeked.is_initialize() {
+        request.answer_initialize(created).await
+    } else if !wants_sse(app.options.response_mode, &messages) {
+        request.answer_json(&changes).await
+    } else {
+        request.answer_sse(changes).await
+    }
+}
 
-    if !has_requests {
-        let reply = app.server.handle_frame_via(&legacy.session, &body, &caller.via(None)).await;
-        if let Err(e) = share(&app, &legacy, &changes).await {
+/// A present `MCP-Protocol-Version` must name a handshake revision.
+fn check_protocol_header(headers: &HeaderMap) -> Result<(), Response> {
+    if let Some(v) = headers.get("mcp-protocol-version") {
+        let v = v.to_str().unwrap_or_default().trim();
+        // Any supported handshake revision is accepted, even one other
+        // than the session's (conformance clients send 2025-03-26 on
+        // 2025-11-25 sessions).
+        if !ProtocolVersion::parse(v).is_some_and(|v| v.era() == Era::Handshake) {
+            return Err(error_response(
+                StatusCode::BAD_REQUEST,
+                None,
+                ErrorObject::invalid_request(format!("unsupported MCP-Protocol-Version {v:?}"))
+                    .with_data(json!({"supported": ProtocolVersion::SUPPORTED, "requested": v})),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The POST's session: a new one for an `initialize` without a session
+/// header, otherwise the one it names (`true` when created here). A batch
+/// the session's revision does not take is refused here.
+async fn open_or_find(
+    app: &App,
+    headers: &HeaderMap,
+    peeked: &Body,
+    caller: &Caller,
+) -> Result<(Arc<LegacySession>, bool), Response> {
+    let (legacy, created) = if peeked.is_initialize() && session_header(headers).is_none() {
+        if app.sessions.len() >= app.options.max_sessions {
+            return Err(too_many_sessions());
+        }
+        (create(app, caller), true)
+    } else {
+        (lookup(app, headers, caller).await?, false)
+    };
+    legacy.touch();
+    if let Body::Batch(batch) = peeked
+        && let Some(refusal) = batch.refusal_at(legacy.session.negotiated_version())
+    {
+        return Err(refusal.response());
+    }
+    Ok((legacy, created))
+}
+
+/// One POST on a session, between finding the session and answering.
+struct Post<'a> {
+    app: &'a App,
+    legacy: &'a Arc<LegacySession>,
+    body: &'a Bytes,
+    caller: &'a Caller,
+}
+
+impl Post<'_> {
+    /// Notifications and responses only: `202` (or `400` with the errors).
+    async fn answer_without_requests(&self, changes: &[Change]) -> Response {
+        let Post { app, legacy, body, caller } = *self;
+        let reply = app.server.handle_frame_via(&legacy.session, body, &caller.via(None)).await;
+        if let Err(e) = share(app, legacy, changes).await {
             return unavailable(&e);
         }
-        return without_requests(reply);
+        without_requests(reply)
     }
 
-    if is_initialize {
+    /// `initialize`: answered with JSON and the new session's id. A failed
+    /// handshake ends a session created for it; with a store, the new
+    /// session's record is written before it is announced.
+    async fn answer_initialize(&self, created: bool) -> Response {
+        let Post { app, legacy, body, caller } = *self;
         let reply =
-            app.server.handle_frame_via(&legacy.session, &body, &caller.via(None)).await.unwrap_or_default();
+            app.server.handle_frame_via(&legacy.session, body, &caller.via(None)).await.unwrap_or_default();
         let ok = legacy.session.negotiated_version().is_some();
         if created && !ok {
             if let Some(s) = app.sessions.remove(&legacy.id) {
@@ -399,98 +397,127 @@ pub(crate) async fn post(
         }
         if created
             && let Some(state) = &app.state
-            && let Err(e) = save(&app, state.as_ref(), &legacy).await
+            && let Err(e) = save(app, state.as_ref(), legacy).await
         {
             if let Some(s) = app.sessions.remove(&legacy.id) {
                 s.drop_local();
             }
             return unavailable(&e);
         }
-        return with_session_header(json_response(StatusCode::OK, reply), &legacy.id);
+        with_session_header(json_response(StatusCode::OK, reply), &legacy.id)
     }
 
-    if !wants_sse(app.options.response_mode, &messages) {
-        let reply = app.server.accept_via(&legacy.session, &body, &caller.via(None)).reply().await;
-        if let Err(e) = share(&app, &legacy, &changes).await {
+    /// Requests answered with one JSON body.
+    async fn answer_json(&self, changes: &[Change]) -> Response {
+        let Post { app, legacy, body, caller } = *self;
+        let reply = app.server.accept_via(&legacy.session, body, &caller.via(None)).reply().await;
+        if let Err(e) = share(app, legacy, changes).await {
             return unavailable(&e);
         }
-        return with_session_header(reply_response(StatusCode::OK, reply), &legacy.id);
+        with_session_header(reply_response(StatusCode::OK, reply), &legacy.id)
     }
 
-    // SSE: request-scoped messages and the response go on this POST's stream.
-    let (req_tx, req_rx) = mpsc::channel::<Vec<u8>>(256);
-    let accepted = app.server.accept_via(&legacy.session, &body, &caller.via(Some(&req_tx)));
-    drop(req_tx);
-    let (final_tx, final_rx) = oneshot::channel::<Option<Vec<u8>>>();
-    let share_after = (!changes.is_empty()).then(|| (app.clone(), Arc::clone(&legacy)));
-    tokio::spawn(async move {
-        let out = accepted.resolve().await;
-        if let Some((app, legacy)) = share_after
-            && let Err(e) = share(&app, &legacy, &changes).await
-        {
-            tracing::warn!(session = %legacy.id, error = %e, "session change not shared");
-        }
-        let _ = final_tx.send(out);
-    });
-    let stream_id = format!("p{}{}", app.instance, legacy.next_stream.fetch_add(1, Ordering::Relaxed));
-    let (primary_tx, primary_rx) = mpsc::channel::<Bytes>(256);
-    let (live_tx, _) = broadcast::channel::<Live>(LIVE_CAPACITY);
-    legacy.live.lock().expect("session lock poisoned").insert(stream_id.clone(), live_tx.clone());
-    let priming = app.options.sse_priming
-        && legacy.session.negotiated_version().is_some_and(|v| v.rules().http.sse_priming);
-    if priming {
-        // Without a stored id there is nothing to resume from: no priming.
-        match app.store.append(&legacy.id, &stream_id, b"").await {
-            Ok(id) => {
-                let _ = primary_tx.try_send(sse::priming(id, app.options.sse_retry));
+    /// Requests answered with an SSE stream of their own, stored for
+    /// resumption (primed first when the revision asks for it).
+    async fn answer_sse(&self, changes: Vec<Change>) -> Response {
+        let Post { app, legacy, body, caller } = *self;
+        // SSE: request-scoped messages and the response go on this POST's stream.
+        let (req_tx, req_rx) = mpsc::channel::<Vec<u8>>(256);
+        let accepted = app.server.accept_via(&legacy.session, body, &caller.via(Some(&req_tx)));
+        drop(req_tx);
+        let (final_tx, final_rx) = oneshot::channel::<Option<Vec<u8>>>();
+        let share_after = (!changes.is_empty()).then(|| (app.clone(), Arc::clone(legacy)));
+        tokio::spawn(async move {
+            let out = accepted.resolve().await;
+            if let Some((app, legacy)) = share_after
+                && let Err(e) = share(&app, &legacy, &changes).await
+            {
+                tracing::warn!(session = %legacy.id, error = %e, "session change not shared");
             }
-            Err(e) => tracing::warn!(session = %legacy.id, error = %e, "priming event not stored"),
-        }
-    }
-    // The pump runs to completion whether or not the client stays: a
-    // disconnect is not a cancellation in these revisions, and everything
-    // is stored for a resume.
-    let store = Arc::clone(&app.store);
-    let session_id = legacy.id.clone();
-    let legacy_for_pump = Arc::clone(&legacy);
-    tokio::spawn(async move {
-        let mut req_rx = req_rx;
-        let mut final_rx = final_rx;
-        let emit = async |data: Vec<u8>| match store.append(&session_id, &stream_id, &data).await {
-            Ok(id) => {
-                let _ = live_tx.send(Live::Event(id.clone(), data.clone()));
-                sse::event(Some(id), &data)
-            }
-            Err(e) => {
-                // Delivered, but not resumable.
-                tracing::warn!(session = %session_id, error = %e, "event not stored");
-                let _ = live_tx.send(Live::Unstored(data.clone()));
-                sse::event(None, &data)
-            }
-        };
-        loop {
-            tokio::select! {
-                biased;
-                Some(message) = req_rx.recv() => {
-                    let _ = primary_tx.send(emit(message).await).await;
+            let _ = final_tx.send(out);
+        });
+        let stream_id = format!("p{}{}", app.instance, legacy.next_stream.fetch_add(1, Ordering::Relaxed));
+        let (primary_tx, primary_rx) = mpsc::channel::<Bytes>(256);
+        let (live_tx, _) = broadcast::channel::<Live>(LIVE_CAPACITY);
+        legacy.live.lock().expect("session lock poisoned").insert(stream_id.clone(), live_tx.clone());
+        let priming = app.options.sse_priming
+            && legacy.session.negotiated_version().is_some_and(|v| v.rules().http.sse_priming);
+        if priming {
+            // Without a stored id there is nothing to resume from: no priming.
+            match app.store.append(&legacy.id, &stream_id, b"").await {
+                Ok(id) => {
+                    let _ = primary_tx.try_send(sse::priming(id, app.options.sse_retry));
                 }
-                out = &mut final_rx => {
-                    while let Ok(message) = req_rx.try_recv() {
+                Err(e) => tracing::warn!(session = %legacy.id, error = %e, "priming event not stored"),
+            }
+        }
+        let stream =
+            StreamPump { store: Arc::clone(&app.store), legacy: Arc::clone(legacy), stream_id, live_tx };
+        stream.spawn(req_rx, final_rx, primary_tx);
+        let stream =
+            futures::stream::unfold(primary_rx, |mut rx| async move { rx.recv().await.map(|e| (e, rx)) });
+        sse::response(stream, app.options.keep_alive, Some(&legacy.id))
+    }
+}
+
+/// Moves one POST's messages onto its SSE stream, storing each as an event.
+struct StreamPump {
+    store: Arc<dyn EventStore>,
+    legacy: Arc<LegacySession>,
+    stream_id: String,
+    live_tx: broadcast::Sender<Live>,
+}
+
+impl StreamPump {
+    /// Runs the pump: request-scoped messages as they come, then the
+    /// response, then the stream's end.
+    fn spawn(
+        self,
+        req_rx: mpsc::Receiver<Vec<u8>>,
+        final_rx: oneshot::Receiver<Option<Vec<u8>>>,
+        primary_tx: mpsc::Sender<Bytes>,
+    ) {
+        let StreamPump { store, legacy, stream_id, live_tx } = self;
+        let session_id = legacy.id.clone();
+        // The pump runs to completion whether or not the client stays: a
+        // disconnect is not a cancellation in these revisions, and everything
+        // is stored for a resume.
+        tokio::spawn(async move {
+            let mut req_rx = req_rx;
+            let mut final_rx = final_rx;
+            let emit = async |data: Vec<u8>| match store.append(&session_id, &stream_id, &data).await {
+                Ok(id) => {
+                    let _ = live_tx.send(Live::Event(id.clone(), data.clone()));
+                    sse::event(Some(id), &data)
+                }
+                Err(e) => {
+                    // Delivered, but not resumable.
+                    tracing::warn!(session = %session_id, error = %e, "event not stored");
+                    let _ = live_tx.send(Live::Unstored(data.clone()));
+                    sse::event(None, &data)
+                }
+            };
+            loop {
+                tokio::select! {
+                    biased;
+                    Some(message) = req_rx.recv() => {
                         let _ = primary_tx.send(emit(message).await).await;
                     }
-                    if let Ok(Some(reply)) = out {
-                        let _ = primary_tx.send(emit(reply).await).await;
+                    out = &mut final_rx => {
+                        while let Ok(message) = req_rx.try_recv() {
+                            let _ = primary_tx.send(emit(message).await).await;
+                        }
+                        if let Ok(Some(reply)) = out {
+                            let _ = primary_tx.send(emit(reply).await).await;
+                        }
+                        break;
                     }
-                    break;
                 }
             }
-        }
-        let _ = live_tx.send(Live::End);
-        legacy_for_pump.live.lock().expect("session lock poisoned").remove(&stream_id);
-    });
-    let stream =
-        futures::stream::unfold(primary_rx, |mut rx| async move { rx.recv().await.map(|e| (e, rx)) });
-    sse::response(stream, app.options.keep_alive, Some(&legacy.id))
+            let _ = live_tx.send(Live::End);
+            legacy.live.lock().expect("session lock poisoned").remove(&stream_id);
+        });
+    }
 }
 
 /// Legacy requests without sessions: a fresh session per request, already

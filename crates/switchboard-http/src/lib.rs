@@ -71,6 +71,7 @@ mod event_store;
 mod headers;
 mod jwt;
 mod legacy;
+mod legacy_session;
 mod modern;
 mod peek;
 mod security;
@@ -227,7 +228,7 @@ impl Default for HttpOptions {
 pub(crate) struct App {
     pub server: Server,
     pub options: Arc<HttpOptions>,
-    pub sessions: Arc<legacy::Sessions>,
+    pub sessions: Arc<legacy_session::Sessions>,
     pub store: Arc<dyn EventStore>,
     /// [`HttpOptions::state`].
     pub state: Option<Arc<dyn switchboard_server::state::StateStore>>,
@@ -258,7 +259,7 @@ pub fn router_with_store(server: Server, options: HttpOptions, store: Arc<dyn Ev
     let state = options.state.clone();
     let instance: Arc<str> = if state.is_some() { shared_sessions::instance_tag().into() } else { "".into() };
     let options = Arc::new(options);
-    let sessions = Arc::new(legacy::Sessions::default());
+    let sessions = Arc::new(legacy_session::Sessions::default());
     let app = App { server, options: Arc::clone(&options), sessions, store, state, instance };
     let mut router = Router::new().route(&options.path, axum::routing::any(handle));
     if let Some(auth) = &options.auth {

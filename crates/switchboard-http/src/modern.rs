@@ -119,6 +119,62 @@ fn string(raw: Option<&RawValue>) -> Option<std::borrow::Cow<'_, str>> {
     raw.and_then(|r| serde_json::from_str(r.get()).ok())
 }
 
+/// The members of a request [`Head::read`] looks at.
+#[derive(serde::Deserialize)]
+struct RawEnvelope<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    method: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+}
+
+/// The members of its `params` [`Head::read`] looks at.
+#[derive(serde::Deserialize)]
+struct RawParams<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    uri: Option<&'a RawValue>,
+    #[serde(rename = "taskId", borrow, default, deserialize_with = "present")]
+    task_id: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    arguments: Option<&'a RawValue>,
+    #[serde(rename = "_meta", borrow, default, deserialize_with = "present")]
+    meta: Option<&'a RawValue>,
+}
+/// The members of its `params._meta` [`Head::read`] looks at.
+#[derive(serde::Deserialize)]
+struct RawMeta<'a> {
+    #[serde(
+        rename = "io.modelcontextprotocol/protocolVersion",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
+    version: Option<&'a RawValue>,
+    #[serde(
+        rename = "io.modelcontextprotocol/clientCapabilities",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
+    capabilities: Option<&'a RawValue>,
+    #[serde(rename = "progressToken", borrow, default, deserialize_with = "present")]
+    progress: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/logLevel", borrow, default, deserialize_with = "present")]
+    log_level: Option<&'a RawValue>,
+}
+
+/// A wrong type is an absent member; anything else the parser
+/// refuses is the caller's error.
+fn lenient<T>(parsed: Result<T, serde_json::Error>) -> Result<Option<T>, serde_json::Error> {
+    match parsed {
+        Ok(value) => Ok(Some(value)),
+        Err(e) if e.is_data() => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 impl<'a> Head<'a> {
     /// Reads the head of a body [`peek`](crate::peek) classified as one
     /// request. Members of the wrong type read as absent, exactly as the
@@ -126,67 +182,12 @@ impl<'a> Head<'a> {
     /// JSON the parser refuses anywhere in the head (nesting past its
     /// recursion limit) is an error.
     fn read(body: &'a [u8]) -> Result<Self, serde_json::Error> {
-        #[derive(serde::Deserialize)]
-        struct Envelope<'a> {
-            #[serde(borrow, default, deserialize_with = "present")]
-            method: Option<&'a RawValue>,
-            #[serde(borrow, default, deserialize_with = "present")]
-            params: Option<&'a RawValue>,
-        }
-        #[derive(serde::Deserialize)]
-        struct Params<'a> {
-            #[serde(borrow, default, deserialize_with = "present")]
-            name: Option<&'a RawValue>,
-            #[serde(borrow, default, deserialize_with = "present")]
-            uri: Option<&'a RawValue>,
-            #[serde(rename = "taskId", borrow, default, deserialize_with = "present")]
-            task_id: Option<&'a RawValue>,
-            #[serde(borrow, default, deserialize_with = "present")]
-            arguments: Option<&'a RawValue>,
-            #[serde(rename = "_meta", borrow, default, deserialize_with = "present")]
-            meta: Option<&'a RawValue>,
-        }
-        #[derive(serde::Deserialize)]
-        struct Meta<'a> {
-            #[serde(
-                rename = "io.modelcontextprotocol/protocolVersion",
-                borrow,
-                default,
-                deserialize_with = "present"
-            )]
-            version: Option<&'a RawValue>,
-            #[serde(
-                rename = "io.modelcontextprotocol/clientCapabilities",
-                borrow,
-                default,
-                deserialize_with = "present"
-            )]
-            capabilities: Option<&'a RawValue>,
-            #[serde(rename = "progressToken", borrow, default, deserialize_with = "present")]
-            progress: Option<&'a RawValue>,
-            #[serde(
-                rename = "io.modelcontextprotocol/logLevel",
-                borrow,
-                default,
-                deserialize_with = "present"
-            )]
-            log_level: Option<&'a RawValue>,
-        }
-        /// A wrong type is an absent member; anything else the parser
-        /// refuses is the caller's error.
-        fn lenient<T>(parsed: Result<T, serde_json::Error>) -> Result<Option<T>, serde_json::Error> {
-            match parsed {
-                Ok(value) => Ok(Some(value)),
-                Err(e) if e.is_data() => Ok(None),
-                Err(e) => Err(e),
-            }
-        }
-        let Some(envelope) = lenient(serde_json::from_slice::<Envelope<'a>>(body))? else {
+        let Some(envelope) = lenient(serde_json::from_slice::<RawEnvelope<'a>>(body))? else {
             return Ok(Self::default());
         };
         let mut head = Head { method: string(envelope.method), ..Self::default() };
         let params = match envelope.params {
-            Some(raw) => lenient(serde_json::from_str::<Params<'a>>(raw.get()))?,
+            Some(raw) => lenient(serde_json::from_str::<RawParams<'a>>(raw.get()))?,
             None => None,
         };
         let Some(params) = params else { return Ok(head) };
@@ -198,7 +199,7 @@ impl<'a> Head<'a> {
         };
         head.arguments = params.arguments;
         let meta = match params.meta {
-            Some(raw) => lenient(serde_json::from_str::<Meta<'a>>(raw.get()))?,
+            Some(raw) => lenient(serde_json::from_str::<RawMeta<'a>>(raw.get()))?,
             None => None,
         };
         if let Some(meta) = meta {
@@ -220,62 +221,18 @@ pub(crate) async fn post(
     peeked: Body,
     caller: Caller,
 ) -> Response {
-    let bad = |id: Option<&RequestId>, e: ErrorObject| error_response(StatusCode::BAD_REQUEST, id, e);
-    let head = match peeked.single() {
-        Ok(head) => head,
-        Err(refusal) => return refusal.response(),
-    };
-    let id = match head.kind {
-        Kind::Request(id) => id,
-        // Notifications are accepted and have no effect over HTTP here
-        // (cancellation is closing the stream).
-        Kind::Notification => return StatusCode::ACCEPTED.into_response(),
-        // No server-to-client requests in 2026-07-28: nothing to answer.
-        Kind::Response => {
-            return bad(None, ErrorObject::invalid_request("the body must be a request or a notification"));
-        }
+    let id = match request_id(peeked) {
+        Ok(id) => id,
+        Err(answer) => return answer,
     };
     let head = match Head::read(&body) {
         Ok(head) => head,
-        Err(e) => return bad(None, ErrorObject::parse_error(e)),
+        Err(e) => return bad_request(None, ErrorObject::parse_error(e)),
     };
+    if let Err(refusal) = check_request(&app, &headers, &head, &id) {
+        return refusal;
+    }
     let method = head.method.as_deref().unwrap_or_default();
-    let (Some(version), true) = (head.version.as_deref(), head.capabilities_object) else {
-        return bad(
-            Some(&id),
-            ErrorObject::invalid_params(format!(
-                "2026-07-28 requests must carry params._meta[\"{PROTOCOL_VERSION}\"] and params._meta[\"{CLIENT_CAPABILITIES}\"]"
-            )),
-        );
-    };
-    if let Err(why) = headers::check_standard(&headers, method, head.target.as_deref(), version) {
-        return bad(Some(&id), ErrorObject::new(ErrorCode::HEADER_MISMATCH, why));
-    }
-    let Some(revision) = ProtocolVersion::parse(version).filter(|v| v.era() == Era::PerRequest) else {
-        return bad(
-            Some(&id),
-            ErrorObject::new(
-                ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-                format!("Unsupported protocol version {version:?}"),
-            )
-            .with_data(json!({"supported": ProtocolVersion::SUPPORTED, "requested": version})),
-        );
-    };
-    if !app.server.method_available(method, revision) {
-        return error_response(StatusCode::NOT_FOUND, Some(&id), ErrorObject::method_not_found(method));
-    }
-    if method == "tools/call" {
-        let name = head.target.as_deref().unwrap_or_default();
-        let checked = app.server.with_mirrored_schema(name, |schema| {
-            let arguments: Value =
-                head.arguments.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or(Value::Null);
-            headers::check_params(&headers, schema, &arguments)
-        });
-        if let Some(Err(why)) = checked {
-            return bad(Some(&id), ErrorObject::new(ErrorCode::HEADER_MISMATCH, why));
-        }
-    }
-
     let listen = method == "subscriptions/listen";
     let sse = listen || head.progress || head.log_level || app.options.response_mode == ResponseMode::Sse;
     let (tx, rx) = mpsc::channel::<Vec<u8>>(256);
@@ -290,6 +247,99 @@ pub(crate) async fn post(
         // future: the request is cancelled.
         return answer(fut.await);
     }
+    stream_answer(&app, session, rx, fut, listen)
+}
+
+/// `400` with a JSON-RPC error.
+fn bad_request(id: Option<&RequestId>, e: ErrorObject) -> Response {
+    error_response(StatusCode::BAD_REQUEST, id, e)
+}
+
+/// The id of the one request in the body; `Err` is the answer to a body
+/// that is not one request.
+fn request_id(peeked: Body) -> Result<RequestId, Response> {
+    let head = match peeked.single() {
+        Ok(head) => head,
+        Err(refusal) => return Err(refusal.response()),
+    };
+    match head.kind {
+        Kind::Request(id) => Ok(id),
+        // Notifications are accepted and have no effect over HTTP here
+        // (cancellation is closing the stream).
+        Kind::Notification => Err(StatusCode::ACCEPTED.into_response()),
+        // No server-to-client requests in 2026-07-28: nothing to answer.
+        Kind::Response => Err(bad_request(
+            None,
+            ErrorObject::invalid_request("the body must be a request or a notification"),
+        )),
+    }
+}
+
+/// The checks before dispatching: the `_meta` the model requires, the
+/// mirrored headers against the body (`-32020`), the revision, and the
+/// method (`404` when it is not served).
+fn check_request(app: &App, headers: &HeaderMap, head: &Head<'_>, id: &RequestId) -> Result<(), Response> {
+    let method = head.method.as_deref().unwrap_or_default();
+    let (Some(version), true) = (head.version.as_deref(), head.capabilities_object) else {
+        return Err(bad_request(
+            Some(id),
+            ErrorObject::invalid_params(format!(
+                "2026-07-28 requests must carry params._meta[\"{PROTOCOL_VERSION}\"] and params._meta[\"{CLIENT_CAPABILITIES}\"]"
+            )),
+        ));
+    };
+    if let Err(why) = headers::check_standard(headers, method, head.target.as_deref(), version) {
+        return Err(bad_request(Some(id), ErrorObject::new(ErrorCode::HEADER_MISMATCH, why)));
+    }
+    let Some(revision) = ProtocolVersion::parse(version).filter(|v| v.era() == Era::PerRequest) else {
+        return Err(bad_request(
+            Some(id),
+            ErrorObject::new(
+                ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
+                format!("Unsupported protocol version {version:?}"),
+            )
+            .with_data(json!({"supported": ProtocolVersion::SUPPORTED, "requested": version})),
+        ));
+    };
+    if !app.server.method_available(method, revision) {
+        return Err(error_response(StatusCode::NOT_FOUND, Some(id), ErrorObject::method_not_found(method)));
+    }
+    if method == "tools/call" {
+        check_mirrored_arguments(app, headers, head, id)?;
+    }
+    Ok(())
+}
+
+/// A `tools/call` of a tool that mirrors arguments into `Mcp-Param-*`
+/// headers: the headers must match the arguments (`-32020`).
+fn check_mirrored_arguments(
+    app: &App,
+    headers: &HeaderMap,
+    head: &Head<'_>,
+    id: &RequestId,
+) -> Result<(), Response> {
+    let name = head.target.as_deref().unwrap_or_default();
+    let checked = app.server.with_mirrored_schema(name, |schema| {
+        let arguments: Value =
+            head.arguments.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or(Value::Null);
+        headers::check_params(headers, schema, &arguments)
+    });
+    if let Some(Err(why)) = checked {
+        return Err(bad_request(Some(id), ErrorObject::new(ErrorCode::HEADER_MISMATCH, why)));
+    }
+    Ok(())
+}
+
+/// The answer as an SSE stream: request-scoped messages, then the
+/// response; a listen stream also gets the server's events. Closing the
+/// stream aborts the request.
+fn stream_answer(
+    app: &App,
+    session: std::sync::Arc<switchboard_server::Session>,
+    rx: mpsc::Receiver<Vec<u8>>,
+    fut: futures::future::BoxFuture<'static, Option<Reply>>,
+    listen: bool,
+) -> Response {
     let (final_tx, final_rx) = oneshot::channel::<Option<Vec<u8>>>();
     let task = tokio::spawn(async move {
         let _ = final_tx.send(fut.await.map(Reply::into_bytes));

@@ -1,14 +1,16 @@
 //! Legacy sessions shared by several instances through a state store
 //! ([`HttpOptions::state`](crate::HttpOptions::state)): the session record
-//! (`session:{id}`), rebuilding a session another instance created, and
-//! the `sessions` channel on which instances tell each other about changes
-//! to a session (readiness, subscriptions, log level, its end).
+//! (`session:{id}`), writing and merging it, and the `sessions` channel on
+//! which instances tell each other about changes to a session (readiness,
+//! subscriptions, log level, its end). Rebuilding a session another
+//! instance created from its record is the transport's (`legacy.rs`,
+//! `restore`), which builds local sessions.
 //!
 //! Why its own module: the in-memory path (no store) never touches it, and
-//! keeping it apart keeps `legacy.rs` about the transport itself.
+//! keeping it apart keeps `legacy.rs` about the transport itself. It sits
+//! below `legacy.rs` and works on the types of `legacy_session.rs`.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
 use axum::response::Response;
 use base64::Engine;
@@ -20,23 +22,20 @@ use switchboard_server::SessionSnapshot;
 use switchboard_server::state::{StateError, StateStore};
 
 use crate::App;
-use crate::caller::Caller;
-use crate::legacy::{
-    LegacySession, Sessions, another_principal, build, start_background, too_many_sessions, unknown_session,
-};
+use crate::legacy_session::{LegacySession, Sessions};
 
 /// The shared record of a session: `session:{id}` in the state store.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct Record {
     #[serde(flatten)]
-    snapshot: SessionSnapshot,
+    pub(crate) snapshot: SessionSnapshot,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    principal: Option<RecordPrincipal>,
+    pub(crate) principal: Option<RecordPrincipal>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct RecordPrincipal {
-    subject: String,
+    pub(crate) subject: String,
     scopes: BTreeSet<String>,
 }
 
@@ -124,50 +123,6 @@ pub(crate) fn spawn_listener(sessions: std::sync::Weak<Sessions>, state: &dyn St
             }
         }
     });
-}
-
-/// Rebuilds a session another instance opened from its record; `Err` is
-/// the answer (404 when there is no record, 403 for another principal,
-/// 503 when the store fails).
-pub(crate) async fn restore(
-    app: &App,
-    state: &dyn StateStore,
-    id: &str,
-    caller: &Caller,
-) -> Result<Arc<LegacySession>, Response> {
-    // Listening before reading the record: no change published after the
-    // read is missed.
-    start_background(app);
-    let key = record_key(id);
-    let bytes = state.get(&key).await.map_err(|e| unavailable(&e))?.ok_or_else(unknown_session)?;
-    let record: Record = serde_json::from_slice(&bytes).map_err(|e| {
-        tracing::warn!(session = %id, error = %e, "unreadable session record");
-        unknown_session()
-    })?;
-    let owner = record.principal.as_ref().map(|p| p.subject.as_str());
-    if owner != caller.principal.as_ref().map(|p| p.subject.as_str()) {
-        return Err(another_principal());
-    }
-    if app.sessions.len() >= app.options.max_sessions {
-        return Err(too_many_sessions());
-    }
-    let fresh = build(app, id.to_owned(), caller.principal.clone());
-    fresh.session.restore(&record.snapshot);
-    let legacy = {
-        let mut map = app.sessions.map.lock().expect("sessions lock poisoned");
-        Arc::clone(map.entry(id.to_owned()).or_insert_with(|| Arc::clone(&fresh)))
-    };
-    if !Arc::ptr_eq(&legacy, &fresh) {
-        fresh.drop_local(); // a concurrent request restored it first
-    }
-    match state.touch(&key, app.options.session_idle_timeout).await {
-        Ok(true) => Ok(legacy),
-        Ok(false) => {
-            forget_local(app, id);
-            Err(unknown_session())
-        }
-        Err(e) => Err(unavailable(&e)),
-    }
 }
 
 /// Drops the local copy of a session that ended elsewhere.

@@ -16,14 +16,16 @@
 //! and serializes the response once. Every answer is a [`Reply`]: the bytes
 //! and the [`Outcome`](crate::Outcome) they carry, so a transport that
 //! decides something from the outcome (an HTTP status) does not parse them.
+//!
+//! Where it sits: above the server's state and every method module (the
+//! `impl Server` blocks it routes to); only the transports and the builder
+//! (which hands [`method_runner`] to the middleware) are above it.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures::FutureExt;
 use futures::future::{BoxFuture, join_all};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use switchboard_types::jsonrpc::MessageKind;
@@ -31,10 +33,14 @@ use switchboard_types::notifications::{CancelledParams, method};
 use switchboard_types::{Era, ErrorObject, IncomingMessage, ProtocolVersion, RequestId};
 use tokio_util::sync::CancellationToken;
 
-use crate::context::{ContextParts, Outbound, RequestContext, Via};
+use crate::caller::{Outbound, Principal, Via};
+use crate::context::{ContextParts, RequestContext};
 use crate::lifecycle::RequestMeta;
+use crate::output::Output;
+use crate::params::parse_params;
 use crate::reply::Reply;
-use crate::server::Server;
+use crate::route::{Route, target_of};
+use crate::server::{Server, ServerInner};
 use crate::session::Session;
 use crate::trace_context::TraceContext;
 
@@ -68,92 +74,6 @@ impl Accepted {
             Accepted::Done(reply) => reply,
             Accepted::Pending(fut) => fut.await,
         }
-    }
-}
-
-/// A handler's result: a map the dispatcher may still decorate, or a JSON
-/// object already serialized (list pages, written from cached JSON).
-pub(crate) enum Output {
-    Map(Map<String, Value>),
-    Raw(Vec<u8>),
-    /// A 2026-07-28 `InputRequiredResult` (`inputRequests`, `requestState`;
-    /// see [`crate::input`]).
-    InputRequired(Map<String, Value>),
-    /// A `CreateTaskResult` of the Tasks extension (see [`crate::tasks`]).
-    Task(Map<String, Value>),
-}
-
-impl Output {
-    /// True for a `tools/call` result that reports a tool error (`isError`).
-    pub(crate) fn is_tool_error(&self) -> bool {
-        match self {
-            Output::Map(map) => map.get("isError").and_then(Value::as_bool) == Some(true),
-            Output::Raw(_) | Output::InputRequired(_) | Output::Task(_) => false,
-        }
-    }
-}
-
-/// What a request names: its `params.name` (a tool or prompt), its
-/// `params.uri` (a resource) or its `params.taskId` (a task), when it has one.
-pub(crate) fn target_of(params: Option<&RawValue>) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Named {
-        name: Option<String>,
-        uri: Option<String>,
-        #[serde(rename = "taskId")]
-        task_id: Option<String>,
-    }
-    let named: Named = serde_json::from_str(params?.get()).ok()?;
-    named.name.or(named.uri).or(named.task_id)
-}
-
-impl From<Map<String, Value>> for Output {
-    fn from(map: Map<String, Value>) -> Self {
-        Output::Map(map)
-    }
-}
-
-/// Methods the server routes to handlers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Route {
-    Ping,
-    Discover,
-    ToolsList,
-    ToolsCall,
-    ResourcesList,
-    ResourceTemplatesList,
-    ResourcesRead,
-    ResourcesSubscribe,
-    ResourcesUnsubscribe,
-    PromptsList,
-    PromptsGet,
-    Complete,
-    Listen,
-    SetLevel,
-    /// The Tasks extension's `tasks/get`, `tasks/update`, `tasks/cancel`;
-    /// `tasks/get` and `tasks/cancel` are 2025-11-25's too.
-    TasksGet,
-    TasksUpdate,
-    TasksCancel,
-    /// 2025-11-25 `tasks/result` and `tasks/list`.
-    TasksResult,
-    TasksList,
-    /// The application's method at this index of `ServerInner::methods`.
-    Custom(usize),
-}
-
-/// Parses a method's params into its type; failures are `-32602` with
-/// serde's explanation. Absent params read as `{}`.
-pub(crate) fn parse_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, ErrorObject> {
-    serde_json::from_str(params.map_or("{}", RawValue::get)).map_err(ErrorObject::invalid_params)
-}
-
-/// Serializes a result struct into the map the decorators work on.
-pub(crate) fn to_map<T: Serialize>(value: &T) -> Result<Map<String, Value>, ErrorObject> {
-    match serde_json::to_value(value) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(ErrorObject::internal("a result must be a JSON object")),
-        Err(e) => Err(ErrorObject::internal(e)),
     }
 }
 
@@ -300,6 +220,9 @@ impl Server {
         }
     }
 
+    /// A request: admitted through the lifecycle and the limits, then run
+    /// and answered. Each stage either passes the request on or finishes it
+    /// with its answer (a refusal, `initialize`, `ping`).
     fn accept_request(
         &self,
         session: &Arc<Session>,
@@ -312,160 +235,178 @@ impl Server {
         tracing::debug!(%id, method, "request");
         let meta = RequestMeta::peek(params);
         let modern = method == "server/discover" || meta.is_modern();
-        let inner = &self.inner;
-        let (version, client_info, client_capabilities) = if modern {
-            let version = match meta.validate_modern() {
-                Ok(v) => v,
-                Err(e) => return error_reply(Some(&id), e),
-            };
-            // A method the revision removed is `-32601` (spec.md §b.1,
-            // conformance `stateless.ts`).
-            if version.rules().removes(method) {
-                return error_reply(
-                    Some(&id),
-                    ErrorObject::method_not_found(method).with_data(serde_json::json!({
-                        "reason": format!("{method} does not exist in protocol revision {version}")
-                    })),
+        let request = Incoming { session, id, method, params, via, meta, modern };
+        self.admit_and_run(request, in_batch).unwrap_or_else(|finished| finished)
+    }
+
+    /// The stages of [`Server::accept_request`] in order; `Err` is the
+    /// answer of the stage that finished the request.
+    fn admit_and_run(&self, mut request: Incoming<'_>, in_batch: bool) -> Result<Accepted, Accepted> {
+        let revision = self.admit_revision(&request, in_batch)?;
+        let route = self.admit_route(&request, revision.version)?;
+        self.admit_within_limits(&request, route)?;
+        let principal = request.via.principal.clone().or_else(|| request.session.principal().cloned());
+        let input = self.open_input_round(&request, principal.as_ref())?;
+        let token = request.register_cancellation()?;
+        let ctx = self.request_context(&mut request, revision, token.clone(), principal, input);
+        Ok(self.run_and_reply(request, route, ctx, token))
+    }
+
+    /// Lifecycle admission: the revision the request is served under and
+    /// what the client said about itself, from its `_meta` (2026-07-28) or
+    /// from the session's handshake. `initialize` is answered here.
+    fn admit_revision(&self, request: &Incoming<'_>, in_batch: bool) -> Result<Revision, Accepted> {
+        if request.modern { modern_revision(request) } else { self.handshake_revision(request, in_batch) }
+    }
+
+    /// The session's negotiated revision; `initialize` itself is answered
+    /// (or refused in a batch), and anything but `ping` before it refused.
+    fn handshake_revision(&self, request: &Incoming<'_>, in_batch: bool) -> Result<Revision, Accepted> {
+        let (session, id, method) = (request.session, &request.id, request.method);
+        match method {
+            "initialize" if in_batch => {
+                return Err(
+                    request.refuse(ErrorObject::invalid_request("initialize must not be part of a batch"))
                 );
             }
-            if let Err(e) = meta.log_level() {
-                return error_reply(Some(&id), e);
+            "initialize" => {
+                return Err(Accepted::Done(Some(match self.inner.initialize(session, request.params) {
+                    Ok(result) => Reply::result(id, &result, false),
+                    Err(e) => Reply::error(Some(id), &e),
+                })));
             }
-            (version, meta.client_info(), meta.client_capabilities())
-        } else {
-            match method {
-                "initialize" if in_batch => {
-                    return error_reply(
-                        Some(&id),
-                        ErrorObject::invalid_request("initialize must not be part of a batch"),
-                    );
-                }
-                "initialize" => {
-                    return Accepted::Done(Some(match inner.initialize(session, params) {
-                        Ok(result) => Reply::result(&id, &result, false),
-                        Err(e) => Reply::error(Some(&id), &e),
-                    }));
-                }
-                _ => {}
-            }
-            match session.negotiated() {
-                Some(n) => (n.version, Some(n.client_info), n.client_capabilities),
-                None if method == "ping" => (ProtocolVersion::LATEST_HANDSHAKE, None, Default::default()),
-                None => {
-                    return error_reply(
-                        Some(&id),
-                        ErrorObject::invalid_request(format!(
-                            "Server not initialized: send initialize before {method} (or use the 2026-07-28 per-request _meta)"
-                        )),
-                    );
-                }
-            }
-        };
-        let route = match self.route(method, version) {
+            _ => {}
+        }
+        match session.negotiated() {
+            Some(n) => Ok(Revision {
+                version: n.version,
+                client_info: Some(n.client_info),
+                client_capabilities: n.client_capabilities,
+            }),
+            None if method == "ping" => Ok(Revision {
+                version: ProtocolVersion::LATEST_HANDSHAKE,
+                client_info: None,
+                client_capabilities: Default::default(),
+            }),
+            None => Err(request.refuse(ErrorObject::invalid_request(format!(
+                "Server not initialized: send initialize before {method} (or use the 2026-07-28 per-request _meta)"
+            )))),
+        }
+    }
+
+    /// The request's route; a method not served here is `-32601`, and
+    /// `ping` is answered on the spot.
+    fn admit_route(&self, request: &Incoming<'_>, version: ProtocolVersion) -> Result<Route, Accepted> {
+        let route = match self.route(request.method, version) {
             Some(r) => r,
-            None => return error_reply(Some(&id), ErrorObject::method_not_found(method)),
+            None => return Err(request.refuse(ErrorObject::method_not_found(request.method))),
         };
         if route == Route::Ping {
-            return Accepted::Done(Some(Reply::result(&id, &Map::new(), false)));
+            return Err(Accepted::Done(Some(Reply::result(&request.id, &Map::new(), false))));
         }
+        Ok(route)
+    }
+
+    /// Limits: the session's requests in flight, and the caller's
+    /// `tools/call` rate limit.
+    fn admit_within_limits(&self, request: &Incoming<'_>, route: Route) -> Result<(), Accepted> {
+        let (inner, session) = (&self.inner, request.session);
         // Over the line transport the connection loop stops reading before
         // this refuses anything but an oversized batch (see session.rs).
         let cap = session.in_flight_cap(inner.options.max_in_flight);
         if session.in_flight() >= cap {
-            return error_reply(Some(&id), crate::limits::too_many_in_flight(cap));
+            return Err(request.refuse(crate::limits::too_many_in_flight(cap)));
         }
         if route == Route::ToolsCall {
             // A caller is its principal, or without one its connection.
-            let caller = match via.principal.as_ref().or(session.principal()) {
+            let caller = match request.via.principal.as_ref().or(session.principal()) {
                 Some(p) => format!("principal:{}", p.subject),
                 None => format!("connection:{:p}", Arc::as_ptr(session)),
             };
             if let Err(e) = inner.limits.admit_tool_call(&caller) {
-                return error_reply(Some(&id), e);
+                return Err(request.refuse(e));
             }
         }
-        let principal = via.principal.clone().or_else(|| session.principal().cloned());
-        let input = if modern && crate::input::may_ask(method) {
-            match crate::input::InputRound::open(
-                method,
-                params,
-                principal.as_ref().map(|p| p.subject.as_str()),
-                inner.request_states.load_full(),
-                inner.options.request_state_ttl,
-            ) {
-                Ok(round) => Some(Arc::new(round)),
-                Err(e) => return error_reply(Some(&id), e),
-            }
-        } else {
-            None
-        };
-        let token = CancellationToken::new();
-        if !session.register(&id, &token) {
-            return error_reply(
-                Some(&id),
-                ErrorObject::invalid_request(format!(
-                    "request id {id} is already in use by a request in flight"
-                )),
-            );
+        Ok(())
+    }
+
+    /// The multi round-trip state of a 2026-07-28 request of a method that
+    /// may ask for input (`requestState` checked here).
+    fn open_input_round(
+        &self,
+        request: &Incoming<'_>,
+        principal: Option<&Principal>,
+    ) -> Result<Option<Arc<crate::input::InputRound>>, Accepted> {
+        if !(request.modern && crate::input::may_ask(request.method)) {
+            return Ok(None);
         }
-        let ctx = RequestContext::new(ContextParts {
-            id: id.clone(),
-            version,
-            cancel: token.clone(),
-            progress_token: meta.progress_token(),
-            outbound: via.stream.as_ref().unwrap_or(session.outbound()).clone(),
+        match crate::input::InputRound::open(
+            request.method,
+            request.params,
+            principal.map(|p| p.subject.as_str()),
+            self.inner.request_states.load_full(),
+            self.inner.options.request_state_ttl,
+        ) {
+            Ok(round) => Ok(Some(Arc::new(round))),
+            Err(e) => Err(request.refuse(e)),
+        }
+    }
+
+    /// The handler's [`RequestContext`]. Takes the request's `_meta`.
+    fn request_context(
+        &self,
+        request: &mut Incoming<'_>,
+        revision: Revision,
+        cancel: CancellationToken,
+        principal: Option<Principal>,
+        input: Option<Arc<crate::input::InputRound>>,
+    ) -> RequestContext {
+        let inner = &self.inner;
+        let (session, modern) = (request.session, request.modern);
+        RequestContext::new(ContextParts {
+            id: request.id.clone(),
+            version: revision.version,
+            cancel,
+            progress_token: request.meta.progress_token(),
+            outbound: request.via.stream.as_ref().unwrap_or(session.outbound()).clone(),
             principal,
-            client_info,
-            client_capabilities,
+            client_info: revision.client_info,
+            client_capabilities: revision.client_capabilities,
             log_level: if !inner.logging_enabled {
                 None
             } else if modern {
-                meta.log_level().ok().flatten()
+                request.meta.log_level().ok().flatten()
             } else {
                 session.log_level().or(inner.options.default_log_level)
             },
             peer: (!modern).then(|| Arc::clone(session)),
-            trace: meta.meta.as_ref().and_then(TraceContext::from_meta),
-            meta: meta.meta,
-            headers: via.headers.clone(),
+            trace: request.meta.meta.as_ref().and_then(TraceContext::from_meta),
+            meta: request.meta.meta.take(),
+            headers: request.via.headers.clone(),
             input,
-        });
-        let params: Option<Box<RawValue>> = params.map(ToOwned::to_owned);
+        })
+    }
+
+    /// Run and reply: the future that runs the handler, drops it when the
+    /// request is cancelled, catches its panic, unregisters the request and
+    /// serializes its reply once, inside the request's span.
+    fn run_and_reply(
+        &self,
+        request: Incoming<'_>,
+        route: Route,
+        ctx: RequestContext,
+        token: CancellationToken,
+    ) -> Accepted {
+        let (id, method, modern) = (request.id, request.method, request.modern);
+        let params: Option<Box<RawValue>> = request.params.map(ToOwned::to_owned);
         let server = self.clone();
-        let session = Arc::clone(session);
+        let session = Arc::clone(request.session);
         // Server middleware, when there is any, sees the method by name.
-        let layered = inner.layered.as_ref().map(|stack| (stack.clone(), Arc::<str>::from(method)));
+        let layered = self.inner.layered.as_ref().map(|stack| (stack.clone(), Arc::<str>::from(method)));
         let span = request_span(method, &id, route, &ctx, params.as_deref());
         Accepted::Pending(Box::pin(tracing::Instrument::instrument(
             async move {
-                let run = async {
-                    match layered {
-                        None => server.run(route, &session, &ctx, params.as_deref()).await,
-                        Some((stack, method)) => {
-                            crate::middleware::run_layered(
-                                stack,
-                                method,
-                                route,
-                                Arc::clone(&session),
-                                ctx.clone(),
-                                params,
-                            )
-                            .await
-                        }
-                    }
-                };
-                let limit = server.inner.options.handler_timeout;
-                let work = async move {
-                    match limit {
-                        None => run.await,
-                        Some(limit) => tokio::time::timeout(limit, run).await.unwrap_or_else(|_| {
-                            Err(ErrorObject::internal(format!(
-                                "the request did not finish within {} s and was stopped (handler timeout)",
-                                limit.as_secs_f64()
-                            )))
-                        }),
-                    }
-                };
+                let work = server.run_within_timeout(route, &session, &ctx, params, layered);
                 let outcome = tokio::select! {
                     biased;
                     _ = token.cancelled() => None,
@@ -473,28 +414,80 @@ impl Server {
                 };
                 ctx.finish();
                 session.unregister(&id);
-                let outcome = outcome.map(|r| r.map(|result| crate::input::settle(&ctx, result)));
+                let outcome = outcome.map(|r| {
+                    r.map(|result| crate::input::settle(ctx.input_round().map(Arc::as_ref), result))
+                });
                 record_outcome(outcome.as_ref());
-                let reply = match outcome? {
-                    Ok(Ok(output)) => {
-                        let cache = modern.then(|| route_cache(&server, route, ctx.principal().is_some()));
-                        server.encode_output(&id, output, cache)
-                    }
-                    Ok(Err(error)) => Reply::error(Some(&id), &error),
-                    Err(panic) => {
-                        let what = panic
-                            .downcast_ref::<&str>()
-                            .map(|s| (*s).to_owned())
-                            .or_else(|| panic.downcast_ref::<String>().cloned())
-                            .unwrap_or_else(|| "unknown panic".into());
-                        tracing::error!(%id, panic = %what, "handler panicked");
-                        Reply::error(Some(&id), &ErrorObject::internal("the handler panicked"))
-                    }
-                };
+                let reply = server.reply_to(&id, route, modern, &ctx, outcome?);
                 Some(capped(&id, reply, server.inner.options.max_response_size))
             },
             span,
         )))
+    }
+
+    /// The handler's work: through the server middleware when there is
+    /// any, stopped at the handler timeout when there is one.
+    async fn run_within_timeout(
+        &self,
+        route: Route,
+        session: &Arc<Session>,
+        ctx: &RequestContext,
+        params: Option<Box<RawValue>>,
+        layered: Option<(crate::middleware::RequestStack, Arc<str>)>,
+    ) -> Result<Output, ErrorObject> {
+        let run = async {
+            match layered {
+                None => self.run(route, session, ctx, params.as_deref()).await,
+                Some((stack, method)) => {
+                    crate::middleware::run_layered(
+                        stack,
+                        method,
+                        route,
+                        Arc::clone(session),
+                        ctx.clone(),
+                        params,
+                    )
+                    .await
+                }
+            }
+        };
+        match self.inner.options.handler_timeout {
+            None => run.await,
+            Some(limit) => tokio::time::timeout(limit, run).await.unwrap_or_else(|_| {
+                Err(ErrorObject::internal(format!(
+                    "the request did not finish within {} s and was stopped (handler timeout)",
+                    limit.as_secs_f64()
+                )))
+            }),
+        }
+    }
+
+    /// The reply to how the handler ended: its result (decorated and given
+    /// its cache hints in 2026-07-28), its error, or `-32603` for a panic.
+    fn reply_to(
+        &self,
+        id: &RequestId,
+        route: Route,
+        modern: bool,
+        ctx: &RequestContext,
+        ended: std::thread::Result<Result<Output, ErrorObject>>,
+    ) -> Reply {
+        match ended {
+            Ok(Ok(output)) => {
+                let cache = modern.then(|| route_cache(self, route, ctx.principal().is_some()));
+                self.encode_output(id, output, cache)
+            }
+            Ok(Err(error)) => Reply::error(Some(id), &error),
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                tracing::error!(%id, panic = %what, "handler panicked");
+                Reply::error(Some(id), &ErrorObject::internal("the handler panicked"))
+            }
+        }
     }
 
     /// The reply to a handler's result. `modern_cache` is set for
@@ -598,19 +591,105 @@ impl Server {
                 if ctx.protocol_version().era() == Era::Handshake =>
             {
                 let page = self.inner.options.page_size;
-                crate::tasks::legacy::serve(&self.inner.tasks, route, ctx, session, params, page).await
+                let caller = task_caller(ctx);
+                crate::tasks::legacy::serve(&self.inner.tasks, route, &caller, session, params, page).await
             }
             Route::TasksGet
             | Route::TasksUpdate
             | Route::TasksCancel
             | Route::TasksResult
-            | Route::TasksList => crate::tasks::serve(&self.inner.tasks, route, ctx, params).await,
+            | Route::TasksList => {
+                crate::tasks::serve(&self.inner.tasks, route, &task_caller(ctx), params).await
+            }
             Route::Custom(index) => {
                 let handler = std::sync::Arc::clone(&self.inner.methods[index].handler);
                 handler.call(parse_params(params)?, ctx.clone()).await
             }
         };
         map.map(Output::Map)
+    }
+}
+
+/// A request on its way through the stages of [`Server::accept_request`].
+struct Incoming<'a> {
+    session: &'a Arc<Session>,
+    id: RequestId,
+    method: &'a str,
+    params: Option<&'a RawValue>,
+    via: &'a Via,
+    meta: RequestMeta,
+    /// Served in the 2026-07-28 model (per-request `_meta`), not a session's.
+    modern: bool,
+}
+
+impl Incoming<'_> {
+    /// Finishes the request with `error`.
+    fn refuse(&self, error: ErrorObject) -> Accepted {
+        error_reply(Some(&self.id), error)
+    }
+
+    /// Registers the request's cancellation token with its session before
+    /// its future exists, so a `notifications/cancelled` right behind it
+    /// finds it; a request id already in flight is refused.
+    fn register_cancellation(&self) -> Result<CancellationToken, Accepted> {
+        let token = CancellationToken::new();
+        if !self.session.register(&self.id, &token) {
+            let id = &self.id;
+            return Err(self.refuse(ErrorObject::invalid_request(format!(
+                "request id {id} is already in use by a request in flight"
+            ))));
+        }
+        Ok(token)
+    }
+}
+
+/// The revision a request is served under, and what its client said about
+/// itself (per request, or at `initialize`).
+struct Revision {
+    version: ProtocolVersion,
+    client_info: Option<switchboard_types::Implementation>,
+    client_capabilities: switchboard_types::ClientCapabilities,
+}
+
+/// A 2026-07-28 request's revision and client from its `_meta`; an invalid
+/// `_meta` (version, log level) or a method the revision removed is refused.
+fn modern_revision(request: &Incoming<'_>) -> Result<Revision, Accepted> {
+    let (meta, method) = (&request.meta, request.method);
+    let version = match meta.validate_modern() {
+        Ok(v) => v,
+        Err(e) => return Err(request.refuse(e)),
+    };
+    // A method the revision removed is `-32601` (spec.md §b.1,
+    // conformance `stateless.ts`).
+    if version.rules().removes(method) {
+        return Err(request.refuse(ErrorObject::method_not_found(method).with_data(serde_json::json!({
+            "reason": format!("{method} does not exist in protocol revision {version}")
+        }))));
+    }
+    if let Err(e) = meta.log_level() {
+        return Err(request.refuse(e));
+    }
+    Ok(Revision { version, client_info: meta.client_info(), client_capabilities: meta.client_capabilities() })
+}
+
+/// The dispatcher as the innermost service of the server's middleware
+/// ([`crate::middleware::server_stack`]). It holds the server weakly (the
+/// server holds the stack): once the server is gone, a request is refused.
+pub(crate) fn method_runner(server: std::sync::Weak<ServerInner>) -> crate::middleware::MethodRunner {
+    Arc::new(move |route, session, ctx, params| {
+        let server = server.upgrade().map(|inner| Server { inner });
+        Box::pin(async move {
+            let server = server.ok_or_else(|| ErrorObject::internal("the server is shutting down"))?;
+            server.run(route, &session, &ctx, params.as_deref()).await
+        })
+    })
+}
+
+/// The caller of a `tasks/*` method, as the task registry sees it.
+fn task_caller(ctx: &RequestContext) -> crate::tasks::TaskCaller<'_> {
+    crate::tasks::TaskCaller {
+        capabilities: ctx.client_capabilities(),
+        principal: ctx.principal().map(|p| p.subject.as_str()),
     }
 }
 

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::{broadcast, mpsc};
 
-use crate::state::StateStore;
+use crate::store::StateStore;
 
 /// Which list changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -65,7 +65,7 @@ pub enum ServerEvent {
     /// (`notifications/message`; [`Server::log_to_clients`](crate::Server::log_to_clients)).
     /// Local to this instance: each instance logs what happened to it.
     Log(LogEvent),
-    /// A task's status changed ([`crate::tasks`]): delivered to the
+    /// A task's status changed (the Tasks extension): delivered to the
     /// 2025-11-25 session that created it (`notifications/tasks/status`)
     /// and to 2026-07-28 listen streams that asked for its id
     /// (`notifications/tasks`). Shared with the other instances.
@@ -99,7 +99,7 @@ pub struct LogEvent {
 }
 
 /// The sending side, shared by the registries and the public API. With a
-/// shared [`StateStore`](crate::state::StateStore) it also publishes every
+/// shared [`StateStore`](crate::store::StateStore) it also publishes every
 /// event to the other instances and delivers theirs here.
 #[derive(Debug, Clone)]
 pub(crate) struct EventBus {

@@ -57,7 +57,7 @@ impl fmt::Display for HandlerError {
 // Not `std::error::Error`, so the blanket conversion below cannot overlap.
 impl<E: std::error::Error + Send + Sync + 'static> From<E> for HandlerError {
     fn from(e: E) -> Self {
-        HandlerError::Internal(crate::tool::error_chain(&e))
+        HandlerError::Internal(error_chain(&e))
     }
 }
 
@@ -71,4 +71,16 @@ impl HandlerError {
             HandlerError::Rpc(e) => e,
         }
     }
+}
+
+/// An error and its sources, `outer: inner: innermost`.
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    message
 }

@@ -50,8 +50,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use switchboard_types::{ClientCapabilities, ErrorObject};
 
-use crate::context::RequestContext;
-use crate::dispatch::Output;
+use crate::output::Output;
 
 /// One question for the client: an `elicitation/create`,
 /// `sampling/createMessage` or `roots/list` request
@@ -444,10 +443,10 @@ impl InputRound {
 /// pending or met a protocol fault, the round decides instead. One place,
 /// so every method that allows input ends the same way.
 pub(crate) fn settle(
-    ctx: &RequestContext,
+    round: Option<&InputRound>,
     result: Result<Output, ErrorObject>,
 ) -> Result<Output, ErrorObject> {
-    let Some(round) = ctx.input_round() else { return result };
+    let Some(round) = round else { return result };
     let failed = match &result {
         Err(_) => true,
         Ok(output) => output.is_tool_error(),

@@ -17,6 +17,10 @@
 //! what is registered, with the members the revision's row has. Extensions
 //! (SEP-2133) are checked when the server is built, so a bad identifier
 //! never reaches a client.
+//!
+//! Where it sits: above `server.rs` (the handshake, capabilities and
+//! `_meta` decoration work on the server's state) and below the
+//! dispatcher, which reads [`RequestMeta`] first.
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -145,47 +149,6 @@ impl RequestMeta {
     }
 }
 
-/// One extension the server offers (SEP-2133), as recorded by
-/// [`ServerBuilder::extension`](crate::ServerBuilder::extension) and
-/// checked when the server is built.
-///
-/// Spec: `seps/2133-extensions.md` §Negotiation;
-/// `docs/specification/2026-07-28/basic/versioning.mdx` §Extension Negotiation.
-#[derive(Debug, Clone)]
-pub(crate) struct OfferedExtension {
-    /// `{vendor-prefix}/{extension-name}`.
-    pub id: String,
-    /// The settings object (`{}` for none).
-    pub settings: Value,
-    /// The oldest revision whose clients are told; `None`: every revision.
-    pub since: Option<ProtocolVersion>,
-}
-
-impl OfferedExtension {
-    /// Whether clients of `version` are told about this extension.
-    fn offered_to(&self, version: ProtocolVersion) -> bool {
-        self.since.is_none_or(|first| version >= first)
-    }
-
-    /// Checks every offer (identifier syntax, object settings, no
-    /// identifier twice), so a bad one fails `build()` instead of reaching
-    /// clients.
-    pub(crate) fn check_all(offers: &[OfferedExtension]) -> crate::Result<()> {
-        let mut seen = std::collections::HashSet::with_capacity(offers.len());
-        for offer in offers {
-            let invalid = |reason| crate::Error::InvalidExtension { id: offer.id.clone(), reason };
-            switchboard_types::extensions::validate_id(&offer.id).map_err(invalid)?;
-            if !offer.settings.is_object() {
-                return Err(invalid("the settings must be a JSON object (`{}` for none)"));
-            }
-            if !seen.insert(offer.id.as_str()) {
-                return Err(crate::Error::DuplicateExtension(offer.id.clone()));
-            }
-        }
-        Ok(())
-    }
-}
-
 /// The handshake's counter-offer rule: a handshake revision the server
 /// knows is echoed, anything else (a per-request revision too: it has no
 /// handshake) gets the newest handshake revision.
@@ -239,7 +202,7 @@ impl ServerInner {
         session: &Session,
         params: Option<&RawValue>,
     ) -> Result<Map<String, Value>, ErrorObject> {
-        let params: InitializeParams = crate::dispatch::parse_params(params)?;
+        let params: InitializeParams = crate::params::parse_params(params)?;
         let version = negotiate(&params.protocol_version);
         // 2025-11-25 tasks are offered to a client that declared its own
         // `tasks` capability, when some tool runs as a task.
@@ -254,7 +217,7 @@ impl ServerInner {
         }
         let mut capabilities = self.capabilities(version);
         if offer_tasks {
-            capabilities.tasks = Some(crate::tasks::legacy::server_capability());
+            capabilities.tasks = Some(crate::task_wire::server_capability());
         }
         let result = InitializeResult {
             protocol_version: version.as_str().to_owned(),
@@ -262,7 +225,7 @@ impl ServerInner {
             server_info: shape::implementation(&self.info, version),
             instructions: self.instructions.clone(),
         };
-        crate::dispatch::to_map(&result)
+        crate::params::to_map(&result)
     }
 
     /// Answers `server/discover` (2026-07-28).
@@ -273,7 +236,7 @@ impl ServerInner {
             capabilities: self.capabilities(ProtocolVersion::LATEST),
             instructions: self.instructions.clone(),
         };
-        crate::dispatch::to_map(&result)
+        crate::params::to_map(&result)
     }
 
     /// [`ServerInner::decorate_modern`] for a result already serialized as a

@@ -25,7 +25,7 @@ use switchboard_types::subscriptions::{ListenParams, SubscriptionFilter};
 use switchboard_types::{ErrorObject, RequestId};
 
 use crate::context::RequestContext;
-use crate::dispatch::parse_params;
+use crate::params::parse_params;
 use crate::server::Server;
 use crate::session::Session;
 use crate::uri::validate_uri;

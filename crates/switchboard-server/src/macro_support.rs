@@ -10,7 +10,8 @@ use switchboard_uri_template::Value;
 
 use crate::handler_error::HandlerError;
 use crate::prompt::IntoPromptResult;
-use crate::tool::{IntoToolResult, ToolError};
+use crate::tool::IntoToolResult;
+use crate::tool_handler::ToolError;
 
 /// A `#[tool]` function's result, its error converted into a
 /// [`ToolError`] (any `std::error::Error` or a `ToolError` itself).

@@ -23,6 +23,12 @@
 //! Layers added later wrap the ones added before (the last is outermost),
 //! as in axum. A server with no layers pays nothing for this module.
 //!
+//! Where it sits: above the request context and the handler's shape
+//! (`tool_handler.rs`), below the `Tool` builder that takes tool layers and
+//! the server that takes server layers. The innermost server service is
+//! handed the dispatcher as a `MethodRunner` closure, so this module
+//! needs no server.
+//!
 //! [tower]: https://docs.rs/tower
 //! [`Tool::layer`]: crate::Tool::layer
 //! [`ServerBuilder::layer`]: crate::ServerBuilder::layer
@@ -30,7 +36,7 @@
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use serde_json::Value;
@@ -41,10 +47,10 @@ use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service, ServiceExt};
 
 use crate::context::RequestContext;
-use crate::dispatch::{Output, Route};
-use crate::server::{Server, ServerInner};
+use crate::output::Output;
+use crate::route::Route;
 use crate::session::Session;
-use crate::tool::{ToolError, ToolHandler};
+use crate::tool_handler::{ToolError, ToolHandler};
 
 /// The error type middleware services share (tower's convention).
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -200,7 +206,7 @@ impl Request {
     /// What the request names: the tool or prompt (`params.name`) or the
     /// resource (`params.uri`), when there is one.
     pub fn target(&self) -> Option<String> {
-        crate::dispatch::target_of(self.params.as_deref())
+        crate::route::target_of(self.params.as_deref())
     }
 
     /// The request's context (principal, headers, protocol version).
@@ -252,26 +258,36 @@ where
     }))
 }
 
+/// Runs a request's method: the dispatcher, handed in by the server's
+/// builder (it holds the server weakly: the server holds the stack), so
+/// this module needs no server of its own.
+pub(crate) type MethodRunner = Arc<
+    dyn Fn(
+            Route,
+            Arc<Session>,
+            RequestContext,
+            Option<Box<RawValue>>,
+        ) -> BoxFuture<Result<Output, ErrorObject>>
+        + Send
+        + Sync,
+>;
+
 /// The dispatcher with the server's layers around it; `None` without layers.
-pub(crate) fn server_stack(
-    server: Weak<ServerInner>,
-    layers: Vec<PendingServerLayer>,
-) -> Option<RequestStack> {
+pub(crate) fn server_stack(run: MethodRunner, layers: Vec<PendingServerLayer>) -> Option<RequestStack> {
     if layers.is_empty() {
         return None;
     }
-    let mut stack: RequestStack = BoxCloneSyncService::new(Methods { server });
+    let mut stack: RequestStack = BoxCloneSyncService::new(Methods { run });
     for layer in layers {
         stack = (layer.0)(stack);
     }
     Some(stack)
 }
 
-/// The innermost server service: runs the method. It holds the server
-/// weakly (the server holds it).
+/// The innermost server service: runs the method.
 #[derive(Clone)]
 struct Methods {
-    server: Weak<ServerInner>,
+    run: MethodRunner,
 }
 
 impl Service<Request> for Methods {
@@ -284,11 +300,10 @@ impl Service<Request> for Methods {
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        let server = self.server.upgrade().map(|inner| Server { inner });
+        let Request { params, ctx, route, session, .. } = request;
+        let running = (self.run)(route, session, ctx, params);
         Box::pin(async move {
-            let server = server.ok_or_else(|| ErrorObject::internal("the server is shutting down"))?;
-            let Request { params, ctx, route, session, .. } = request;
-            match server.run(route, &session, &ctx, params.as_deref()).await {
+            match running.await {
                 Ok(output) => Ok(Response(output)),
                 Err(error) => Err(Box::new(error) as BoxError),
             }

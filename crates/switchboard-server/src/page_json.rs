@@ -23,7 +23,7 @@
 use switchboard_types::ProtocolVersion;
 use switchboard_types::resources::Resource;
 
-use crate::dispatch::Output;
+use crate::output::Output;
 
 /// `{"<key>":[item,…],"nextCursor":"…"}`, built item by item.
 pub(crate) struct PageWriter {

@@ -6,68 +6,29 @@
 //! argument or an undeclared one is `-32602` naming it, so no template is
 //! ever rendered half-filled.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
+use switchboard_types::ErrorObject;
 use switchboard_types::completion::{CompleteParams, CompletionReference};
 use switchboard_types::prompts::GetPromptParams;
-use switchboard_types::{ErrorObject, ProtocolVersion};
 
-use crate::completion::{Completer, CompletionRequest, MAX_VALUES};
-use crate::context::{RequestContext, permits};
-use crate::dispatch::{parse_params, to_map};
-use crate::error::{Error, Result};
+use crate::caller::permits;
+use crate::completion::{CompletionRequest, MAX_VALUES};
+use crate::context::RequestContext;
 use crate::events::ListKind;
-use crate::prompt::{Prompt, PromptHandler};
+use crate::params::{parse_params, to_map};
 use crate::server::Server;
 use crate::shape;
-
-/// A registered prompt.
-pub(crate) struct PromptEntry {
-    pub def: switchboard_types::Prompt,
-    pub handler: Arc<dyn PromptHandler>,
-    pub completers: HashMap<String, Arc<dyn Completer>>,
-    /// Scopes a caller must hold.
-    pub scopes: Box<[String]>,
-    rendered: shape::Rendered,
-}
-
-impl PromptEntry {
-    pub(crate) fn prepare(prompt: Prompt) -> Result<Self> {
-        let invalid = |reason: String| Error::InvalidPrompt { prompt: prompt.def.name.clone(), reason };
-        if prompt.def.name.is_empty() {
-            return Err(invalid("the name is empty".into()));
-        }
-        let declared: Vec<&str> = prompt.def.arguments.iter().flatten().map(|a| a.name.as_str()).collect();
-        if let Some(unknown) = prompt.completers.keys().find(|k| !declared.contains(&k.as_str())) {
-            return Err(invalid(format!("a completer is registered for undeclared argument {unknown:?}")));
-        }
-        let handler = prompt
-            .handler
-            .clone()
-            .ok_or_else(|| Error::MissingHandler(format!("prompt {:?}", prompt.def.name)))?;
-        Ok(Self {
-            def: prompt.def,
-            handler,
-            completers: prompt.completers,
-            scopes: prompt.scopes.into(),
-            rendered: Default::default(),
-        })
-    }
-
-    fn rendered(&self, version: ProtocolVersion) -> &str {
-        self.rendered.get_or_init(version, || shape::prompt(&self.def, version))
-    }
-}
 
 impl Server {
     pub(crate) fn list_prompts(
         &self,
         ctx: &RequestContext,
         params: Option<&RawValue>,
-    ) -> std::result::Result<crate::dispatch::Output, ErrorObject> {
+    ) -> std::result::Result<crate::output::Output, ErrorObject> {
         let version = ctx.protocol_version();
         self.list_page(
             &self.inner.prompts,
@@ -141,7 +102,7 @@ impl Server {
             CompletionReference::Resource { uri } => {
                 let templates = self.inner.templates.load();
                 // The reference names a template by its text, or any URI it matches.
-                let allowed = |t: &&Arc<crate::catalog::Item<crate::resources_methods::TemplateEntry>>| {
+                let allowed = |t: &&Arc<crate::catalog::Item<crate::resource_entry::TemplateEntry>>| {
                     permits(ctx.principal(), &t.value.scopes)
                 };
                 let item = templates

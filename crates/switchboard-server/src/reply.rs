@@ -25,7 +25,7 @@ pub enum Outcome {
         /// Its code.
         code: ErrorCode,
         /// It is the state-store outage answer
-        /// ([`store_unavailable`](crate::state::store_unavailable)), which
+        /// ([`store_unavailable`](crate::store::store_unavailable)), which
         /// is worth retrying shortly.
         store_unavailable: bool,
     },
@@ -36,7 +36,7 @@ pub enum Outcome {
 impl Outcome {
     /// The outcome of answering with `error`.
     pub fn of_error(error: &ErrorObject) -> Self {
-        Outcome::Error { code: error.code, store_unavailable: crate::state::is_store_unavailable(error) }
+        Outcome::Error { code: error.code, store_unavailable: crate::store::is_store_unavailable(error) }
     }
 
     /// The error code, for an error response.
@@ -152,7 +152,7 @@ mod tests {
         let reply = Reply::error(Some(&id()), &ErrorObject::method_not_found("nope"));
         assert_eq!(reply.outcome().error_code(), Some(ErrorCode::METHOD_NOT_FOUND));
         assert!(!reply.outcome().is_store_unavailable());
-        let down = crate::state::store_unavailable(&crate::state::StateError("down".into()), false);
+        let down = crate::store::store_unavailable(&crate::store::StateError("down".into()), false);
         let reply = Reply::error(Some(&id()), &down);
         assert_eq!(
             reply.outcome(),

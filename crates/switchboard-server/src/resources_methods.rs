@@ -15,15 +15,14 @@ use serde_json::{Map, Value, json};
 use switchboard_types::pagination::PaginatedParams;
 use switchboard_types::resources::UriParams;
 use switchboard_types::{ErrorCode, ErrorObject, ProtocolVersion, ResourceContents};
-use switchboard_uri_template::UriTemplate;
 
-use crate::completion::Completer;
-use crate::context::{RequestContext, permits};
-use crate::dispatch::{Output, parse_params};
-use crate::error::{Error, Result};
+use crate::caller::permits;
+use crate::context::RequestContext;
 use crate::events::ListKind;
+use crate::output::Output;
 use crate::page_json::PageWriter;
-use crate::resource::{ReadRequest, Resource, ResourceHandler, ResourceTemplate};
+use crate::params::parse_params;
+use crate::resource::{ReadRequest, ResourceHandler};
 use crate::resource_source::{ResourcePage, SOURCE_PHASE, decode_position, encode_position};
 use crate::server::Server;
 use crate::session::Session;
@@ -33,70 +32,6 @@ use crate::uri::validate_uri;
 /// Room reserved per computed item of a page: enough for a URI, a name and
 /// a MIME type, so a typical page is written without growing its buffer.
 const COMPUTED_ITEM_BYTES: usize = 128;
-
-/// A registered resource.
-pub(crate) struct ResourceEntry {
-    pub def: switchboard_types::resources::Resource,
-    pub handler: Arc<dyn ResourceHandler>,
-    /// Scopes a caller must hold.
-    pub scopes: Box<[String]>,
-    rendered: shape::Rendered,
-}
-
-impl ResourceEntry {
-    pub(crate) fn prepare(resource: Resource) -> Result<Self> {
-        validate_uri(&resource.def.uri)
-            .map_err(|reason| Error::InvalidUri { uri: resource.def.uri.clone(), reason })?;
-        let handler = resource
-            .handler
-            .ok_or_else(|| Error::MissingHandler(format!("resource {:?}", resource.def.uri)))?;
-        Ok(Self { def: resource.def, handler, scopes: resource.scopes.into(), rendered: Default::default() })
-    }
-
-    fn rendered(&self, version: ProtocolVersion) -> &str {
-        self.rendered.get_or_init(version, || shape::metadata(&self.def, version))
-    }
-}
-
-/// A registered resource template.
-pub(crate) struct TemplateEntry {
-    pub def: switchboard_types::resources::ResourceTemplate,
-    pub template: UriTemplate,
-    pub handler: Arc<dyn ResourceHandler>,
-    pub completers: std::collections::HashMap<String, Arc<dyn Completer>>,
-    /// Scopes a caller must hold.
-    pub scopes: Box<[String]>,
-    rendered: shape::Rendered,
-}
-
-impl TemplateEntry {
-    pub(crate) fn prepare(template: ResourceTemplate) -> Result<Self> {
-        let handler = template.handler.ok_or_else(|| {
-            Error::MissingHandler(format!("resource template {:?}", template.def.uri_template))
-        })?;
-        let known: Vec<&str> = template.template.variables().collect();
-        if let Some(unknown) = template.completers.keys().find(|k| !known.contains(&k.as_str())) {
-            return Err(Error::InvalidUri {
-                uri: template.def.uri_template.clone(),
-                reason: format!(
-                    "a completer is registered for {unknown:?}, which is not a variable of the template"
-                ),
-            });
-        }
-        Ok(Self {
-            def: template.def,
-            template: template.template,
-            handler,
-            completers: template.completers,
-            scopes: template.scopes.into(),
-            rendered: Default::default(),
-        })
-    }
-
-    fn rendered(&self, version: ProtocolVersion) -> &str {
-        self.rendered.get_or_init(version, || shape::metadata(&self.def, version))
-    }
-}
 
 /// The resource-not-found error of `version`.
 pub(crate) fn not_found(uri: &str, version: ProtocolVersion) -> ErrorObject {
@@ -121,7 +56,7 @@ impl Server {
         &self,
         ctx: &RequestContext,
         params: Option<&RawValue>,
-    ) -> std::result::Result<crate::dispatch::Output, ErrorObject> {
+    ) -> std::result::Result<crate::output::Output, ErrorObject> {
         let version = ctx.protocol_version();
         if self.inner.sources.is_empty() {
             return self.list_page(
@@ -196,7 +131,7 @@ impl Server {
         &self,
         ctx: &RequestContext,
         params: Option<&RawValue>,
-    ) -> std::result::Result<crate::dispatch::Output, ErrorObject> {
+    ) -> std::result::Result<crate::output::Output, ErrorObject> {
         let version = ctx.protocol_version();
         self.list_page(
             &self.inner.templates,

@@ -14,7 +14,7 @@
 
 use serde_json::Value;
 
-use crate::context::Principal;
+use crate::caller::Principal;
 use crate::server::Server;
 
 impl Server {

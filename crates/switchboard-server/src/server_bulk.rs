@@ -12,12 +12,12 @@ use std::sync::atomic::Ordering;
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
 use crate::prompt::Prompt;
-use crate::prompts_methods::PromptEntry;
+use crate::prompt_entry::PromptEntry;
 use crate::resource::{Resource, ResourceTemplate};
-use crate::resources_methods::{ResourceEntry, TemplateEntry};
+use crate::resource_entry::{ResourceEntry, TemplateEntry};
 use crate::server::Server;
 use crate::tool::Tool;
-use crate::tools_methods::ToolEntry;
+use crate::tool_entry::ToolEntry;
 
 /// Fails on the first key that appears twice in `keys`.
 fn unique<'a>(keys: impl Iterator<Item = &'a str>, error: impl Fn(String) -> Error) -> Result<()> {

@@ -14,6 +14,10 @@
 //! instead (backpressure, see `transport/connection.rs`) and raises the cap
 //! to what it may hold, so only a batch too big for it is refused.
 //!
+//! Where it sits: below the task registry and the request context, which
+//! hold sessions; it needs only the caller types, the event bus and the
+//! 2025-11-25 task shapes (`task_wire.rs`).
+//!
 //! [`ServerOptions::max_in_flight`]: crate::ServerOptions::max_in_flight
 
 use std::collections::{HashMap, HashSet};
@@ -32,7 +36,7 @@ use switchboard_types::subscriptions::SubscriptionFilter;
 use switchboard_types::{ClientCapabilities, Implementation, ProtocolVersion, RequestId};
 use tokio_util::sync::CancellationToken;
 
-use crate::context::{Outbound, Principal};
+use crate::caller::{Outbound, Principal};
 use crate::events::{ListKind, ServerEvent};
 
 /// What a legacy `initialize` settled.
@@ -428,90 +432,60 @@ impl Session {
     pub(crate) async fn deliver(&self, event: &ServerEvent, announced: Announced) {
         let mut out: Vec<Vec<u8>> = Vec::new();
         if self.ready_version().is_some() {
-            match event {
-                ServerEvent::ListChanged(kind) if announced.covers(*kind) => {
-                    out.push(encode_notification::<Value>(kind.notification(), None));
-                }
-                ServerEvent::ResourceUpdated(uri) if self.subscribed(uri) => {
-                    out.push(encode_notification(method::RESOURCES_UPDATED, Some(&json!({"uri": uri}))));
-                }
-                ServerEvent::Log(log)
-                    if announced.logging
-                        && self
-                            .log_level()
-                            .or(announced.default_log_level)
-                            .is_some_and(|t| log.level >= t) =>
-                {
-                    let params = json!({"level": log.level, "logger": log.logger, "data": log.data});
-                    out.push(encode_notification(method::MESSAGE, Some(&params)));
-                }
-                ServerEvent::TaskStatus(status) => {
-                    let id = status.task_id();
-                    let mut tracked = self.tasks.lock().expect("tasks lock poisoned");
-                    if let (true, Value::Object(task)) = (tracked.contains(id), &status.task) {
-                        let view = crate::tasks::legacy::task_view(task);
-                        if matches!(
-                            view.get("status").and_then(Value::as_str),
-                            Some("completed" | "failed" | "cancelled")
-                        ) {
-                            tracked.remove(id);
-                        }
-                        out.push(encode_notification(method::TASKS_STATUS, Some(&view)));
-                    }
-                }
-                _ => {}
-            }
+            out.extend(self.legacy_notification(event, announced));
         }
-        {
-            let listens = self.listens.lock().expect("listens lock poisoned");
-            for (id, filter) in listens.iter() {
-                let (notification, mut params) = match event {
-                    ServerEvent::ListChanged(kind) => {
-                        let wanted = match kind {
-                            ListKind::Tools => filter.tools_list_changed,
-                            ListKind::Prompts => filter.prompts_list_changed,
-                            ListKind::Resources | ListKind::ResourceTemplates => {
-                                filter.resources_list_changed
-                            }
-                        };
-                        if wanted != Some(true) {
-                            continue;
-                        }
-                        (kind.notification(), Map::new())
-                    }
-                    // A listen stream carries list, resource and task changes only.
-                    ServerEvent::Log(_) => continue,
-                    ServerEvent::TaskStatus(status) => {
-                        let wanted = filter.task_ids.iter().flatten().any(|t| t == status.task_id());
-                        let Value::Object(task) = &status.task else { continue };
-                        if !wanted {
-                            continue;
-                        }
-                        // The full `DetailedTask`, as `tasks/get` answers now.
-                        (method::TASKS, task.clone())
-                    }
-                    ServerEvent::ResourceUpdated(uri) => {
-                        let wanted = filter.resource_subscriptions.iter().flatten().any(|s| {
-                            s == uri || uri.strip_prefix(s.as_str()).is_some_and(|rest| rest.starts_with('/'))
-                        });
-                        if !wanted {
-                            continue;
-                        }
-                        let mut params = Map::new();
-                        params.insert("uri".into(), Value::String(uri.clone()));
-                        (method::RESOURCES_UPDATED, params)
-                    }
-                };
-                let mut meta = Map::new();
-                meta.insert(SUBSCRIPTION_ID.into(), serde_json::to_value(id).expect("ids serialize; qed"));
-                params.insert("_meta".into(), Value::Object(meta));
-                out.push(encode_notification(notification, Some(&params)));
-            }
-        }
+        self.listen_notifications(event, &mut out);
         for bytes in out {
             if self.outbound.send(bytes).await.is_err() {
                 return;
             }
+        }
+    }
+
+    /// The handshake-era notification of `event` for this session, if it
+    /// gets one.
+    fn legacy_notification(&self, event: &ServerEvent, announced: Announced) -> Option<Vec<u8>> {
+        match event {
+            ServerEvent::ListChanged(kind) if announced.covers(*kind) => {
+                Some(encode_notification::<Value>(kind.notification(), None))
+            }
+            ServerEvent::ResourceUpdated(uri) if self.subscribed(uri) => {
+                Some(encode_notification(method::RESOURCES_UPDATED, Some(&json!({"uri": uri}))))
+            }
+            ServerEvent::Log(log)
+                if announced.logging
+                    && self.log_level().or(announced.default_log_level).is_some_and(|t| log.level >= t) =>
+            {
+                let params = json!({"level": log.level, "logger": log.logger, "data": log.data});
+                Some(encode_notification(method::MESSAGE, Some(&params)))
+            }
+            ServerEvent::TaskStatus(status) => {
+                let id = status.task_id();
+                let mut tracked = self.tasks.lock().expect("tasks lock poisoned");
+                let (true, Value::Object(task)) = (tracked.contains(id), &status.task) else { return None };
+                let view = crate::task_wire::task_view(task);
+                if matches!(
+                    view.get("status").and_then(Value::as_str),
+                    Some("completed" | "failed" | "cancelled")
+                ) {
+                    tracked.remove(id);
+                }
+                Some(encode_notification(method::TASKS_STATUS, Some(&view)))
+            }
+            _ => None,
+        }
+    }
+
+    /// The tagged notifications of `event` for this session's 2026-07-28
+    /// listen streams, appended to `out`.
+    fn listen_notifications(&self, event: &ServerEvent, out: &mut Vec<Vec<u8>>) {
+        let listens = self.listens.lock().expect("listens lock poisoned");
+        for (id, filter) in listens.iter() {
+            let Some((notification, mut params)) = listen_params(event, filter) else { continue };
+            let mut meta = Map::new();
+            meta.insert(SUBSCRIPTION_ID.into(), serde_json::to_value(id).expect("ids serialize; qed"));
+            params.insert("_meta".into(), Value::Object(meta));
+            out.push(encode_notification(notification, Some(&params)));
         }
     }
 
@@ -528,6 +502,50 @@ impl Session {
         }
         for uri in uris {
             self.deliver(&ServerEvent::ResourceUpdated(uri), announced).await;
+        }
+    }
+}
+
+/// The notification and params of `event` for a listen stream with
+/// `filter`, if the filter asked for it.
+fn listen_params(
+    event: &ServerEvent,
+    filter: &SubscriptionFilter,
+) -> Option<(&'static str, Map<String, Value>)> {
+    match event {
+        ServerEvent::ListChanged(kind) => {
+            let wanted = match kind {
+                ListKind::Tools => filter.tools_list_changed,
+                ListKind::Prompts => filter.prompts_list_changed,
+                ListKind::Resources | ListKind::ResourceTemplates => filter.resources_list_changed,
+            };
+            if wanted != Some(true) {
+                return None;
+            }
+            Some((kind.notification(), Map::new()))
+        }
+        // A listen stream carries list, resource and task changes only.
+        ServerEvent::Log(_) => None,
+        ServerEvent::TaskStatus(status) => {
+            let wanted = filter.task_ids.iter().flatten().any(|t| t == status.task_id());
+            let Value::Object(task) = &status.task else { return None };
+            if !wanted {
+                return None;
+            }
+            // The full `DetailedTask`, as `tasks/get` answers now.
+            Some((method::TASKS, task.clone()))
+        }
+        ServerEvent::ResourceUpdated(uri) => {
+            let wanted =
+                filter.resource_subscriptions.iter().flatten().any(|s| {
+                    s == uri || uri.strip_prefix(s.as_str()).is_some_and(|rest| rest.starts_with('/'))
+                });
+            if !wanted {
+                return None;
+            }
+            let mut params = Map::new();
+            params.insert("uri".into(), Value::String(uri.clone()));
+            Some((method::RESOURCES_UPDATED, params))
         }
     }
 }

@@ -26,8 +26,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::context::RequestContext;
-use crate::state::{StateError, StateStore};
-use crate::tool::ToolError;
+use crate::store::{StateError, StateStore};
+use crate::tool_handler::ToolError;
 
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Stored<T> {
@@ -200,14 +200,14 @@ impl<T: Serialize + DeserializeOwned + Send + 'static> SharedHandleStore<T> {
 /// A store outage as the JSON-RPC error the client gets: nothing was
 /// applied, so trying again is safe.
 fn unavailable(e: StateError) -> ToolError {
-    ToolError::protocol(crate::state::store_unavailable(&e, false))
+    ToolError::protocol(crate::store::store_unavailable(&e, false))
 }
 
 /// A write whose outcome cannot be known: it may or may not have been
 /// applied. Said as such, so a client does not blindly repeat a change
 /// that is not safe to repeat.
 fn outcome_unknown(e: StateError) -> ToolError {
-    ToolError::protocol(crate::state::store_unavailable(&e, true))
+    ToolError::protocol(crate::store::store_unavailable(&e, true))
 }
 
 /// `base` scaled by a random factor in [0.5, 1.5), so writers that

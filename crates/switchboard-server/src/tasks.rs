@@ -63,7 +63,7 @@ use tokio_util::sync::CancellationToken;
 use crate::events::{EventBus, ServerEvent, TaskStatusEvent};
 use crate::input::{InputError, InputRequest};
 use crate::session::Session;
-use crate::state::{StateStore, store_unavailable};
+use crate::store::{StateStore, store_unavailable};
 
 /// The extension's identifier.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -420,10 +420,10 @@ impl TaskRun {
 
     /// The `tools/call` answer that hands this task to the client, in the
     /// shape of the request's model.
-    pub(crate) fn created_output(&self) -> crate::dispatch::Output {
+    pub(crate) fn created_output(&self) -> crate::output::Output {
         match self.session {
-            Some(_) => crate::dispatch::Output::Map(legacy::create_task_result(&self.seed)),
-            None => crate::dispatch::Output::Task(self.created()),
+            Some(_) => crate::output::Output::Map(crate::task_wire::create_task_result(&self.seed)),
+            None => crate::output::Output::Task(self.created()),
         }
     }
 
@@ -553,16 +553,23 @@ impl TaskRun {
     }
 }
 
+/// Who asks a `tasks/*` method: the capabilities its client declared and
+/// its principal's subject (tasks are visible to their owner only).
+pub(crate) struct TaskCaller<'a> {
+    pub(crate) capabilities: &'a ClientCapabilities,
+    pub(crate) principal: Option<&'a str>,
+}
+
 /// Answers `tasks/get`, `tasks/update` and `tasks/cancel`: `-32021` unless
 /// the request declared the extension, `-32602` for a task that is not
 /// there for this caller, an empty acknowledgement for update and cancel.
 pub(crate) async fn serve(
     tasks: &Tasks,
-    route: crate::dispatch::Route,
-    ctx: &crate::RequestContext,
+    route: crate::route::Route,
+    caller: &TaskCaller<'_>,
     params: Option<&serde_json::value::RawValue>,
 ) -> Result<Map<String, Value>, ErrorObject> {
-    use crate::dispatch::Route;
+    use crate::route::Route;
     #[derive(Deserialize)]
     struct TaskParams {
         #[serde(rename = "taskId")]
@@ -575,11 +582,11 @@ pub(crate) async fn serve(
         Route::TasksUpdate => "tasks/update",
         _ => "tasks/cancel",
     };
-    if !declared(ctx.client_capabilities()) {
+    if !declared(caller.capabilities) {
         return Err(extension_required(method));
     }
-    let p: TaskParams = crate::dispatch::parse_params(params)?;
-    let principal = ctx.principal().map(|p| p.subject.as_str());
+    let p: TaskParams = crate::params::parse_params(params)?;
+    let principal = caller.principal;
     match route {
         Route::TasksGet => tasks.get(&p.task_id, principal).await,
         Route::TasksUpdate => {
@@ -597,55 +604,9 @@ pub(crate) async fn serve(
 /// differ on the wire from the extension, over the same records.
 pub(crate) mod legacy {
     use super::*;
-    use crate::dispatch::Route;
+    use crate::route::Route;
+    use crate::task_wire::task_view;
     use switchboard_types::meta::RELATED_TASK;
-
-    /// The server's `tasks` capability offered to a 2025-11-25 client that
-    /// declared its own.
-    pub(crate) fn server_capability() -> Value {
-        json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
-    }
-
-    /// The 2025-11-25 `Task` view of a `DetailedTask`: `ttl` and
-    /// `pollInterval` instead of `ttlMs` and `pollIntervalMs`, no result,
-    /// error or input requests (those come through `tasks/result`), and a
-    /// tool result with `isError: true` reported as `failed` (§Task Status:
-    /// "this includes cases where the tool call result has `isError` set to
-    /// true"), with a `statusMessage` saying why.
-    pub(crate) fn task_view(detailed: &Map<String, Value>) -> Map<String, Value> {
-        let mut task = Map::new();
-        for (from, to) in [
-            ("taskId", "taskId"),
-            ("status", "status"),
-            ("statusMessage", "statusMessage"),
-            ("createdAt", "createdAt"),
-            ("lastUpdatedAt", "lastUpdatedAt"),
-            ("ttlMs", "ttl"),
-            ("pollIntervalMs", "pollInterval"),
-        ] {
-            if let Some(v) = detailed.get(from) {
-                task.insert(to.into(), v.clone());
-            }
-        }
-        let result = detailed.get("result");
-        if detailed.get("status").and_then(Value::as_str) == Some("completed")
-            && result.and_then(|r| r.get("isError")).and_then(Value::as_bool) == Some(true)
-        {
-            task.insert("status".into(), Value::String("failed".into()));
-            let text = result
-                .and_then(|r| r.get("content"))
-                .and_then(Value::as_array)
-                .and_then(|c| c.iter().find_map(|b| b.get("text").and_then(Value::as_str)))
-                .unwrap_or("the tool reported an error");
-            task.insert("statusMessage".into(), Value::String(format!("Tool execution failed: {text}")));
-        }
-        task
-    }
-
-    /// `CreateTaskResult`: `{"task": Task}`.
-    pub(crate) fn create_task_result(detailed: &Map<String, Value>) -> Map<String, Value> {
-        Map::from_iter([("task".to_owned(), Value::Object(task_view(detailed)))])
-    }
 
     fn related(id: &str) -> Value {
         json!({"taskId": id})
@@ -823,7 +784,7 @@ pub(crate) mod legacy {
     pub(crate) async fn serve(
         tasks: &Tasks,
         route: Route,
-        ctx: &crate::RequestContext,
+        caller: &TaskCaller<'_>,
         session: &Session,
         params: Option<&serde_json::value::RawValue>,
         page: usize,
@@ -844,17 +805,17 @@ pub(crate) mod legacy {
             Route::TasksList => "tasks/list",
             _ => "tasks/cancel",
         };
-        if ctx.client_capabilities().tasks.is_none() {
+        if caller.capabilities.tasks.is_none() {
             return Err(ErrorObject::method_not_found(method).with_data(json!({
                 "reason": "tasks are offered to clients that declare the tasks capability in initialize"
             })));
         }
-        let principal = ctx.principal().map(|p| p.subject.as_str());
+        let principal = caller.principal;
         if route == Route::TasksList {
-            let p: ListParams = crate::dispatch::parse_params(params)?;
+            let p: ListParams = crate::params::parse_params(params)?;
             return tasks.list(principal, session, p.cursor.as_deref(), page).await;
         }
-        let p: TaskParams = crate::dispatch::parse_params(params)?;
+        let p: TaskParams = crate::params::parse_params(params)?;
         match route {
             Route::TasksGet => Ok(task_view(&tasks.get(&p.task_id, principal).await?)),
             Route::TasksResult => {
@@ -889,7 +850,7 @@ pub(crate) mod legacy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::MemoryStore;
+    use crate::store::MemoryStore;
 
     fn tasks() -> Arc<Tasks> {
         Arc::new(Tasks::new(

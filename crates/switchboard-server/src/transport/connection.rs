@@ -52,7 +52,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinSet;
 
 use super::{Frame, FrameReader, FrameWriter, Transport};
-use crate::context::Outbound;
+use crate::caller::Outbound;
 use crate::dispatch::Accepted;
 use crate::error::Result;
 use crate::limits;

@@ -1,0 +1,311 @@
+//! The state store itself: [`StateStore`], its errors, [`MemoryStore`] and
+//! [`shared_secret`] (published as `switchboard_server::state`, which
+//! documents what it is for).
+//!
+//! Why its own module: the event bus, the task registry, replies and the
+//! shared handle store all build on the store, so it sits below them all;
+//! the public `state` module adds `SharedHandleStore`, which sits above
+//! the request context it scopes handles by.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+use tokio::sync::broadcast;
+use tokio::time::Instant;
+
+/// Why the state store could not answer. Callers turn it into a clear
+/// error for their client (`-32603` "state store unavailable: …", HTTP
+/// `503`), never into a panic; the store recovers by itself.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("state store unavailable: {0}")]
+pub struct StateError(pub String);
+
+/// How long a client should wait before retrying a request refused for a
+/// store outage (`Retry-After` over HTTP, `data.retryAfterMs` in the error).
+pub const STORE_RETRY_AFTER: Duration = Duration::from_secs(1);
+
+/// The one answer to a request that cannot proceed because the state store
+/// is unavailable: `-32603` with `data.stateStore = "unavailable"` and
+/// `data.retryAfterMs`. Every path builds it here, and a transport
+/// recognises it with [`is_store_unavailable`] (HTTP answers `503` with
+/// `Retry-After`). With `outcome_unknown`, the store stopped answering
+/// after a write was sent: it may have been applied (`data.outcome =
+/// "unknown"`), which the message says too.
+pub fn store_unavailable(error: &StateError, outcome_unknown: bool) -> switchboard_types::ErrorObject {
+    let (message, outcome) = if outcome_unknown {
+        (
+            format!(
+                "{error}; the change may or may not have been applied (outcome unknown): read the value \
+                 before repeating a change that is not safe to repeat"
+            ),
+            "unknown",
+        )
+    } else {
+        (format!("{error}; nothing was changed; try again shortly"), "not-applied")
+    };
+    let retry_ms = u64::try_from(STORE_RETRY_AFTER.as_millis()).unwrap_or(u64::MAX);
+    switchboard_types::ErrorObject::internal(message).with_data(serde_json::json!({
+        "stateStore": "unavailable",
+        "outcome": outcome,
+        "retryAfterMs": retry_ms,
+    }))
+}
+
+/// Whether `error` is the [`store_unavailable`] answer.
+pub fn is_store_unavailable(error: &switchboard_types::ErrorObject) -> bool {
+    error.code == switchboard_types::ErrorCode::INTERNAL_ERROR
+        && error.data.as_ref().and_then(|d| d.get("stateStore")).and_then(|v| v.as_str())
+            == Some("unavailable")
+}
+
+/// Log entries: sequence number and value, oldest first.
+pub type LogEntries = Vec<(u64, Vec<u8>)>;
+
+/// The storage operations shared server state needs. All are atomic per
+/// key; `ttl` is always given, so every entry expires unless renewed.
+pub trait StateStore: Send + Sync + fmt::Debug + 'static {
+    /// The value at `key`, if present and not expired.
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StateError>>;
+    /// Stores `value` at `key` for `ttl`, replacing any value.
+    fn set<'a>(
+        &'a self,
+        key: &'a str,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), StateError>>;
+    /// Stores `value` only if `key` is absent; true if it was stored.
+    fn set_if_absent<'a>(
+        &'a self,
+        key: &'a str,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StateError>>;
+    /// Replaces the value at `key` by `value` (for `ttl`) only if it is
+    /// exactly `expected` now (`None`: absent or expired), in one atomic
+    /// step; true if it was replaced. The primitive of every
+    /// read-modify-write of shared state: read, change, compare-and-set,
+    /// and read again when someone else wrote in between.
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: Option<&'a [u8]>,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StateError>>;
+    /// Removes `key`; true if it existed.
+    fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StateError>>;
+    /// Renews `key`'s time to live; false if it is absent.
+    fn touch<'a>(&'a self, key: &'a str, ttl: Duration) -> BoxFuture<'a, Result<bool, StateError>>;
+    /// Appends `value` to the log at `key` (created if absent), keeping at
+    /// most `max_len` newest entries and renewing its time to live. Returns
+    /// the entry's sequence number: 1 for the first, increasing by one.
+    fn append<'a>(
+        &'a self,
+        key: &'a str,
+        value: Vec<u8>,
+        max_len: usize,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<u64, StateError>>;
+    /// The log entries at `key` with a sequence number above `after`, oldest
+    /// first (entries trimmed away are gone).
+    fn read_after<'a>(&'a self, key: &'a str, after: u64) -> BoxFuture<'a, Result<LogEntries, StateError>>;
+    /// Sends `message` to every subscriber of `channel`, on every instance.
+    fn publish<'a>(&'a self, channel: &'a str, message: Vec<u8>) -> BoxFuture<'a, Result<(), StateError>>;
+    /// The messages published on `channel` from now on, in publication
+    /// order per publisher. The stream outlives connection losses (it
+    /// resubscribes), and ends only when the store is dropped.
+    fn subscribe(&self, channel: &str) -> BoxStream<'static, Vec<u8>>;
+}
+
+/// The in-process [`StateStore`]: what a single instance uses, with the
+/// same expiry rules as a shared one.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    inner: Mutex<Memory>,
+}
+
+#[derive(Debug, Default)]
+struct Memory {
+    values: HashMap<String, (Vec<u8>, Instant)>,
+    logs: HashMap<String, Log>,
+    channels: HashMap<String, broadcast::Sender<Vec<u8>>>,
+    /// Operations since the last sweep of expired entries.
+    since_sweep: usize,
+}
+
+#[derive(Debug, Default)]
+struct Log {
+    last: u64,
+    entries: VecDeque<(u64, Vec<u8>)>,
+    expires: Option<Instant>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    fn with<R>(&self, f: impl FnOnce(&mut Memory, Instant) -> R) -> R {
+        let mut memory = self.inner.lock().expect("state lock poisoned");
+        let now = Instant::now();
+        memory.since_sweep += 1;
+        if memory.since_sweep >= 1024 {
+            memory.since_sweep = 0;
+            memory.values.retain(|_, (_, expires)| *expires > now);
+            memory.logs.retain(|_, log| log.expires.is_none_or(|e| e > now));
+        }
+        f(&mut memory, now)
+    }
+}
+
+fn ready<'a, T: Send + 'a>(value: T) -> BoxFuture<'a, T> {
+    Box::pin(std::future::ready(value))
+}
+
+impl StateStore for MemoryStore {
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StateError>> {
+        ready(Ok(self.with(|m, now| match m.values.get(key) {
+            Some((value, expires)) if *expires > now => Some(value.clone()),
+            _ => None,
+        })))
+    }
+
+    fn set<'a>(
+        &'a self,
+        key: &'a str,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), StateError>> {
+        self.with(|m, now| m.values.insert(key.to_owned(), (value, now + ttl)));
+        ready(Ok(()))
+    }
+
+    fn set_if_absent<'a>(
+        &'a self,
+        key: &'a str,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StateError>> {
+        ready(Ok(self.with(|m, now| {
+            if m.values.get(key).is_some_and(|(_, expires)| *expires > now) {
+                return false;
+            }
+            m.values.insert(key.to_owned(), (value, now + ttl));
+            true
+        })))
+    }
+
+    fn compare_and_set<'a>(
+        &'a self,
+        key: &'a str,
+        expected: Option<&'a [u8]>,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StateError>> {
+        ready(Ok(self.with(|m, now| {
+            let current = m.values.get(key).filter(|(_, expires)| *expires > now).map(|(v, _)| v.as_slice());
+            if current != expected {
+                return false;
+            }
+            m.values.insert(key.to_owned(), (value, now + ttl));
+            true
+        })))
+    }
+
+    fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StateError>> {
+        ready(Ok(self.with(|m, now| {
+            let value = m.values.remove(key).is_some_and(|(_, expires)| expires > now);
+            let log = m.logs.remove(key).is_some_and(|l| l.expires.is_none_or(|e| e > now));
+            value || log
+        })))
+    }
+
+    fn touch<'a>(&'a self, key: &'a str, ttl: Duration) -> BoxFuture<'a, Result<bool, StateError>> {
+        ready(Ok(self.with(|m, now| {
+            if let Some((_, expires)) = m.values.get_mut(key).filter(|(_, e)| *e > now) {
+                *expires = now + ttl;
+                return true;
+            }
+            if let Some(log) = m.logs.get_mut(key).filter(|l| l.expires.is_none_or(|e| e > now)) {
+                log.expires = Some(now + ttl);
+                return true;
+            }
+            false
+        })))
+    }
+
+    fn append<'a>(
+        &'a self,
+        key: &'a str,
+        value: Vec<u8>,
+        max_len: usize,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<u64, StateError>> {
+        ready(Ok(self.with(|m, now| {
+            let log = m.logs.entry(key.to_owned()).or_default();
+            if log.expires.is_some_and(|e| e <= now) {
+                *log = Log::default();
+            }
+            log.last += 1;
+            log.entries.push_back((log.last, value));
+            while log.entries.len() > max_len.max(1) {
+                log.entries.pop_front();
+            }
+            log.expires = Some(now + ttl);
+            log.last
+        })))
+    }
+
+    fn read_after<'a>(&'a self, key: &'a str, after: u64) -> BoxFuture<'a, Result<LogEntries, StateError>> {
+        ready(Ok(self.with(|m, now| match m.logs.get(key) {
+            Some(log) if log.expires.is_none_or(|e| e > now) => {
+                log.entries.iter().filter(|(seq, _)| *seq > after).cloned().collect()
+            }
+            _ => Vec::new(),
+        })))
+    }
+
+    fn publish<'a>(&'a self, channel: &'a str, message: Vec<u8>) -> BoxFuture<'a, Result<(), StateError>> {
+        self.with(|m, _| {
+            if let Some(tx) = m.channels.get(channel) {
+                let _ = tx.send(message);
+            }
+        });
+        ready(Ok(()))
+    }
+
+    fn subscribe(&self, channel: &str) -> BoxStream<'static, Vec<u8>> {
+        let rx = self.with(|m, _| {
+            m.channels.entry(channel.to_owned()).or_insert_with(|| broadcast::channel(4096).0).subscribe()
+        });
+        Box::pin(futures::stream::unfold(rx, |mut rx| async move {
+            loop {
+                match rx.recv().await {
+                    Ok(message) => return Some((message, rx)),
+                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            }
+        }))
+    }
+}
+
+/// A 32-byte secret shared by every instance using `store` (created by the
+/// first to ask, kept for a year and renewed on each start): what
+/// instances behind one address sign their pagination cursors with, so a
+/// cursor from one is accepted by the others (`ServerOptions::cursor_key`).
+pub async fn shared_secret(store: &dyn StateStore, name: &str) -> Result<[u8; 32], StateError> {
+    const YEAR: Duration = Duration::from_secs(365 * 24 * 3600);
+    let key = format!("secret:{name}");
+    let mut fresh = [0u8; 32];
+    getrandom::fill(&mut fresh).map_err(|e| StateError(format!("no randomness: {e}")))?;
+    store.set_if_absent(&key, fresh.to_vec(), YEAR).await?;
+    let stored = store.get(&key).await?.ok_or_else(|| StateError(format!("{key} vanished")))?;
+    store.touch(&key, YEAR).await?;
+    stored.try_into().map_err(|_| StateError(format!("{key} is not 32 bytes")))
+}
