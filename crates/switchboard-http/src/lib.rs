@@ -336,7 +336,7 @@ async fn post(
     if let Err(response) = security::check_post_headers(&headers) {
         return response;
     }
-    let peeked = peek::Body::of(&body);
+    let (peeked, message) = peek::read(&body);
     if let peek::Body::Refused(refusal) = &peeked {
         return refusal.response();
     }
@@ -347,7 +347,7 @@ async fn post(
     }
     let caller = caller::Caller::new(principal, &headers);
     if modern_header || peeked.is_modern() {
-        modern::post(app, headers, body, peeked, caller).await
+        modern::post(app, headers, peeked, message, caller).await
     } else {
         legacy::post(app, headers, body, peeked, caller).await
     }

@@ -9,12 +9,12 @@
 
 use std::collections::VecDeque;
 
-use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use switchboard_server::{Accepted, Outcome, ProtocolVersion, Reply};
+use switchboard_types::jsonrpc::IncomingMessage;
 use switchboard_types::meta::{CLIENT_CAPABILITIES, PROTOCOL_VERSION};
 use switchboard_types::{Era, ErrorCode, ErrorObject, RequestId};
 use tokio::sync::{mpsc, oneshot};
@@ -119,16 +119,7 @@ fn string(raw: Option<&RawValue>) -> Option<std::borrow::Cow<'_, str>> {
     raw.and_then(|r| serde_json::from_str(r.get()).ok())
 }
 
-/// The members of a request [`Head::read`] looks at.
-#[derive(serde::Deserialize)]
-struct RawEnvelope<'a> {
-    #[serde(borrow, default, deserialize_with = "present")]
-    method: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    params: Option<&'a RawValue>,
-}
-
-/// The members of its `params` [`Head::read`] looks at.
+/// The members of its `params` [`Head::of`] looks at.
 #[derive(serde::Deserialize)]
 struct RawParams<'a> {
     #[serde(borrow, default, deserialize_with = "present")]
@@ -142,7 +133,7 @@ struct RawParams<'a> {
     #[serde(rename = "_meta", borrow, default, deserialize_with = "present")]
     meta: Option<&'a RawValue>,
 }
-/// The members of its `params._meta` [`Head::read`] looks at.
+/// The members of its `params._meta` [`Head::of`] looks at.
 #[derive(serde::Deserialize)]
 struct RawMeta<'a> {
     #[serde(
@@ -176,17 +167,15 @@ fn lenient<T>(parsed: Result<T, serde_json::Error>) -> Result<Option<T>, serde_j
 }
 
 impl<'a> Head<'a> {
-    /// Reads the head of a body [`peek`](crate::peek) classified as one
-    /// request. Members of the wrong type read as absent, exactly as the
-    /// checks treat them (a `_meta` that is not an object has no version);
-    /// JSON the parser refuses anywhere in the head (nesting past its
-    /// recursion limit) is an error.
-    fn read(body: &'a [u8]) -> Result<Self, serde_json::Error> {
-        let Some(envelope) = lenient(serde_json::from_slice::<RawEnvelope<'a>>(body))? else {
-            return Ok(Self::default());
-        };
-        let mut head = Head { method: string(envelope.method), ..Self::default() };
-        let params = match envelope.params {
+    /// Reads the head of a message [`peek`](crate::peek) classified as one
+    /// request, from its params (the envelope is read once, and the same
+    /// reading goes on to the dispatcher). Members of the wrong type read
+    /// as absent, exactly as the checks treat them (a `_meta` that is not an
+    /// object has no version); JSON the parser refuses anywhere in the head
+    /// (nesting past its recursion limit) is an error.
+    fn of(message: &IncomingMessage<'a>) -> Result<Self, serde_json::Error> {
+        let mut head = Head { method: message.method.clone(), ..Self::default() };
+        let params = match message.params {
             Some(raw) => lenient(serde_json::from_str::<RawParams<'a>>(raw.get()))?,
             None => None,
         };
@@ -214,18 +203,23 @@ impl<'a> Head<'a> {
 
 /// A 2026-07-28 POST. `peeked` is the body's classification; a body that
 /// is no valid JSON-RPC message never gets here (see [`peek`](crate::peek)).
+/// `message` is the one message peek read (`None` for a batch, which
+/// [`request_id`] refuses).
 pub(crate) async fn post(
     app: App,
     headers: HeaderMap,
-    body: Bytes,
     peeked: Body,
+    message: Option<IncomingMessage<'_>>,
     caller: Caller,
 ) -> Response {
     let id = match request_id(peeked) {
         Ok(id) => id,
         Err(answer) => return answer,
     };
-    let head = match Head::read(&body) {
+    let Some(message) = message else {
+        return bad_request(Some(&id), ErrorObject::invalid_request("the body must be one request"));
+    };
+    let head = match Head::of(&message) {
         Ok(head) => head,
         Err(e) => return bad_request(None, ErrorObject::parse_error(e)),
     };
@@ -237,7 +231,7 @@ pub(crate) async fn post(
     let sse = listen || head.progress || head.log_level || app.options.response_mode == ResponseMode::Sse;
     let (tx, rx) = mpsc::channel::<Vec<u8>>(256);
     let session = app.server.new_session(tx, caller.principal.clone());
-    let accepted = app.server.accept_via(&session, &body, &caller.via(None));
+    let accepted = app.server.accept_message(&session, &message, &caller.via(None));
     let fut = match accepted {
         Accepted::Done(reply) => return answer(reply),
         Accepted::Pending(fut) => fut,
@@ -371,26 +365,31 @@ mod tests {
         Outcome::Error { code, store_unavailable: false }
     }
 
+    /// The head of `body`: the message read, then its head.
+    fn read(body: &[u8]) -> Head<'_> {
+        Head::of(&IncomingMessage::parse(body).unwrap()).unwrap()
+    }
+
     #[test]
     fn the_head_reads_what_the_checks_need_and_nothing_of_the_wrong_type() {
         let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1},
             "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},
             "progressToken":null}}}"#;
-        let head = Head::read(body).unwrap();
+        let head = read(body);
         assert_eq!(head.method.as_deref(), Some("tools/call"));
         assert_eq!(head.target.as_deref(), Some("echo"));
         assert_eq!(head.version.as_deref(), Some("2026-07-28"));
         assert!(head.capabilities_object && head.progress && !head.log_level);
         assert_eq!(head.arguments.map(RawValue::get), Some(r#"{"a":1}"#));
 
-        let task = Head::read(br#"{"method":"tasks/get","params":{"taskId":"t\u0031","name":"x"}}"#).unwrap();
+        let task = read(br#"{"method":"tasks/get","params":{"taskId":"t\u0031","name":"x"}}"#);
         assert_eq!(task.target.as_deref(), Some("t1"), "escapes decoded; the task id, not the name");
         for odd in [
             &br#"{"method":"tools/call","params":[1,2]}"#[..],
             br#"{"method":"tools/call","params":{"name":5,"_meta":"x"}}"#,
             br#"{"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":[]}}}"#,
         ] {
-            let head = Head::read(odd).unwrap();
+            let head = read(odd);
             assert_eq!(head.method.as_deref(), Some("tools/call"));
             assert!(head.target.is_none() && head.version.is_none() && !head.capabilities_object);
         }

@@ -104,13 +104,28 @@ impl Refusal {
     }
 }
 
+/// Classifies a POST body, and keeps the message read when it is one
+/// valid message, so the handler and the dispatcher need not read the
+/// envelope again.
+pub(crate) fn read(body: &[u8]) -> (Body, Option<IncomingMessage<'_>>) {
+    if body.trim_ascii_start().first() == Some(&b'[') {
+        return (batch(body), None);
+    }
+    let message = match IncomingMessage::parse(body) {
+        Ok(message) => message,
+        Err(e) => return (Body::Refused(Refusal::new(None, e)), None),
+    };
+    match classify(&message) {
+        Ok(head) => (Body::One(head), Some(message)),
+        Err(refusal) => (Body::Refused(refusal), None),
+    }
+}
+
 impl Body {
-    /// Classifies a POST body.
+    /// Classifies a POST body ([`read`] without the message).
+    #[cfg(test)]
     pub(crate) fn of(body: &[u8]) -> Body {
-        if body.trim_ascii_start().first() == Some(&b'[') {
-            return batch(body);
-        }
-        one(body).map_or_else(Body::Refused, Body::One)
+        read(body).0
     }
 
     /// The body's one message, for a revision that takes nothing else
@@ -157,7 +172,11 @@ impl Batch {
 /// One message: the dispatcher's rules, plus `"jsonrpc": "2.0"` on
 /// notifications.
 fn one(body: &[u8]) -> Result<Head, Refusal> {
-    let message = IncomingMessage::parse(body).map_err(|e| Refusal::new(None, e))?;
+    classify(&IncomingMessage::parse(body).map_err(|e| Refusal::new(None, e))?)
+}
+
+/// What one message read off the wire is ([`one`]).
+fn classify(message: &IncomingMessage<'_>) -> Result<Head, Refusal> {
     let kind = message.kind().map_err(|e| Refusal::new(message.readable_id(), e))?;
     let (kind, method, params) = match kind {
         MessageKind::Request { id, method, params } => (Kind::Request(id), Some(method), params),

@@ -165,6 +165,29 @@ impl Server {
                 return error_reply(None, e);
             }
         };
+        self.accept_parsed(session, &message, in_batch, via)
+    }
+
+    /// [`Server::accept_via`] for one message the transport has already
+    /// read (a transport that had to read the envelope to route it need
+    /// not have the dispatcher read it again). The JSON-RPC rules are
+    /// applied here as for a frame.
+    pub fn accept_message(
+        &self,
+        session: &Arc<Session>,
+        message: &IncomingMessage<'_>,
+        via: &Via,
+    ) -> Accepted {
+        self.accept_parsed(session, message, false, via)
+    }
+
+    fn accept_parsed(
+        &self,
+        session: &Arc<Session>,
+        message: &IncomingMessage<'_>,
+        in_batch: bool,
+        via: &Via,
+    ) -> Accepted {
         let kind = match message.kind() {
             Ok(k) => k,
             Err(e) => {
