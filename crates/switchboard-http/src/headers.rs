@@ -46,12 +46,6 @@ fn required(headers: &HeaderMap, name: &str, expected: &str) -> Result<(), Misma
     }
 }
 
-/// Whether `method`'s `Mcp-Name` is its `params.taskId` (the Tasks
-/// extension's routing header, SEP-2663 §Routing Headers).
-pub(crate) fn names_task(method: &str) -> bool {
-    matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel")
-}
-
 /// Checks the standard headers against the body: the version, the method,
 /// and `Mcp-Name` against what the request names (`target`: `params.name`
 /// of `tools/call` and `prompts/get`, `params.uri` of `resources/read`,

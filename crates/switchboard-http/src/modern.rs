@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use switchboard_server::{Accepted, Outcome, ProtocolVersion, Reply};
 use switchboard_types::jsonrpc::IncomingMessage;
 use switchboard_types::meta::{CLIENT_CAPABILITIES, PROTOCOL_VERSION};
+use switchboard_types::methods::{self, Target};
 use switchboard_types::{Era, ErrorCode, ErrorObject, RequestId};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
@@ -180,11 +181,12 @@ impl<'a> Head<'a> {
             None => None,
         };
         let Some(params) = params else { return Ok(head) };
-        head.target = match head.method.as_deref() {
-            Some("tools/call" | "prompts/get") => string(params.name),
-            Some("resources/read") => string(params.uri),
-            Some(m) if headers::names_task(m) => string(params.task_id),
-            _ => None,
+        // What the request names is a fact of its method (`Mcp-Name`).
+        head.target = match head.method.as_deref().and_then(methods::target) {
+            Some(Target::Name) => string(params.name),
+            Some(Target::Uri) => string(params.uri),
+            Some(Target::TaskId) => string(params.task_id),
+            None => None,
         };
         head.arguments = params.arguments;
         let meta = match params.meta {
@@ -227,7 +229,7 @@ pub(crate) async fn post(
         return refusal;
     }
     let method = head.method.as_deref().unwrap_or_default();
-    let listen = method == "subscriptions/listen";
+    let listen = methods::facts(method).is_some_and(|facts| facts.listens);
     let sse = listen || head.progress || head.log_level || app.options.response_mode == ResponseMode::Sse;
     let (tx, rx) = mpsc::channel::<Vec<u8>>(256);
     let session = app.server.new_session(tx, caller.principal.clone());

@@ -43,6 +43,9 @@ pub enum Target {
     Name,
     /// `uri`: a resource, from an unbounded set (never a metric label).
     Uri,
+    /// `taskId`: a task of the Tasks extension (its `Mcp-Name` routing
+    /// header, SEP-2663 §Routing Headers; never a metric label).
+    TaskId,
 }
 
 impl Target {
@@ -51,6 +54,7 @@ impl Target {
         match self {
             Target::Name => "name",
             Target::Uri => "uri",
+            Target::TaskId => "taskId",
         }
     }
 }
@@ -152,11 +156,11 @@ methods! {
     /// `logging/setLevel` (handshake revisions).
     SetLevel = MethodFacts::plain("logging/setLevel"), SetLevelParams => EmptyResult;
     /// `tasks/get` (the Tasks extension, and 2025-11-25).
-    GetTask = MethodFacts::plain("tasks/get"), Value => Value;
+    GetTask = MethodFacts::about("tasks/get", Target::TaskId), Value => Value;
     /// `tasks/update` (the Tasks extension).
-    UpdateTask = MethodFacts::plain("tasks/update"), Value => Value;
+    UpdateTask = MethodFacts::about("tasks/update", Target::TaskId), Value => Value;
     /// `tasks/cancel` (the Tasks extension, and 2025-11-25).
-    CancelTask = MethodFacts::plain("tasks/cancel"), Value => Value;
+    CancelTask = MethodFacts::about("tasks/cancel", Target::TaskId), Value => Value;
     /// `tasks/result` (2025-11-25).
     TaskResult = MethodFacts::plain("tasks/result"), Value => Value;
     /// `tasks/list` (2025-11-25).
@@ -203,6 +207,7 @@ mod tests {
         assert_eq!(target("prompts/get"), Some(Target::Name));
         assert_eq!(target("resources/read"), Some(Target::Uri));
         assert_eq!(target("tools/list"), None);
+        assert_eq!(target("tasks/update"), Some(Target::TaskId));
         assert_eq!(Target::Uri.param(), "uri");
     }
 
