@@ -27,6 +27,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 use switchboard_server::state::StateStore;
 use switchboard_server::{Principal, ProtocolVersion};
+use switchboard_types::jsonrpc::IncomingMessage;
 use switchboard_types::{Era, ErrorObject};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
@@ -278,18 +279,20 @@ fn wants_sse(mode: ResponseMode, messages: &[&Value]) -> bool {
 /// A POST in the `initialize` era. `peeked` is the body's classification
 /// (see [`peek`](crate::peek)): a body that is no valid JSON-RPC message
 /// never gets here, and whether a batch is taken is decided there too.
+/// `message` is the one message peek read (`None` for a batch).
 pub(crate) async fn post(
     app: App,
     headers: HeaderMap,
     body: Bytes,
     peeked: Body,
+    message: Option<IncomingMessage<'_>>,
     caller: Caller,
 ) -> Response {
     if let Err(refusal) = check_protocol_header(&headers) {
         return refusal;
     }
     if !app.options.legacy_sessions {
-        return sessionless(&app, &headers, &body, &peeked, &caller).await;
+        return sessionless(&app, &headers, &body, &peeked, message.as_ref(), &caller).await;
     }
     let value: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
@@ -527,6 +530,7 @@ async fn sessionless(
     headers: &HeaderMap,
     body: &Bytes,
     peeked: &Body,
+    message: Option<&IncomingMessage<'_>>,
     caller: &Caller,
 ) -> Response {
     let version = headers
@@ -544,7 +548,12 @@ async fn sessionless(
     if !peeked.is_initialize() {
         session.assume_initialized(version);
     }
-    let reply = app.server.handle_frame_via(&session, body, &caller.via(None)).await;
+    // One message was read by peek already: the dispatcher takes it as read.
+    let accepted = match message {
+        Some(message) => app.server.accept_message(&session, message, &caller.via(None)),
+        None => app.server.accept_via(&session, body, &caller.via(None)),
+    };
+    let reply = accepted.resolve().await;
     match reply {
         _ if !peeked.has_requests() => without_requests(reply),
         Some(reply) => json_response(StatusCode::OK, reply),

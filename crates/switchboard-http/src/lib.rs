@@ -349,7 +349,7 @@ async fn post(
     if modern_header || peeked.is_modern() {
         modern::post(app, headers, peeked, message, caller).await
     } else {
-        legacy::post(app, headers, body, peeked, caller).await
+        legacy::post(app, headers, body.clone(), peeked, message, caller).await
     }
 }
 

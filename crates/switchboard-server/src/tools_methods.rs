@@ -10,7 +10,6 @@ use futures::future::BoxFuture;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
-use switchboard_types::tools::CallToolParams;
 use switchboard_types::{CallToolResult, ContentBlock, Era, ErrorObject, ProtocolVersion};
 
 use crate::caller::permits;
@@ -20,12 +19,31 @@ use crate::error::Result;
 use crate::events::ListKind;
 use crate::options::ArgumentErrorMode;
 use crate::output::Output;
-use crate::params::{parse_params, to_map};
+use crate::params::to_map;
 use crate::server::Server;
 use crate::shape;
 use crate::tasks::{TaskRun, TaskSupport};
 use crate::tool_entry::ToolEntry;
 use crate::tool_handler::ToolError;
+
+/// What `tools/call` reads of its params (the members of
+/// [`switchboard_types::tools::CallToolParams`] it uses), borrowed from the
+/// request. `_meta` was read once by the dispatcher into the request
+/// context, and `inputResponses` / `requestState` by the input round: they
+/// are skipped here, not parsed into values again.
+#[derive(serde::Deserialize)]
+struct CallParams<'a> {
+    #[serde(borrow)]
+    name: std::borrow::Cow<'a, str>,
+    #[serde(default)]
+    arguments: Option<Map<String, Value>>,
+    /// The 2025-11-25 task augmentation (`null` is none).
+    #[serde(default, borrow)]
+    task: Option<&'a RawValue>,
+    /// Only checked to be an object (or `null`), as every params' `_meta`.
+    #[serde(rename = "_meta", default, borrow)]
+    meta: Option<&'a RawValue>,
+}
 
 impl Server {
     pub(crate) fn list_tools(
@@ -49,7 +67,11 @@ impl Server {
         ctx: &RequestContext,
         params: Option<&RawValue>,
     ) -> Result<Output, ErrorObject> {
-        let params: CallToolParams = parse_params(params)?;
+        let params: CallParams<'_> =
+            serde_json::from_str(params.map_or("{}", RawValue::get)).map_err(ErrorObject::invalid_params)?;
+        if params.meta.is_some_and(|meta| !meta.get().starts_with('{') && meta.get() != "null") {
+            return Err(ErrorObject::invalid_params("params._meta must be an object"));
+        }
         let item = self.visible_tool(ctx, &params.name)?;
         let entry = &item.value;
         let version = ctx.protocol_version();
@@ -57,7 +79,8 @@ impl Server {
         if let Err(errors) = entry.input.check(&arguments) {
             return self.invalid_arguments(entry, errors, version);
         }
-        let plan = self.task_plan(entry, params.task.is_some(), ctx)?;
+        let task_requested = params.task.is_some_and(|task| task.get() != "null");
+        let plan = self.task_plan(entry, task_requested, ctx)?;
         if !plan.may_become_task {
             let outcome = entry.handler.call(arguments, ctx.clone()).await;
             return finish_call(entry, outcome, version).map(Output::Map);
