@@ -1,10 +1,8 @@
 //! Who is calling and with which headers: what one HTTP request tells the
 //! dispatcher beyond its body.
 
-use std::sync::Arc;
-
 use axum::http::HeaderMap;
-use switchboard_server::{Outbound, Principal, Via};
+use switchboard_server::{Outbound, Principal, RequestHeaders, Via};
 
 /// Headers never handed to handlers: credentials stay in the transport
 /// (the authorization spec forbids passing tokens through).
@@ -15,17 +13,23 @@ const WITHHELD: &[&str] = &["authorization", "cookie", "proxy-authorization"];
 #[derive(Debug, Clone)]
 pub(crate) struct Caller {
     pub principal: Option<Principal>,
-    headers: Arc<Vec<(String, String)>>,
+    headers: RequestHeaders,
 }
 
 impl Caller {
+    /// The headers are listed for handlers only when one asks: the map
+    /// is kept (its values share the request's buffer) instead of copying
+    /// every name and value of every request.
     pub fn new(principal: Option<Principal>, headers: &HeaderMap) -> Self {
-        let headers = headers
-            .iter()
-            .filter(|(name, _)| !WITHHELD.contains(&name.as_str()))
-            .filter_map(|(name, value)| Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned())))
-            .collect();
-        Self { principal, headers: Arc::new(headers) }
+        let headers = headers.clone();
+        let listed = RequestHeaders::lazy(move || {
+            headers
+                .iter()
+                .filter(|(name, _)| !WITHHELD.contains(&name.as_str()))
+                .filter_map(|(name, value)| Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned())))
+                .collect()
+        });
+        Self { principal, headers: listed }
     }
 
     /// The dispatcher's view, with request-scoped messages going to `stream`.
@@ -33,7 +37,7 @@ impl Caller {
         Via {
             stream: stream.cloned(),
             principal: self.principal.clone(),
-            headers: Some(Arc::clone(&self.headers)),
+            headers: Some(self.headers.clone()),
         }
     }
 }

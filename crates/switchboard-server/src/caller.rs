@@ -67,5 +67,47 @@ pub struct Via {
     pub principal: Option<Principal>,
     /// The transport's headers for this message (HTTP), names lower-case,
     /// in the order received.
-    pub headers: Option<Arc<Vec<(String, String)>>>,
+    pub headers: Option<RequestHeaders>,
+}
+
+/// A request's transport headers, for
+/// [`RequestContext::headers`](crate::RequestContext::headers). A
+/// transport hands over either the list or a way to make it; a lazy list is
+/// made the first time a handler asks, so the requests whose handlers never
+/// read a header (most) do not copy every header name and value.
+#[derive(Clone)]
+pub struct RequestHeaders(Arc<HeaderList>);
+
+/// Makes a request's header list when first asked.
+type MakeHeaders = Box<dyn Fn() -> Vec<(String, String)> + Send + Sync>;
+
+struct HeaderList {
+    make: Option<MakeHeaders>,
+    made: std::sync::OnceLock<Vec<(String, String)>>,
+}
+
+impl RequestHeaders {
+    /// Headers made by `make` when first asked for (names lower-case, in
+    /// the order received).
+    pub fn lazy(make: impl Fn() -> Vec<(String, String)> + Send + Sync + 'static) -> Self {
+        Self(Arc::new(HeaderList { make: Some(Box::new(make)), made: std::sync::OnceLock::new() }))
+    }
+
+    /// The name/value pairs.
+    pub fn pairs(&self) -> &[(String, String)] {
+        self.0.made.get_or_init(|| self.0.make.as_ref().map(|make| make()).unwrap_or_default())
+    }
+}
+
+impl From<Vec<(String, String)>> for RequestHeaders {
+    fn from(pairs: Vec<(String, String)>) -> Self {
+        Self(Arc::new(HeaderList { make: None, made: std::sync::OnceLock::from(pairs) }))
+    }
+}
+
+impl std::fmt::Debug for RequestHeaders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Names only: values may be personal (the credentials never get here).
+        f.debug_list().entries(self.pairs().iter().map(|(name, _)| name)).finish()
+    }
 }

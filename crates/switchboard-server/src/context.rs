@@ -26,7 +26,7 @@ use switchboard_types::{
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::caller::{Outbound, Principal};
+use crate::caller::{Outbound, Principal, RequestHeaders};
 use crate::input::{InputError, InputRequest, InputRound};
 use crate::shape;
 use crate::tasks::{TaskRun, Tasks};
@@ -54,7 +54,7 @@ struct Inner {
     trace: Option<TraceContext>,
     log_level: Option<LoggingLevel>,
     peer: Option<Arc<crate::session::Session>>,
-    headers: Option<Arc<Vec<(String, String)>>>,
+    headers: Option<RequestHeaders>,
     input: Option<Arc<InputRound>>,
     /// Set when this `tools/call` may become a task.
     tasks: OnceLock<Arc<Tasks>>,
@@ -82,7 +82,7 @@ pub(crate) struct ContextParts {
     /// The session to send server→client requests through (legacy only).
     pub peer: Option<Arc<crate::session::Session>>,
     /// The transport's headers (HTTP).
-    pub headers: Option<Arc<Vec<(String, String)>>>,
+    pub headers: Option<RequestHeaders>,
     /// The multi round-trip state of a 2026-07-28 request that may end in
     /// an `InputRequiredResult` (see [`crate::input`]).
     pub input: Option<Arc<InputRound>>,
@@ -145,7 +145,7 @@ impl RequestContext {
     /// The transport's headers for this request (HTTP; `None` on stdio),
     /// names lower-case.
     pub fn headers(&self) -> Option<&[(String, String)]> {
-        self.inner.headers.as_deref().map(Vec::as_slice)
+        self.inner.headers.as_ref().map(RequestHeaders::pairs)
     }
 
     /// The first value of header `name` (case-insensitive), if any.

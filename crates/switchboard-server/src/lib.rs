@@ -192,7 +192,7 @@ pub mod transport;
 mod uri;
 
 pub use builder::ServerBuilder;
-pub use caller::{Outbound, Principal, Via};
+pub use caller::{Outbound, Principal, RequestHeaders, Via};
 pub use completion::{Completer, CompletionRequest, complete_from, completer_fn};
 pub use context::RequestContext;
 pub use dispatch::Accepted;

@@ -1,8 +1,6 @@
 //! Scopes: what an authenticated caller sees and may use, per request
 //! principal (as the HTTP transport passes it through `Via`).
 
-use std::sync::Arc;
-
 use serde_json::{Value, json};
 use switchboard_server::types::ResourceContents;
 use switchboard_server::{
@@ -44,8 +42,8 @@ async fn as_(server: &Server, principal: Option<Principal>, method: &str, params
     params["_meta"] = switchboard_testkit::TestClient::modern_meta();
     let frame =
         serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})).unwrap();
-    let headers = Arc::new(vec![("x-request-source".to_owned(), "test".to_owned())]);
-    let via = Via { principal, headers: Some(headers), ..Via::default() };
+    let headers = vec![("x-request-source".to_owned(), "test".to_owned())];
+    let via = Via { principal, headers: Some(headers.into()), ..Via::default() };
     let bytes = server.accept_via(&session, &frame, &via).resolve().await.unwrap();
     serde_json::from_slice(&bytes).unwrap()
 }
