@@ -209,30 +209,8 @@ async fn stateless_call_with_headers(
     tool: &str,
     arguments: Value,
 ) -> (u16, reqwest::header::HeaderMap, Value) {
-    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-        "name": tool, "arguments": arguments,
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                  "io.modelcontextprotocol/clientCapabilities": {}}}});
-    let response = http
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", tool)
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let text = response.text().await.unwrap();
-    let json =
-        text.lines().filter_map(|l| l.strip_prefix("data:")).rfind(|d| !d.trim().is_empty()).map_or_else(
-            || serde_json::from_str(&text).unwrap_or(Value::Null),
-            |d| serde_json::from_str(d.trim()).unwrap(),
-        );
-    (status, headers, json)
+    let params = json!({"name": tool, "arguments": arguments, "_meta": common::meta_2026(json!({}))});
+    common::post_tools_call_2026(http, url, id, params).await
 }
 
 #[tokio::test]

@@ -287,26 +287,10 @@ fn a_resource_update_upstream_reaches_the_client_subscribed_in_front() {
 /// and the questions of each round.
 async fn call_in_rounds(url: &str, tool: &str, capabilities: Value) -> (Value, Vec<Vec<String>>) {
     let http = reqwest::Client::new();
-    let mut params = json!({"name": tool, "arguments": {},
-        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                  "io.modelcontextprotocol/clientCapabilities": capabilities}});
+    let mut params = json!({"name": tool, "arguments": {}, "_meta": common::meta_2026(capabilities)});
     let mut rounds = Vec::new();
     for _ in 0..5 {
-        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-        let response = http
-            .post(url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", tool)
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap();
-        let text = response.text().await.unwrap();
-        let data = text.lines().rev().find_map(|l| l.strip_prefix("data:")).unwrap_or(&text).trim();
-        let message: Value = serde_json::from_str(data).unwrap_or_else(|_| panic!("{tool}: {text}"));
+        let (_, _, message) = common::post_tools_call_2026(&http, url, 1, params.clone()).await;
         let result = message["result"].clone();
         let Some(requests) = result["inputRequests"].as_object() else { return (message, rounds) };
         let mut responses = serde_json::Map::new();

@@ -203,18 +203,8 @@ fn over_http_a_2026_07_28_client_calls_upstream_tools_and_readyz_shows_each_upst
         let (_front, url) = common::start_http(&["serve", dir, "--http", "127.0.0.1:0"], None, &[]).await;
         let http = reqwest::Client::new();
         let call = |name: &'static str, arguments: Value| {
-            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-                "name": name, "arguments": arguments,
-                "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                          "io.modelcontextprotocol/clientCapabilities": {}}}});
-            http.post(&url)
-                .header("content-type", "application/json")
-                .header("accept", "application/json, text/event-stream")
-                .header("mcp-protocol-version", "2026-07-28")
-                .header("mcp-method", "tools/call")
-                .header("mcp-name", name)
-                .body(body.to_string())
-                .send()
+            let params = json!({"name": name, "arguments": arguments, "_meta": common::meta_2026(json!({}))});
+            common::post_tools_call_2026(&http, &url, 1, params)
         };
         let readyz = url.replace("/mcp", "/readyz");
         let ready = |http: reqwest::Client, readyz: String| async move {
@@ -238,9 +228,9 @@ fn over_http_a_2026_07_28_client_calls_upstream_tools_and_readyz_shows_each_upst
             ("say", json!({"text": "modern"}), "modern"),
             ("m_hi", json!({}), "hi"),
         ] {
-            let response = call(name, args).await.unwrap();
-            assert_eq!(response.status(), 200, "{name}");
-            let text = response.text().await.unwrap();
+            let (status, _, reply) = call(name, args).await;
+            assert_eq!(status, 200, "{name}");
+            let text = reply.to_string();
             assert!(text.contains(expect), "{name}: {text}");
         }
 
@@ -258,9 +248,9 @@ fn over_http_a_2026_07_28_client_calls_upstream_tools_and_readyz_shows_each_upst
         let web_state =
             body["upstreams"].as_array().unwrap().iter().find(|u| u["name"] == "web").unwrap().clone();
         assert!(web_state["error"].is_string(), "{web_state}");
-        let gone = call("web_add", json!({"a": 1, "b": 2})).await.unwrap().text().await.unwrap();
+        let gone = call("web_add", json!({"a": 1, "b": 2})).await.2.to_string();
         assert!(!gone.contains("\"sum\""), "its tools left the list: {gone}");
-        let still = call("say", json!({"text": "still here"})).await.unwrap().text().await.unwrap();
+        let still = call("say", json!({"text": "still here"})).await.2.to_string();
         assert!(still.contains("still here"), "{still}");
     });
 }

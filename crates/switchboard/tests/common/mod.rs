@@ -316,3 +316,43 @@ pub async fn start_http(
         .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
     (child, url.to_owned())
 }
+
+/// POSTs one 2026-07-28 `tools/call` with `params` (its `name`, and a
+/// `_meta` with the per-request version and client capabilities) and the
+/// headers the revision requires; returns the status, the headers and the
+/// JSON-RPC message (the last SSE event's data when the answer streamed).
+pub async fn post_tools_call_2026(
+    http: &reqwest::Client,
+    url: &str,
+    id: u64,
+    params: Value,
+) -> (u16, reqwest::header::HeaderMap, Value) {
+    let tool = params["name"].as_str().unwrap_or_default().to_owned();
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+    let response = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", tool)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let text = response.text().await.unwrap();
+    let json =
+        text.lines().filter_map(|l| l.strip_prefix("data:")).rfind(|d| !d.trim().is_empty()).map_or_else(
+            || serde_json::from_str(&text).unwrap_or(Value::Null),
+            |d| serde_json::from_str(d.trim()).unwrap(),
+        );
+    (status, headers, json)
+}
+
+/// The `_meta` of a 2026-07-28 request from a client with `capabilities`.
+pub fn meta_2026(capabilities: Value) -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+           "io.modelcontextprotocol/clientCapabilities": capabilities})
+}
