@@ -38,7 +38,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 use switchboard_server::middleware::{BoxError, Request, Response};
-use switchboard_server::types::methods::{self, Target as MethodTarget};
+use switchboard_server::types::methods::Target as MethodTarget;
 use tower::{Layer, Service};
 
 /// The OpenMetrics content type of [`Metrics::render`]'s text.
@@ -162,7 +162,7 @@ where
         let method = request.method().to_owned();
         // Only names label a request: tool and prompt names are a set the
         // server defines, resource URIs are not (unbounded cardinality).
-        let name = match methods::target(&method) {
+        let name = match request.target_param() {
             Some(MethodTarget::Name) => request.target().unwrap_or_default(),
             _ => String::new(),
         };

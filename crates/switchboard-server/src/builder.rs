@@ -291,7 +291,7 @@ impl ServerBuilder {
         self = self.with_tasks_extension_if_needed();
         let tasks_offered = self.extensions.iter().any(|e| e.id == crate::tasks::TASKS_EXTENSION);
         OfferedExtension::check_all(&self.extensions)?;
-        crate::methods::Method::check_all(&self.methods)?;
+        let methods = crate::core_methods::registry(std::mem::take(&mut self.methods))?;
         let (events, tasks) = self.events_and_tasks();
         let key = self.cursor_key();
         let modern_info = serde_json::to_value(&self.info).expect("Implementation serializes; qed");
@@ -321,7 +321,7 @@ impl ServerBuilder {
             sources: self.sources,
             limits,
             extensions: self.extensions,
-            methods: self.methods,
+            methods,
             tasks,
             tasks_offered,
         };

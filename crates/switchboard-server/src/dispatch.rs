@@ -29,6 +29,7 @@ use futures::future::{BoxFuture, join_all};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use switchboard_types::jsonrpc::MessageKind;
+use switchboard_types::methods::Target;
 use switchboard_types::notifications::{CancelledParams, method};
 use switchboard_types::{Era, ErrorObject, IncomingMessage, ProtocolVersion, RequestId};
 use tokio_util::sync::CancellationToken;
@@ -38,9 +39,9 @@ use crate::context::{ContextParts, RequestContext};
 use crate::lifecycle::RequestMeta;
 use crate::output::Output;
 use crate::params::parse_params;
+use crate::registry::{Admission, CacheClass, Route, target_in};
 use crate::reply::Reply;
-use crate::route::{Route, target_of};
-use crate::server::{Server, ServerInner};
+use crate::server::{Handler, Server, ServerInner};
 use crate::session::Session;
 use crate::trace_context::TraceContext;
 
@@ -269,7 +270,7 @@ impl Server {
         let route = self.admit_route(&request, revision.version)?;
         self.admit_within_limits(&request, route)?;
         let principal = request.via.principal.clone().or_else(|| request.session.principal().cloned());
-        let input = self.open_input_round(&request, principal.as_ref())?;
+        let input = self.open_input_round(&request, route, principal.as_ref())?;
         let token = request.register_cancellation()?;
         let ctx = self.request_context(&mut request, revision, token.clone(), principal, input);
         Ok(self.run_and_reply(request, route, ctx, token))
@@ -324,7 +325,7 @@ impl Server {
             Some(r) => r,
             None => return Err(request.refuse(ErrorObject::method_not_found(request.method))),
         };
-        if route == Route::Ping {
+        if self.inner.methods.entry(route).admission == Admission::AnswerEmpty {
             return Err(Accepted::Done(Some(Reply::result(&request.id, &Map::new(), false))));
         }
         Ok(route)
@@ -340,7 +341,7 @@ impl Server {
         if session.in_flight() >= cap {
             return Err(request.refuse(crate::limits::too_many_in_flight(cap)));
         }
-        if route == Route::ToolsCall {
+        if inner.methods.entry(route).admission == Admission::RateLimited {
             // A caller is its principal, or without one its connection.
             let caller = match request.via.principal.as_ref().or(session.principal()) {
                 Some(p) => format!("principal:{}", p.subject),
@@ -353,14 +354,18 @@ impl Server {
         Ok(())
     }
 
-    /// The multi round-trip state of a 2026-07-28 request of a method that
-    /// may ask for input (`requestState` checked here).
+    /// The multi round-trip state of a 2026-07-28 request of a method whose
+    /// facts say it may ask for input (its result may be an
+    /// `InputRequiredResult`, mrtr.mdx §Supported Requests); `requestState`
+    /// is checked here.
     fn open_input_round(
         &self,
         request: &Incoming<'_>,
+        route: Route,
         principal: Option<&Principal>,
     ) -> Result<Option<Arc<crate::input::InputRound>>, Accepted> {
-        if !(request.modern && crate::input::may_ask(request.method)) {
+        let asks_input = self.inner.methods.entry(route).facts.is_some_and(|facts| facts.asks_input);
+        if !(request.modern && asks_input) {
             return Ok(None);
         }
         match crate::input::InputRound::open(
@@ -425,8 +430,13 @@ impl Server {
         let server = self.clone();
         let session = Arc::clone(request.session);
         // Server middleware, when there is any, sees the method by name.
-        let layered = self.inner.layered.as_ref().map(|stack| (stack.clone(), Arc::<str>::from(method)));
-        let span = request_span(method, &id, route, &ctx, params.as_deref());
+        let target = self.inner.methods.entry(route).target();
+        let layered = self.inner.layered.as_ref().map(|stack| crate::middleware::ThroughLayers {
+            stack: stack.clone(),
+            method: Arc::from(method),
+            target,
+        });
+        let span = request_span(method, &id, target, &ctx, params.as_deref());
         Accepted::Pending(Box::pin(tracing::Instrument::instrument(
             async move {
                 let work = server.run_within_timeout(route, &session, &ctx, params, layered);
@@ -456,21 +466,14 @@ impl Server {
         session: &Arc<Session>,
         ctx: &RequestContext,
         params: Option<Box<RawValue>>,
-        layered: Option<(crate::middleware::RequestStack, Arc<str>)>,
+        layered: Option<crate::middleware::ThroughLayers>,
     ) -> Result<Output, ErrorObject> {
         let run = async {
             match layered {
                 None => self.run(route, session, ctx, params.as_deref()).await,
-                Some((stack, method)) => {
-                    crate::middleware::run_layered(
-                        stack,
-                        method,
-                        route,
-                        Arc::clone(session),
-                        ctx.clone(),
-                        params,
-                    )
-                    .await
+                Some(layered) => {
+                    crate::middleware::run_layered(layered, route, Arc::clone(session), ctx.clone(), params)
+                        .await
                 }
             }
         };
@@ -549,41 +552,15 @@ impl Server {
         (rules.era == Era::Handshake && method == "initialize") || self.route(method, version).is_some()
     }
 
-    /// Looks a method up. Methods of primitives the server does not
-    /// advertise are unknown (`-32601`), as are methods the revision's row
-    /// removed or does not add.
+    /// Looks a method up in the registry. Methods of primitives the server
+    /// does not advertise are unknown (`-32601`), as are methods the
+    /// revision's row removed or does not add.
     fn route(&self, method: &str, version: ProtocolVersion) -> Option<Route> {
         let inner = &self.inner;
-        let rules = version.rules();
-        let has = |core: &str| !rules.removes(core);
-        // The Tasks extension is defined for per-request revisions; the
-        // revision's own tasks for 2025-11-25 (its row adds the methods).
-        let tasks = inner.tasks_offered && rules.era == Era::PerRequest;
-        let legacy_tasks = inner.tasks_offered && rules.adds("tasks/result");
-        Some(match method {
-            "ping" if has(method) => Route::Ping,
-            "server/discover" if rules.adds("server/discover") => Route::Discover,
-            "tools/list" if inner.tools_enabled => Route::ToolsList,
-            "tools/call" if inner.tools_enabled => Route::ToolsCall,
-            "resources/list" if inner.resources_enabled => Route::ResourcesList,
-            "resources/templates/list" if inner.resources_enabled => Route::ResourceTemplatesList,
-            "resources/read" if inner.resources_enabled => Route::ResourcesRead,
-            "resources/subscribe" if inner.resources_enabled && has(method) => Route::ResourcesSubscribe,
-            "resources/unsubscribe" if inner.resources_enabled && has(method) => Route::ResourcesUnsubscribe,
-            "prompts/list" if inner.prompts_enabled => Route::PromptsList,
-            "prompts/get" if inner.prompts_enabled => Route::PromptsGet,
-            "completion/complete" if inner.completions_enabled() => Route::Complete,
-            "subscriptions/listen" if rules.adds(method) => Route::Listen,
-            "logging/setLevel" if has(method) && inner.logging_enabled => Route::SetLevel,
-            "tasks/get" if tasks || legacy_tasks => Route::TasksGet,
-            "tasks/update" if tasks => Route::TasksUpdate,
-            "tasks/cancel" if tasks || legacy_tasks => Route::TasksCancel,
-            "tasks/result" if legacy_tasks => Route::TasksResult,
-            "tasks/list" if legacy_tasks => Route::TasksList,
-            _ => Route::Custom(inner.methods.iter().position(|m| m.name == method && m.served_to(version))?),
-        })
+        inner.methods.lookup(method, version, |needs| inner.offers(needs))
     }
 
+    /// Runs the handler of `route`.
     pub(crate) async fn run(
         &self,
         route: Route,
@@ -591,45 +568,13 @@ impl Server {
         ctx: &RequestContext,
         params: Option<&RawValue>,
     ) -> Result<Output, ErrorObject> {
-        let map = match route {
-            Route::Ping => Ok(Map::new()),
-            Route::Discover => self.inner.discover(),
-            Route::ToolsList => return self.list_tools(ctx, params),
-            Route::ToolsCall => return self.call_tool(ctx, params).await,
-            Route::ResourcesList => return self.list_resources(ctx, params),
-            Route::ResourceTemplatesList => return self.list_resource_templates(ctx, params),
-            Route::ResourcesRead => self.read_resource(ctx, params).await,
-            Route::ResourcesSubscribe => self.subscribe(session, ctx, params, true),
-            Route::ResourcesUnsubscribe => self.subscribe(session, ctx, params, false),
-            Route::PromptsList => return self.list_prompts(ctx, params),
-            Route::PromptsGet => self.get_prompt(ctx, params).await,
-            Route::Complete => self.complete(ctx, params).await,
-            Route::Listen => self.listen(session, ctx, params).await,
-            Route::SetLevel => {
-                let p: switchboard_types::logging::SetLevelParams = parse_params(params)?;
-                session.set_log_level(p.level);
-                Ok(Map::new())
+        match &self.inner.methods.entry(route).handler {
+            Handler::Core(handler) => handler(self, session, ctx, params).await,
+            Handler::App(handler) => {
+                let handler = Arc::clone(handler);
+                handler.call(parse_params(params)?, ctx.clone()).await.map(Output::Map)
             }
-            Route::TasksGet | Route::TasksCancel | Route::TasksResult | Route::TasksList
-                if ctx.protocol_version().era() == Era::Handshake =>
-            {
-                let page = self.inner.options.page_size;
-                let caller = task_caller(ctx);
-                crate::tasks::legacy::serve(&self.inner.tasks, route, &caller, session, params, page).await
-            }
-            Route::TasksGet
-            | Route::TasksUpdate
-            | Route::TasksCancel
-            | Route::TasksResult
-            | Route::TasksList => {
-                crate::tasks::serve(&self.inner.tasks, route, &task_caller(ctx), params).await
-            }
-            Route::Custom(index) => {
-                let handler = std::sync::Arc::clone(&self.inner.methods[index].handler);
-                handler.call(parse_params(params)?, ctx.clone()).await
-            }
-        };
-        map.map(Output::Map)
+        }
     }
 }
 
@@ -708,14 +653,6 @@ pub(crate) fn method_runner(server: std::sync::Weak<ServerInner>) -> crate::midd
     })
 }
 
-/// The caller of a `tasks/*` method, as the task registry sees it.
-fn task_caller(ctx: &RequestContext) -> crate::tasks::TaskCaller<'_> {
-    crate::tasks::TaskCaller {
-        capabilities: ctx.client_capabilities(),
-        principal: ctx.principal().map(|p| p.subject.as_str()),
-    }
-}
-
 /// The `mcp.request` span of one request (OpenTelemetry-style names): its
 /// method and id, what it names (tool, prompt, resource URI), the caller's
 /// principal, and (recorded when it ends) its outcome. With the `otel`
@@ -725,7 +662,7 @@ fn task_caller(ctx: &RequestContext) -> crate::tasks::TaskCaller<'_> {
 fn request_span(
     method: &str,
     id: &RequestId,
-    route: Route,
+    target: Option<Target>,
     ctx: &RequestContext,
     params: Option<&RawValue>,
 ) -> tracing::Span {
@@ -744,18 +681,7 @@ fn request_span(
     if let Some(principal) = ctx.principal() {
         span.record("mcp.principal", principal.subject.as_str());
     }
-    if matches!(
-        route,
-        Route::ToolsCall
-            | Route::PromptsGet
-            | Route::ResourcesRead
-            | Route::Complete
-            | Route::TasksGet
-            | Route::TasksUpdate
-            | Route::TasksCancel
-            | Route::TasksResult
-    ) && let Some(target) = target_of(params)
-    {
+    if let Some(target) = target.and_then(|target| target_in(params, target)) {
         span.record("mcp.target", target.as_str());
     }
     #[cfg(feature = "otel")]
@@ -806,17 +732,14 @@ type RouteCache = Option<(std::time::Duration, switchboard_types::lifecycle::Cac
 fn route_cache(server: &Server, route: Route, authenticated: bool) -> RouteCache {
     use switchboard_types::lifecycle::CacheScope;
     let o = &server.inner.options;
-    // The six cacheable results (2026-07-28 `server/utilities/caching.mdx`).
+    // The registry row says which results are cacheable (2026-07-28
+    // `server/utilities/caching.mdx`).
     // For an authenticated caller lists and reads depend on its scopes, so
     // they may be cached for that caller only; discovery never does.
     let scope = if authenticated { CacheScope::Private } else { CacheScope::Public };
-    match route {
-        Route::Discover => Some((o.discover_ttl, CacheScope::Public)),
-        Route::ToolsList | Route::PromptsList | Route::ResourcesList | Route::ResourceTemplatesList => {
-            Some((o.list_ttl, scope))
-        }
-        Route::ResourcesRead => Some((o.read_ttl, scope)),
-        Route::Custom(index) if server.inner.methods[index].cacheable => Some((o.list_ttl, scope)),
-        _ => None,
+    match server.inner.methods.entry(route).cache? {
+        CacheClass::Discovery => Some((o.discover_ttl, CacheScope::Public)),
+        CacheClass::List => Some((o.list_ttl, scope)),
+        CacheClass::Read => Some((o.read_ttl, scope)),
     }
 }

@@ -222,12 +222,6 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
-/// Whether `method`'s result may be an `InputRequiredResult` (mrtr.mdx
-/// §Supported Requests), as the method table says.
-pub(crate) fn may_ask(method: &str) -> bool {
-    switchboard_types::methods::facts(method).is_some_and(|facts| facts.asks_input)
-}
-
 /// The per-request-era input state of one request: the client's answers,
 /// what the verified `requestState` carried, and what the handler asked.
 pub(crate) struct InputRound {

@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
+use switchboard_types::methods::{MethodFacts, Request};
 use switchboard_types::{ErrorObject, ProtocolVersion};
 
 use crate::context::RequestContext;
@@ -69,9 +70,16 @@ where
 ///     .build();
 /// assert!(server.is_ok());
 /// ```
+///
+/// A method defined as a type ([`Request`]) is registered with
+/// [`Method::typed`]: its params and result are typed, and its
+/// [`MethodFacts`] (the param naming its target, whether it may ask the
+/// client for input) reach every layer that reads them, as a core
+/// method's do.
 #[derive(Clone)]
 pub struct Method {
     pub(crate) name: String,
+    pub(crate) facts: Option<MethodFacts>,
     pub(crate) cacheable: bool,
     pub(crate) since: Option<ProtocolVersion>,
     pub(crate) handler: Arc<dyn MethodHandler>,
@@ -81,6 +89,7 @@ impl fmt::Debug for Method {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Method")
             .field("name", &self.name)
+            .field("facts", &self.facts)
             .field("cacheable", &self.cacheable)
             .field("since", &self.since)
             .finish_non_exhaustive()
@@ -90,7 +99,44 @@ impl fmt::Debug for Method {
 impl Method {
     /// The method `name` answered by `handler`.
     pub fn new(name: impl Into<String>, handler: impl MethodHandler) -> Self {
-        Self { name: name.into(), cacheable: false, since: None, handler: Arc::new(handler) }
+        Self { name: name.into(), facts: None, cacheable: false, since: None, handler: Arc::new(handler) }
+    }
+
+    /// The method `M`, answered by `handler` with typed params and result.
+    /// Params that do not fit `M::Params` are `-32602`; a result that is
+    /// not a JSON object is `-32603` (a JSON-RPC result here is an object).
+    ///
+    /// `M::FACTS` say what the method is: a `target` param names what a
+    /// request is about (mirrored in the 2026-07-28 `Mcp-Name` header, on
+    /// the request span, a metrics label when it is a name); `asks_input`
+    /// lets its handler ask the client for input, in 2026-07-28 through
+    /// `input_required` rounds (`basic/patterns/mrtr.mdx`).
+    pub fn typed<M, F, Fut>(handler: F) -> Self
+    where
+        M: Request,
+        F: Fn(M::Params, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<M::Result, ErrorObject>> + Send + 'static,
+    {
+        let untyped = move |params: Value, ctx: RequestContext| {
+            let running = serde_json::from_value::<M::Params>(params)
+                .map(|params| handler(params, ctx))
+                .map_err(ErrorObject::invalid_params);
+            async move {
+                let result = running?.await?;
+                match serde_json::to_value(result) {
+                    Ok(Value::Object(map)) => Ok(map),
+                    Ok(_) => Err(ErrorObject::internal(format!(
+                        "the result of {} is not a JSON object",
+                        M::FACTS.name
+                    ))),
+                    Err(e) => Err(ErrorObject::internal(format!(
+                        "the result of {} does not serialize: {e}",
+                        M::FACTS.name
+                    ))),
+                }
+            }
+        };
+        Self { facts: Some(M::FACTS), ..Self::new(M::FACTS.name, untyped) }
     }
 
     /// Its 2026-07-28 results carry the list cache hints (`ttlMs` from
@@ -114,30 +160,20 @@ impl Method {
         &self.name
     }
 
-    /// Whether requests of `version` reach it.
-    pub(crate) fn served_to(&self, version: ProtocolVersion) -> bool {
-        self.since.is_none_or(|first| version >= first)
-    }
-
-    /// Checks every method (a usable name, not a core method, no name
-    /// twice), so a bad one fails `build()`.
-    pub(crate) fn check_all(methods: &[Method]) -> crate::Result<()> {
-        let mut seen = std::collections::HashSet::with_capacity(methods.len());
-        for method in methods {
-            let invalid = |reason| crate::Error::InvalidMethod { name: method.name.clone(), reason };
-            let name = method.name.as_str();
-            if name.is_empty() || name.len() > 256 {
-                return Err(invalid("a method name has 1 to 256 characters"));
-            }
-            if !name.bytes().all(|b| b.is_ascii_graphic()) {
-                return Err(invalid("a method name holds printable ASCII only, no spaces"));
-            }
-            if switchboard_types::methods::is_built_in(name) {
-                return Err(invalid("the core protocol defines this method (or reserves its prefix)"));
-            }
-            if !seen.insert(name) {
-                return Err(invalid("the method is registered twice"));
-            }
+    /// Checks the name: usable, and not a core method (nor a reserved
+    /// prefix), so a bad one fails `build()`. A name registered twice is
+    /// the registry's to refuse.
+    pub(crate) fn check(&self) -> crate::Result<()> {
+        let invalid = |reason| crate::Error::InvalidMethod { name: self.name.clone(), reason };
+        let name = self.name.as_str();
+        if name.is_empty() || name.len() > 256 {
+            return Err(invalid("a method name has 1 to 256 characters"));
+        }
+        if !name.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(invalid("a method name holds printable ASCII only, no spaces"));
+        }
+        if switchboard_types::methods::is_built_in(name) {
+            return Err(invalid("the core protocol defines this method (or reserves its prefix)"));
         }
         Ok(())
     }
@@ -153,12 +189,13 @@ mod tests {
 
     #[test]
     fn extension_methods_are_accepted() {
-        let methods = [method("skills/list"), method("skills/get"), method("resources/directory/read")];
-        assert!(Method::check_all(&methods).is_ok());
+        for name in ["skills/list", "skills/get", "resources/directory/read"] {
+            assert!(method(name).check().is_ok(), "{name}");
+        }
     }
 
     #[test]
-    fn core_names_bad_names_and_duplicates_are_refused() {
+    fn core_names_and_bad_names_are_refused() {
         for bad in [
             "tools/call",
             "initialize",
@@ -169,16 +206,7 @@ mod tests {
             "a b",
             "naïve",
         ] {
-            assert!(Method::check_all(&[method(bad)]).is_err(), "{bad:?} was accepted");
+            assert!(method(bad).check().is_err(), "{bad:?} was accepted");
         }
-        assert!(Method::check_all(&[method("x/y"), method("x/y")]).is_err());
-    }
-
-    #[test]
-    fn since_limits_the_revisions() {
-        let m = method("x/y").since(ProtocolVersion::V2026_07_28);
-        assert!(m.served_to(ProtocolVersion::V2026_07_28));
-        assert!(!m.served_to(ProtocolVersion::LATEST_LEGACY));
-        assert!(method("x/y").served_to(ProtocolVersion::LATEST_LEGACY));
     }
 }

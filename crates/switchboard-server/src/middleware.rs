@@ -42,13 +42,14 @@ use std::task::{Context, Poll};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use switchboard_types::ErrorObject;
+use switchboard_types::methods::Target;
 use switchboard_types::tools::CallToolResult;
 use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service, ServiceExt};
 
 use crate::context::RequestContext;
 use crate::output::Output;
-use crate::route::Route;
+use crate::registry::Route;
 use crate::session::Session;
 use crate::tool_handler::{ToolError, ToolHandler};
 
@@ -182,6 +183,7 @@ pub struct Request {
     method: Arc<str>,
     params: Option<Box<RawValue>>,
     ctx: RequestContext,
+    target: Option<Target>,
     pub(crate) route: Route,
     pub(crate) session: Arc<Session>,
 }
@@ -203,10 +205,17 @@ impl Request {
         self.params.as_deref()
     }
 
-    /// What the request names: the tool or prompt (`params.name`) or the
-    /// resource (`params.uri`), when there is one.
+    /// The param that names what requests of this method are about
+    /// (`name` for a tool or prompt, `uri` for a resource, `taskId` for a
+    /// task), as the method's facts say; none for a method without one.
+    pub fn target_param(&self) -> Option<Target> {
+        self.target
+    }
+
+    /// What the request names: the value of its method's
+    /// [`target_param`](Self::target_param), when there is one.
     pub fn target(&self) -> Option<String> {
-        crate::route::target_of(self.params.as_deref())
+        crate::registry::target_in(self.params.as_deref(), self.target?)
     }
 
     /// The request's context (principal, headers, protocol version).
@@ -311,16 +320,23 @@ impl Service<Request> for Methods {
     }
 }
 
+/// A request bound for the server's layers: the stack, and what the layers
+/// see of the method (its name, and its target param from its facts).
+pub(crate) struct ThroughLayers {
+    pub stack: RequestStack,
+    pub method: Arc<str>,
+    pub target: Option<Target>,
+}
+
 /// Runs one request through the server's layers.
 pub(crate) async fn run_layered(
-    stack: RequestStack,
-    method: Arc<str>,
+    ThroughLayers { stack, method, target }: ThroughLayers,
     route: Route,
     session: Arc<Session>,
     ctx: RequestContext,
     params: Option<Box<RawValue>>,
 ) -> Result<Output, ErrorObject> {
-    let request = Request { method, params, ctx, route, session };
+    let request = Request { method, params, ctx, target, route, session };
     match stack.oneshot(request).await {
         Ok(Response(output)) => Ok(output),
         Err(error) => Err(match error.downcast::<ErrorObject>() {

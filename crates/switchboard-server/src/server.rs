@@ -12,18 +12,24 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use futures::future::BoxFuture;
 use serde_json::Value;
-use switchboard_types::Implementation;
+use serde_json::value::RawValue;
+use switchboard_types::{ErrorObject, Implementation};
 use tokio::sync::broadcast;
 
 use crate::caller::{Outbound, Principal};
 use crate::catalog::{Catalog, CursorCodec};
+use crate::context::RequestContext;
 use crate::error::{Error, Result};
 use crate::events::{EventBus, ListKind, ServerEvent};
 use crate::extensions::OfferedExtension;
+use crate::methods::MethodHandler;
 use crate::options::ServerOptions;
+use crate::output::Output;
 use crate::prompt::Prompt;
 use crate::prompt_entry::PromptEntry;
+use crate::registry::{Needs, Registry};
 use crate::resource::{Resource, ResourceTemplate};
 use crate::resource_entry::{ResourceEntry, TemplateEntry};
 use crate::resource_source::ResourceSource;
@@ -67,8 +73,36 @@ pub(crate) struct ServerInner {
     pub tasks: Arc<crate::tasks::Tasks>,
     /// Whether the Tasks extension is offered (so `tasks/*` exist).
     pub tasks_offered: bool,
-    /// Methods the application added ([`ServerBuilder::method`]), checked.
-    pub methods: Vec<crate::methods::Method>,
+    /// Every method the server answers: the core's and the application's
+    /// ([`ServerBuilder::method`]), one row each.
+    pub methods: Registry<Handler>,
+}
+
+/// A core method's handler: the server, the request's session, context and
+/// raw params in, the method's output out.
+pub(crate) type CoreHandler = for<'a> fn(
+    &'a Server,
+    &'a Arc<Session>,
+    &'a RequestContext,
+    Option<&'a RawValue>,
+) -> BoxFuture<'a, std::result::Result<Output, ErrorObject>>;
+
+/// What answers a method of the [`Registry`].
+pub(crate) enum Handler {
+    /// A core method (`core_methods.rs`).
+    Core(CoreHandler),
+    /// An application's [`Method`](crate::Method): params as a value in,
+    /// a result object out.
+    App(Arc<dyn MethodHandler>),
+}
+
+impl std::fmt::Debug for Handler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Handler::Core(_) => "Core",
+            Handler::App(_) => "App",
+        })
+    }
 }
 
 impl ServerInner {
@@ -84,6 +118,19 @@ impl ServerInner {
 
     pub(crate) fn completions_enabled(&self) -> bool {
         self.has_completers.load(Ordering::Acquire)
+    }
+
+    /// Whether the server offers what a core method `needs`.
+    pub(crate) fn offers(&self, needs: Needs) -> bool {
+        match needs {
+            Needs::Nothing => true,
+            Needs::Tools => self.tools_enabled,
+            Needs::Resources => self.resources_enabled,
+            Needs::Prompts => self.prompts_enabled,
+            Needs::Completions => self.completions_enabled(),
+            Needs::Logging => self.logging_enabled,
+            Needs::Tasks => self.tasks_offered,
+        }
     }
 
     pub(crate) fn add_tool(&self, tool: Tool) -> Result<()> {

@@ -565,11 +565,10 @@ pub(crate) struct TaskCaller<'a> {
 /// there for this caller, an empty acknowledgement for update and cancel.
 pub(crate) async fn serve(
     tasks: &Tasks,
-    route: crate::route::Route,
+    method: &str,
     caller: &TaskCaller<'_>,
     params: Option<&serde_json::value::RawValue>,
 ) -> Result<Map<String, Value>, ErrorObject> {
-    use crate::route::Route;
     #[derive(Deserialize)]
     struct TaskParams {
         #[serde(rename = "taskId")]
@@ -577,19 +576,14 @@ pub(crate) async fn serve(
         #[serde(rename = "inputResponses", default)]
         input_responses: Option<Map<String, Value>>,
     }
-    let method = match route {
-        Route::TasksGet => "tasks/get",
-        Route::TasksUpdate => "tasks/update",
-        _ => "tasks/cancel",
-    };
     if !declared(caller.capabilities) {
         return Err(extension_required(method));
     }
     let p: TaskParams = crate::params::parse_params(params)?;
     let principal = caller.principal;
-    match route {
-        Route::TasksGet => tasks.get(&p.task_id, principal).await,
-        Route::TasksUpdate => {
+    match method {
+        "tasks/get" => tasks.get(&p.task_id, principal).await,
+        "tasks/update" => {
             let Some(responses) = p.input_responses else {
                 return Err(ErrorObject::invalid_params("tasks/update needs inputResponses (an object)"));
             };
@@ -604,7 +598,6 @@ pub(crate) async fn serve(
 /// differ on the wire from the extension, over the same records.
 pub(crate) mod legacy {
     use super::*;
-    use crate::route::Route;
     use crate::task_wire::task_view;
     use switchboard_types::meta::RELATED_TASK;
 
@@ -783,7 +776,7 @@ pub(crate) mod legacy {
     /// there for this caller and for cancelling a terminal one.
     pub(crate) async fn serve(
         tasks: &Tasks,
-        route: Route,
+        method: &str,
         caller: &TaskCaller<'_>,
         session: &Session,
         params: Option<&serde_json::value::RawValue>,
@@ -799,26 +792,20 @@ pub(crate) mod legacy {
             #[serde(default)]
             cursor: Option<String>,
         }
-        let method = match route {
-            Route::TasksGet => "tasks/get",
-            Route::TasksResult => "tasks/result",
-            Route::TasksList => "tasks/list",
-            _ => "tasks/cancel",
-        };
         if caller.capabilities.tasks.is_none() {
             return Err(ErrorObject::method_not_found(method).with_data(json!({
                 "reason": "tasks are offered to clients that declare the tasks capability in initialize"
             })));
         }
         let principal = caller.principal;
-        if route == Route::TasksList {
+        if method == "tasks/list" {
             let p: ListParams = crate::params::parse_params(params)?;
             return tasks.list(principal, session, p.cursor.as_deref(), page).await;
         }
         let p: TaskParams = crate::params::parse_params(params)?;
-        match route {
-            Route::TasksGet => Ok(task_view(&tasks.get(&p.task_id, principal).await?)),
-            Route::TasksResult => {
+        match method {
+            "tasks/get" => Ok(task_view(&tasks.get(&p.task_id, principal).await?)),
+            "tasks/result" => {
                 let record = tasks.wait_terminal(&p.task_id, principal).await?;
                 match record.status.as_str() {
                     "completed" => {

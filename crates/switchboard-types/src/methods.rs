@@ -79,12 +79,21 @@ pub struct MethodFacts {
 }
 
 impl MethodFacts {
-    const fn plain(name: &'static str) -> Self {
+    /// A method without a target that neither streams, asks for input nor
+    /// listens.
+    pub const fn plain(name: &'static str) -> Self {
         Self { name, target: None, streams: false, asks_input: false, listens: false }
     }
 
-    const fn about(name: &'static str, target: Target) -> Self {
+    /// A method whose `target` param names what a request is about.
+    pub const fn about(name: &'static str, target: Target) -> Self {
         Self { target: Some(target), ..Self::plain(name) }
+    }
+
+    /// The same facts, for a method whose result may ask the client for
+    /// input.
+    pub const fn asking_input(self) -> Self {
+        Self { asks_input: true, ..self }
     }
 }
 

@@ -24,6 +24,8 @@ mod lifecycle;
 mod limits;
 /// 2026-07-28 subscriptions/listen streams.
 mod listen;
+/// Application methods defined as types: both eras, their facts, input rounds.
+mod methods;
 /// The outcome each reply carries: ok, tool error, error code, store outage.
 mod outcome;
 /// Logging and server-to-client requests.
