@@ -180,7 +180,7 @@ fn syntax(text: &str, source: &Source) -> Result<Value, OpenApiError> {
 fn fetch(url: &reqwest::Url, timeout: Duration) -> Result<String, OpenApiError> {
     let failed = |reason: String| OpenApiError::Fetch { url: url.to_string(), reason };
     let limits = HttpLimits { timeout, max_response: MAX_DOCUMENT, on_large_output: LargeOutput::Error };
-    let caller = HttpCaller::new("the OpenAPI document", limits)?;
+    let caller = HttpCaller::fetching("the OpenAPI document", limits)?;
     let request = OutgoingRequest {
         method: reqwest::Method::GET,
         url: url.clone(),

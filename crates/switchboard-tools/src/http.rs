@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
 use reqwest::{Method, StatusCode, Url};
 use serde_json::{Map, Value};
 use switchboard_server::uri_template::{self, UriTemplate, Variables};
@@ -27,6 +27,29 @@ const EXCERPT_CHARS: usize = 2000;
 /// Past the cap, the rest of a body is read only to count it, up to this
 /// many bytes (beyond, the total is given as "at least").
 const COUNT_BEYOND_CAP: u64 = 64 * 1024 * 1024;
+
+/// Redirects followed within one request.
+const MAX_REDIRECTS: usize = 10;
+
+/// Follows redirects only within the origin (scheme, host, port) the
+/// request was made to. The configured headers may hold secrets (an API
+/// key from the environment), and a redirect carries them along: an open
+/// redirect on the API, or a compromised one, would otherwise hand them to
+/// any host, and a model could be steered to the URL that triggers it.
+/// A redirect to another origin is not followed; the tool gets the 3xx
+/// answer and reports it ([`HttpCaller::failure`]).
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first().map(Url::origin);
+        if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+        } else if first.is_some_and(|first| first == attempt.url().origin()) {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    })
+}
 
 /// The limits of one tool's requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +87,8 @@ pub struct HttpAnswer {
     pub body: Vec<u8>,
     /// The size of the whole body.
     pub total: Total,
+    /// The `Location` of a redirect that was not followed.
+    pub location: Option<String>,
 }
 
 impl HttpAnswer {
@@ -96,9 +121,25 @@ impl HttpCaller {
     /// A caller for `tool` with `limits`; fails on a zero limit or when
     /// the HTTP client cannot be built.
     pub fn new(tool: &str, limits: HttpLimits) -> Result<Self, ToolsError> {
+        Self::with_redirects(tool, limits, same_origin_redirects())
+    }
+
+    /// A caller for fetching a document the operator named (an OpenAPI
+    /// description): it sends no configured headers, so it follows
+    /// redirects to any origin (up to 10), as a download would.
+    pub fn fetching(what: &str, limits: HttpLimits) -> Result<Self, ToolsError> {
+        Self::with_redirects(what, limits, reqwest::redirect::Policy::limited(MAX_REDIRECTS))
+    }
+
+    fn with_redirects(
+        tool: &str,
+        limits: HttpLimits,
+        redirects: reqwest::redirect::Policy,
+    ) -> Result<Self, ToolsError> {
         spec::check_limits(tool, limits.timeout, ("max_response", limits.max_response))?;
         let client = reqwest::Client::builder()
             .timeout(limits.timeout)
+            .redirect(redirects)
             .build()
             .map_err(|e| ToolsError::HttpClient { tool: tool.to_owned(), reason: e.to_string() })?;
         Ok(Self { tool: tool.to_owned(), client, limits })
@@ -147,8 +188,9 @@ impl HttpCaller {
         }
         let mut response = builder.send().await.map_err(fail)?;
         let status = response.status();
-        let content_type =
-            response.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let header = |name| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let content_type = header(CONTENT_TYPE);
+        let location = if status.is_redirection() { header(LOCATION) } else { None };
         let announced = response
             .headers()
             .get(CONTENT_LENGTH)
@@ -178,13 +220,22 @@ impl HttpCaller {
                 }
             }
         };
-        Ok(HttpAnswer { status, content_type, body, total })
+        Ok(HttpAnswer { status, content_type, body, total, location })
     }
 
-    /// The result for an answer whose status is not 2xx (`isError` with
-    /// the status and the start of the body), or whose body passed the cap
-    /// under `on_large_output = "error"`; `None` otherwise.
+    /// The result for a redirect to another origin (not followed: `isError`
+    /// naming where it led), an answer whose status is not 2xx (`isError`
+    /// with the status and the start of the body), or whose body passed the
+    /// cap under `on_large_output = "error"`; `None` otherwise.
     pub fn failure(&self, method: &Method, url: &Url, answer: &HttpAnswer) -> Option<CallToolResult> {
+        if let Some(location) = &answer.location {
+            return Some(CallToolResult::error(format!(
+                "{}: {method} {url} returned HTTP {}, a redirect to {location}: not followed, because \
+                 HTTP tools follow redirects only within the origin they call (their headers never \
+                 leave it)",
+                self.tool, answer.status
+            )));
+        }
         if !answer.status.is_success() {
             let text = answer.text();
             let excerpt: String = text.chars().take(EXCERPT_CHARS).collect();

@@ -62,6 +62,13 @@ fn start_api() -> Api {
                             "apiKeyHeader": header(&headers, "x-api-key"), "apiKeyQuery": query_key}))
             }),
         )
+        // A redirect to another origin (127.0.0.2, where nothing listens).
+        .route(
+            "/auth/moved",
+            get(move || async move {
+                axum::response::Redirect::temporary(&format!("http://127.0.0.2:{}/auth/echo", addr.port()))
+            }),
+        )
         .route("/big", get(|| async { "x".repeat(5000) }))
         .route("/big-json", get(|| async { Json(json!({"data": "y".repeat(5000)})) }))
         .route("/fail", get(|| async { (StatusCode::INTERNAL_SERVER_ERROR, "database on fire") }))
@@ -186,6 +193,8 @@ fn document_31() -> Value {
             },
             "/auth/echo": {"get": {"operationId": "authEcho", "tags": ["auth"],
                                    "responses": {"200": {"description": "what arrived"}}}},
+            "/auth/moved": {"get": {"operationId": "authMoved", "tags": ["auth"],
+                                    "responses": {"307": {"description": "elsewhere"}}}},
             "/big": {"get": {"operationId": "getBig", "tags": ["big"], "responses": {"200": {"description": "bytes"}}}}
         }
     })
@@ -318,7 +327,9 @@ fn documents_become_tools_with_names_schemas_annotations_and_filters() {
             "v31_createPet",
             "v31_getPet",
             "v31_authEcho",
+            "v31_authMoved",
             "query_authEcho",
+            "query_authMoved",
             "basic_authEcho",
             "small_getBig",
             "small_getBigJson",
@@ -410,6 +421,15 @@ fn credentials_from_the_environment_arrive_as_bearer_api_key_and_basic() {
     assert_eq!(echo(&mut switchboard, "query_authEcho")["apiKeyQuery"], "key-456");
     let basic = base64::engine::general_purpose::STANDARD.encode("ann:s3cret");
     assert_eq!(echo(&mut switchboard, "basic_authEcho")["authorization"], format!("Basic {basic}"));
+    // A redirect to another origin is not followed: the credential stays
+    // with the API it was configured for.
+    let moved = call(&mut switchboard, "v31_authMoved", json!({}));
+    assert!(is_error(&moved), "{moved}");
+    let port = api.addr.port();
+    let expected = format!(
+        "returned HTTP 307 Temporary Redirect, a redirect to http://127.0.0.2:{port}/auth/echo: not followed"
+    );
+    assert!(text(&moved).contains(&expected), "{moved}");
     switchboard.finish();
 }
 

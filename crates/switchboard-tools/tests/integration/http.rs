@@ -214,3 +214,65 @@ fn bad_specs_fail_at_load_naming_the_tool() {
     let s: HttpToolSpec = spec("name = \"d\"\nurl = \"http://127.0.0.1/\"");
     assert_eq!((s.method.as_str(), s.max_response, s.timeout.as_secs()), ("GET", 1048576, 30));
 }
+
+/// Starts `app` on a free loopback port.
+async fn start(app: axum::Router) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    addr
+}
+
+#[tokio::test]
+async fn redirects_are_followed_within_the_origin_only_so_configured_headers_never_leave_it() {
+    use axum::response::Redirect;
+    use std::sync::{Arc, Mutex};
+    // Another origin, which records every request that reaches it.
+    let reached = Arc::new(Mutex::new(Vec::<String>::new()));
+    let log = Arc::clone(&reached);
+    let elsewhere = start(axum::Router::new().route(
+        "/catch",
+        get(move |headers: HeaderMap| async move {
+            log.lock().unwrap().push(format!("{:?}", headers.get("x-api-key")));
+            "caught"
+        }),
+    ))
+    .await;
+    let api = start(
+        axum::Router::new()
+            .route("/here", get(|| async { Redirect::temporary("/landed") }))
+            .route(
+                "/landed",
+                get(|headers: HeaderMap| async move {
+                    let key = headers.get("x-api-key").and_then(|v| v.to_str().ok()).unwrap_or("");
+                    Json(json!({"landed": true, "key": key}))
+                }),
+            )
+            .route(
+                "/away",
+                get(move || async move { Redirect::temporary(&format!("http://{elsewhere}/catch")) }),
+            ),
+    )
+    .await;
+    let tool_at = |name: &str, path: &str| {
+        tool(&format!(
+            "name = \"{name}\"\nurl = \"http://{api}{path}\"\nheaders = {{ X-Api-Key = \"${{CARGO_PKG_NAME}}\" }}"
+        ))
+    };
+    let mut c = client(vec![tool_at("here", "/here"), tool_at("away", "/away")]).await;
+
+    let r = c.call_tool("here", json!({})).await.unwrap();
+    assert!(!is_error(&r), "a redirect within the origin is followed: {r}");
+    assert_eq!(r["structuredContent"], json!({"landed": true, "key": "switchboard-tools"}), "{r}");
+
+    let r = c.call_tool("away", json!({})).await.unwrap();
+    assert!(is_error(&r), "{r}");
+    let said = text(&r);
+    assert!(said.contains("307") && said.contains(&format!("http://{elsewhere}/catch")), "{r}");
+    assert!(said.contains("not followed"), "{r}");
+    assert!(
+        reached.lock().unwrap().is_empty(),
+        "the other origin was reached: {:?}",
+        reached.lock().unwrap()
+    );
+}
