@@ -451,8 +451,7 @@ impl Server {
                     r.map(|result| crate::input::settle(ctx.input_round().map(Arc::as_ref), result))
                 });
                 record_outcome(outcome.as_ref());
-                let reply = server.reply_to(&id, route, modern, &ctx, outcome?);
-                Some(capped(&id, reply, server.inner.options.max_response_size))
+                Some(server.reply_to(&id, route, modern, &ctx, outcome?))
             },
             span,
         )))
@@ -489,7 +488,8 @@ impl Server {
     }
 
     /// The reply to how the handler ended: its result (decorated and given
-    /// its cache hints in 2026-07-28), its error, or `-32603` for a panic.
+    /// its cache hints in 2026-07-28), its error, or `-32603` for a panic;
+    /// written within the response size cap.
     fn reply_to(
         &self,
         id: &RequestId,
@@ -498,12 +498,13 @@ impl Server {
         ctx: &RequestContext,
         ended: std::thread::Result<Result<Output, ErrorObject>>,
     ) -> Reply {
+        let cap = self.inner.options.max_response_size;
         match ended {
             Ok(Ok(output)) => {
                 let cache = modern.then(|| route_cache(self, route, ctx.principal().is_some()));
                 self.encode_output(id, output, cache)
             }
-            Ok(Err(error)) => Reply::error(Some(id), &error),
+            Ok(Err(error)) => Reply::error_within(id, &error, cap),
             Err(panic) => {
                 let what = panic
                     .downcast_ref::<&str>()
@@ -521,23 +522,24 @@ impl Server {
     /// route's results may be cached for.
     fn encode_output(&self, id: &RequestId, output: Output, modern_cache: Option<RouteCache>) -> Reply {
         let tool_error = output.is_tool_error();
+        let cap = self.inner.options.max_response_size;
         match (output, modern_cache) {
             (Output::Map(mut result), Some(cache)) => {
                 self.inner.decorate_modern(&mut result, cache);
-                Reply::result(id, &result, tool_error)
+                Reply::result_within(id, &result, tool_error, cap)
             }
-            (Output::Map(result), None) => Reply::result(id, &result, tool_error),
+            (Output::Map(result), None) => Reply::result_within(id, &result, tool_error, cap),
             (Output::Raw(result), Some(cache)) => {
-                Reply::raw_result(id, &self.inner.decorate_modern_raw(result, cache))
+                Reply::raw_result_within(id, &self.inner.decorate_modern_raw(result, cache), cap)
             }
-            (Output::Raw(result), None) => Reply::raw_result(id, &result),
+            (Output::Raw(result), None) => Reply::raw_result_within(id, &result, cap),
             (Output::InputRequired(mut result), _) => {
                 self.inner.decorate_as(&mut result, "input_required", None);
-                Reply::result(id, &result, false)
+                Reply::result_within(id, &result, false, cap)
             }
             (Output::Task(mut result), _) => {
                 self.inner.decorate_as(&mut result, "task", None);
-                Reply::result(id, &result, false)
+                Reply::result_within(id, &result, false, cap)
             }
         }
     }
@@ -708,22 +710,6 @@ fn record_outcome(outcome: Option<&std::thread::Result<Result<Output, ErrorObjec
         }
     }
     tracing::debug!(outcome = what, code, "request finished");
-}
-
-/// A reply over `max` bytes replaced by an error that says so.
-fn capped(id: &RequestId, reply: Reply, max: usize) -> Reply {
-    if reply.len() <= max {
-        return reply;
-    }
-    tracing::warn!(%id, bytes = reply.len(), max, "response over the size limit replaced by an error");
-    Reply::error(
-        Some(id),
-        &ErrorObject::internal(format!(
-            "the response ({} bytes) is larger than this server sends ({max} bytes); ask for less \
-             (a page, a range, a narrower query)",
-            reply.len()
-        )),
-    )
 }
 
 /// How long, and for whom, a route's results may be cached (when at all).

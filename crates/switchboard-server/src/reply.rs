@@ -6,9 +6,16 @@
 //! never parses the bytes again. The outcome is set by the constructors
 //! here, the only place replies are built, from the same value that is
 //! serialized: the two cannot disagree.
+//!
+//! The `*_within` constructors enforce the response size cap
+//! (`ServerOptions::max_response_size`) while writing: serialization stops
+//! at the cap, so an oversized result never takes its full size a second
+//! time as bytes, and the reply becomes the error that says so.
 
 use serde::Serialize;
-use switchboard_types::jsonrpc::{encode_error, encode_result};
+use switchboard_types::jsonrpc::{
+    ErrorResponseRef, JSONRPC_VERSION, ResultResponseRef, encode_error, encode_result,
+};
 use switchboard_types::{ErrorCode, ErrorObject, RequestId};
 
 /// How a request ended, as far as a transport needs to know.
@@ -85,6 +92,52 @@ impl Reply {
         Reply { bytes: encode_error(id, error), outcome: Outcome::of_error(error) }
     }
 
+    /// [`Reply::result`], or [`Reply::too_large`] once it passes `cap` bytes.
+    pub(crate) fn result_within<T: Serialize>(
+        id: &RequestId,
+        result: &T,
+        tool_error: bool,
+        cap: usize,
+    ) -> Self {
+        let outcome = if tool_error { Outcome::ToolError } else { Outcome::Ok };
+        let response = ResultResponseRef { jsonrpc: JSONRPC_VERSION, id, result };
+        match write_within(&response, cap) {
+            Some(bytes) => Reply { bytes, outcome },
+            None => Reply::too_large(id, cap),
+        }
+    }
+
+    /// [`Reply::raw_result`], or [`Reply::too_large`] past `cap` bytes.
+    pub(crate) fn raw_result_within(id: &RequestId, result: &[u8], cap: usize) -> Self {
+        if result.len() > cap {
+            return Reply::too_large(id, cap);
+        }
+        let reply = Reply::raw_result(id, result);
+        if reply.bytes.len() > cap { Reply::too_large(id, cap) } else { reply }
+    }
+
+    /// [`Reply::error`], or [`Reply::too_large`] past `cap` bytes (an error
+    /// with a large `data`).
+    pub(crate) fn error_within(id: &RequestId, error: &ErrorObject, cap: usize) -> Self {
+        let response = ErrorResponseRef { jsonrpc: JSONRPC_VERSION, id: Some(id), error };
+        match write_within(&response, cap) {
+            Some(bytes) => Reply { bytes, outcome: Outcome::of_error(error) },
+            None => Reply::too_large(id, cap),
+        }
+    }
+
+    /// The error that replaces a response over `cap` bytes.
+    fn too_large(id: &RequestId, cap: usize) -> Self {
+        tracing::warn!(%id, max = cap, "response over the size limit replaced by an error");
+        Reply::error(
+            Some(id),
+            &ErrorObject::internal(format!(
+                "the response is larger than this server sends ({cap} bytes); ask for less (a page, \
+                 a range, a narrower query)"
+            )),
+        )
+    }
+
     /// The array of a batch's responses.
     pub(crate) fn batch(responses: &[Reply]) -> Self {
         let mut bytes = Vec::with_capacity(responses.iter().map(|r| r.bytes.len() + 1).sum::<usize>() + 1);
@@ -113,6 +166,31 @@ impl Reply {
     pub fn into_bytes(self) -> Vec<u8> {
         self.bytes
     }
+}
+
+/// `value` as JSON, unless it passes `cap` bytes: writing stops there.
+fn write_within(value: &impl Serialize, cap: usize) -> Option<Vec<u8>> {
+    /// A buffer that refuses to grow past its cap.
+    struct Within {
+        bytes: Vec<u8>,
+        cap: usize,
+    }
+    impl std::io::Write for Within {
+        fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+            if self.bytes.len() + data.len() > self.cap {
+                return Err(std::io::Error::other("over the response size cap"));
+            }
+            self.bytes.extend_from_slice(data);
+            Ok(data.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut within = Within { bytes: Vec::with_capacity(128.min(cap)), cap };
+    serde_json::to_writer(&mut within, value).ok()?;
+    Some(within.bytes)
 }
 
 impl std::ops::Deref for Reply {
@@ -167,5 +245,32 @@ mod tests {
         assert_eq!(batch.outcome(), Outcome::Batch);
         let value: serde_json::Value = serde_json::from_slice(&batch).unwrap();
         assert_eq!(value.as_array().map(Vec::len), Some(2));
+    }
+
+    #[test]
+    fn the_cap_is_enforced_while_writing_for_results_raw_results_and_errors() {
+        let id = RequestId::Number(1);
+        let small = serde_json::json!({"text": "ok"});
+        assert_eq!(Reply::result_within(&id, &small, false, 1024), Reply::result(&id, &small, false));
+        let big = serde_json::json!({"text": "x".repeat(10_000)});
+        let raw = serde_json::to_vec(&big).unwrap();
+        let data = ErrorObject::internal("failed").with_data(big.clone());
+        for reply in [
+            Reply::result_within(&id, &big, true, 1024),
+            Reply::raw_result_within(&id, &raw, 1024),
+            Reply::error_within(&id, &data, 1024),
+        ] {
+            assert_eq!(reply.outcome().error_code(), Some(ErrorCode::INTERNAL_ERROR));
+            let text = String::from_utf8(reply.into_bytes()).unwrap();
+            assert!(text.contains("larger than this server sends (1024 bytes)"), "{text}");
+        }
+        // Exactly at the cap is allowed; one byte less is not.
+        let exact = Reply::result(&id, &small, false).len();
+        assert_eq!(Reply::result_within(&id, &small, false, exact).outcome(), Outcome::Ok);
+        assert_ne!(Reply::result_within(&id, &small, false, exact - 1).outcome(), Outcome::Ok);
+        assert_eq!(
+            Reply::raw_result_within(&id, b"{}", Reply::raw_result(&id, b"{}").len()).outcome(),
+            Outcome::Ok
+        );
     }
 }
