@@ -26,7 +26,7 @@ use crate::context::RequestContext;
 use crate::methods::Method;
 use crate::output::Output;
 use crate::params::parse_params;
-use crate::registry::{Admission, CacheClass, Entry, Needs, Registry, Revisions, Served};
+use crate::registry::{Admission, CacheClass, Entry, Needs, Registry, Revisions, ScopedBy, Served};
 use crate::server::{CoreHandler, Handler, Server};
 use crate::session::Session;
 
@@ -44,6 +44,7 @@ pub(crate) fn registry(application: Vec<Method>) -> crate::Result<Registry<Handl
             served: Served::Since(method.since),
             cache: method.cacheable.then_some(CacheClass::List),
             admission: Admission::Run,
+            scoped_by: None,
             name: method.name.into(),
             handler: Handler::App(method.handler),
         };
@@ -63,6 +64,7 @@ fn row<M: Request>(needs: Needs, revisions: Revisions, handler: CoreHandler) -> 
         served: Served::Core(needs, revisions),
         cache: None,
         admission: Admission::Run,
+        scoped_by: None,
         handler: Handler::Core(handler),
     }
 }
@@ -77,6 +79,11 @@ impl Entry<Handler> {
         self.admission = admission;
         self
     }
+
+    fn scoped_by(mut self, item: ScopedBy) -> Self {
+        self.scoped_by = Some(item);
+        self
+    }
 }
 
 /// Every core method but `initialize` (the handshake itself, answered by
@@ -89,14 +96,14 @@ fn core_rows() -> Vec<Entry<Handler>> {
         row::<m::Ping>(Nothing, Base, ping).admitted(Admission::AnswerEmpty),
         row::<m::Discover>(Nothing, Added, discover).cached(Discovery),
         row::<m::ListTools>(Tools, Base, list_tools).cached(List),
-        row::<m::CallTool>(Tools, Base, call_tool).admitted(Admission::RateLimited),
+        row::<m::CallTool>(Tools, Base, call_tool).admitted(Admission::RateLimited).scoped_by(ScopedBy::Tool),
         row::<m::ListResources>(Resources, Base, list_resources).cached(List),
         row::<m::ListResourceTemplates>(Resources, Base, list_templates).cached(List),
-        row::<m::ReadResource>(Resources, Base, read_resource).cached(Read),
-        row::<m::Subscribe>(Resources, Base, subscribe),
+        row::<m::ReadResource>(Resources, Base, read_resource).cached(Read).scoped_by(ScopedBy::Resource),
+        row::<m::Subscribe>(Resources, Base, subscribe).scoped_by(ScopedBy::Resource),
         row::<m::Unsubscribe>(Resources, Base, unsubscribe),
         row::<m::ListPrompts>(Prompts, Base, list_prompts).cached(List),
-        row::<m::GetPrompt>(Prompts, Base, get_prompt),
+        row::<m::GetPrompt>(Prompts, Base, get_prompt).scoped_by(ScopedBy::Prompt),
         row::<m::Complete>(Completions, Base, complete),
         row::<m::Listen>(Nothing, Added, listen),
         row::<m::SetLevel>(Logging, Base, set_level),

@@ -81,6 +81,18 @@ pub(crate) enum CacheClass {
     Read,
 }
 
+/// Which registered items' scopes a request needs (`requires_scopes`):
+/// the item its target names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ScopedBy {
+    /// The tool named by `name`.
+    Tool,
+    /// The prompt named by `name`.
+    Prompt,
+    /// The resource (or the template matching it) named by `uri`.
+    Resource,
+}
+
 /// What the dispatcher does with a request before its handler runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Admission {
@@ -102,6 +114,9 @@ pub(crate) struct Entry<H> {
     pub served: Served,
     pub cache: Option<CacheClass>,
     pub admission: Admission,
+    /// Whose scopes a request needs; none for methods open to every caller
+    /// that may use the server.
+    pub scoped_by: Option<ScopedBy>,
     pub handler: H,
 }
 
@@ -173,6 +188,11 @@ impl<H> Registry<H> {
         self.entries[at].served(version.rules(), offers).then_some(Route(at as u16))
     }
 
+    /// The row named `method`, whichever revisions it is served to.
+    pub(crate) fn get(&self, method: &str) -> Option<&Entry<H>> {
+        self.position(method).ok().map(|at| &self.entries[at])
+    }
+
     /// The row of `route` (a route of this registry).
     pub(crate) fn entry(&self, route: Route) -> &Entry<H> {
         &self.entries[usize::from(route.0)]
@@ -218,6 +238,7 @@ mod tests {
             served: Served::Core(needs, revisions),
             cache: None,
             admission: Admission::Run,
+            scoped_by: None,
             handler: (),
         }
     }
@@ -274,6 +295,7 @@ mod tests {
             served: Served::Since(Some(ProtocolVersion::V2026_07_28)),
             cache: None,
             admission: Admission::Run,
+            scoped_by: None,
             handler: (),
         };
         registry.register(entry).unwrap();

@@ -15,6 +15,7 @@
 use serde_json::Value;
 
 use crate::caller::Principal;
+use crate::registry::ScopedBy;
 use crate::server::Server;
 
 impl Server {
@@ -30,12 +31,16 @@ impl Server {
         method: &str,
         params: Option<&Value>,
     ) -> Option<Vec<String>> {
-        let field = |name: &str| params.and_then(|p| p.get(name)).and_then(Value::as_str);
-        let required: Vec<String> = match method {
-            "tools/call" => self.inner.tools.load().get(field("name")?)?.value.scopes.to_vec(),
-            "prompts/get" => self.inner.prompts.load().get(field("name")?)?.value.scopes.to_vec(),
-            "resources/read" | "resources/subscribe" => {
-                let uri = field("uri")?;
+        // The method's row says whose scopes it needs; its facts, which
+        // param names that item.
+        let entry = self.inner.methods.get(method)?;
+        let scoped_by = entry.scoped_by?;
+        let target = params?.get(entry.target()?.param())?.as_str()?;
+        let required: Vec<String> = match scoped_by {
+            ScopedBy::Tool => self.inner.tools.load().get(target)?.value.scopes.to_vec(),
+            ScopedBy::Prompt => self.inner.prompts.load().get(target)?.value.scopes.to_vec(),
+            ScopedBy::Resource => {
+                let uri = target;
                 match self.inner.resources.load().get(uri) {
                     Some(item) => item.value.scopes.to_vec(),
                     None => {
@@ -45,7 +50,6 @@ impl Server {
                     }
                 }
             }
-            _ => return None,
         };
         (!principal.has_scopes(&required)).then_some(required)
     }
