@@ -47,18 +47,9 @@ pub(crate) fn list(source: &Source, as_json: bool) -> anyhow::Result<()> {
     if project.upstreams.is_empty() {
         return print_listing(&listing, as_json);
     }
-    // Each upstream is tried once (bounded by its connect timeout), then listed with its state.
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
-    let limit = project.upstreams.iter().map(|u| u.connect_timeout).max().unwrap_or_default();
-    let statuses = runtime.block_on(async {
-        project.start_upstreams();
-        let gateway = project.gateway.clone().expect("serve made the gateway");
-        gateway.wait_attempted(limit + Duration::from_secs(1)).await;
-        gateway.statuses()
-    });
+    // Each upstream is tried once, then listed with its state.
+    let runtime = runtime()?;
+    let statuses = runtime.block_on(attempt_upstreams(&project));
     let result = print_listing(&Listing { upstreams: Some(&statuses), ..listing }, as_json);
     drop(project);
     runtime.shutdown_background();
@@ -174,12 +165,42 @@ pub(crate) fn parse_arguments(text: &str) -> Result<Value, String> {
     Ok(arguments)
 }
 
+/// Starts the project's upstreams and waits until each has been tried once
+/// (bounded by its connect timeout); their states.
+async fn attempt_upstreams(project: &Project) -> Vec<switchboard_proxy::UpstreamStatus> {
+    let limit = project.upstreams.iter().map(|u| u.connect_timeout).max().unwrap_or_default();
+    project.start_upstreams();
+    let gateway = project.gateway.clone().expect("serve made the gateway");
+    gateway.wait_attempted(limit + Duration::from_secs(1)).await;
+    gateway.statuses()
+}
+
+/// A runtime on this thread, for the commands that run one thing and stop.
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+    runtime.context("starting the async runtime").map_err(crate::exit::io)
+}
+
 /// `switchboard call TOOL`: runs one tool of the project in process and prints
-/// its result ([`call_server`]).
+/// its result ([`call_server`]). The upstreams' tools are the project's too:
+/// each upstream is tried once first, and stopped after the call.
 pub(crate) fn call(source: &Source, tool: &str, arguments: Value, as_json: bool) -> anyhow::Result<()> {
     let mut project = load(source)?;
     let server = project.serve(ServerOptions::default(), |b| b)?;
-    call_server(&server, tool, arguments, as_json)
+    let runtime = runtime()?;
+    if !project.upstreams.is_empty() {
+        let statuses = runtime.block_on(attempt_upstreams(&project));
+        // A tool that is not there may be an unreachable upstream's: say which are.
+        if server.tool_definition(tool).is_none() {
+            for status in statuses.iter().filter(|s| s.state != switchboard_proxy::UpstreamState::Connected) {
+                eprintln!("upstream {}", crate::upstreams::describe(status).trim_start());
+            }
+        }
+    }
+    let result = call_on(&runtime, &server, tool, arguments, as_json);
+    drop(project);
+    runtime.shutdown_background();
+    result
 }
 
 /// `switchboard call --fixtures F TOOL`: runs one tool of the built-in
@@ -271,6 +292,20 @@ pub(crate) fn call_server(
     arguments: Value,
     as_json: bool,
 ) -> anyhow::Result<()> {
+    let runtime = runtime()?;
+    let result = call_on(&runtime, server, tool, arguments, as_json);
+    runtime.shutdown_background();
+    result
+}
+
+/// [`call_server`] on `runtime`.
+fn call_on(
+    runtime: &tokio::runtime::Runtime,
+    server: &Server,
+    tool: &str,
+    arguments: Value,
+    as_json: bool,
+) -> anyhow::Result<()> {
     use crate::exit;
     if server.tool_definition(tool).is_none() {
         let names: Vec<String> = server.tools().into_iter().map(|t| t.name).collect();
@@ -279,15 +314,9 @@ pub(crate) fn call_server(
             names.join(", ")
         )));
     }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")
-        .map_err(exit::io)?;
     let response = runtime.block_on(async {
         crate::shutdown::Stop::listen().run(call_in_process(server, tool, arguments)).await
     });
-    runtime.shutdown_background();
     let response = response?;
     if let Some(error) = response.get("error") {
         let message = error["message"].as_str().unwrap_or("no message");

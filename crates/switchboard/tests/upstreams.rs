@@ -424,3 +424,40 @@ connect_timeout = "1s"
     assert!(log.contains("remote"), "the log speaks of the upstream: {log}");
     assert!(!log.contains("t0ken-value") && !log.contains("s3cr3t-value"), "credentials in the log: {log}");
 }
+
+#[test]
+fn call_runs_an_upstream_tool_and_names_the_upstreams_that_are_down_when_a_tool_is_missing() {
+    let front = tempfile::tempdir().unwrap();
+    let config = format!(
+        r#"
+[tools.builtin]
+search = false
+read = false
+
+[[upstreams]]
+name = "demo"
+command = [{EXE:?}, "serve", "--fixtures", "demo"]
+
+[[upstreams]]
+name = "remote"
+url = "http://127.0.0.1:9/mcp"
+connect_timeout = "1s"
+"#
+    );
+    std::fs::write(front.path().join("switchboard.toml"), config).unwrap();
+    let dir = front.path().to_str().unwrap();
+    let (ok, out, err) =
+        common::run(&["call", "demo_add", "--args", r#"{"a": 2, "b": 3}"#, "--json", dir], front.path());
+    assert!(ok, "{out}\n{err}");
+    let result: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(result["structuredContent"]["sum"], 5.0, "{out}");
+
+    let (ok, _, err) = common::run(&["call", "remote_fetch", dir], front.path());
+    assert!(!ok, "{err}");
+    assert!(err.contains("no tool named \"remote_fetch\""), "{err}");
+    assert!(
+        err.contains("upstream remote") && err.contains("down"),
+        "the unreachable upstream is named: {err}"
+    );
+    assert!(!err.contains("upstream demo"), "a connected upstream is not: {err}");
+}
