@@ -27,7 +27,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 use switchboard_server::state::StateStore;
 use switchboard_server::{Principal, ProtocolVersion};
-use switchboard_types::jsonrpc::IncomingMessage;
+
 use switchboard_types::{Era, ErrorObject};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
@@ -35,7 +35,7 @@ use crate::caller::Caller;
 use crate::legacy_session::{
     LIVE_CAPACITY, LegacySession, Live, Sessions, another_principal, too_many_sessions, unknown_session,
 };
-use crate::peek::Body;
+use crate::peek::{Body, Message};
 use crate::security::{error_response, json_response, reply_response};
 use crate::shared_sessions::{
     CHANNEL, Change, Record, SessionChange, changes_of, forget_local, record_key, save, share,
@@ -285,7 +285,7 @@ pub(crate) async fn post(
     headers: HeaderMap,
     body: Bytes,
     peeked: Body,
-    message: Option<IncomingMessage<'_>>,
+    message: Option<Message<'_>>,
     caller: Caller,
 ) -> Response {
     if let Err(refusal) = check_protocol_header(&headers) {
@@ -530,7 +530,7 @@ async fn sessionless(
     headers: &HeaderMap,
     body: &Bytes,
     peeked: &Body,
-    message: Option<&IncomingMessage<'_>>,
+    message: Option<&Message<'_>>,
     caller: &Caller,
 ) -> Response {
     let version = headers
@@ -550,7 +550,9 @@ async fn sessionless(
     }
     // One message was read by peek already: the dispatcher takes it as read.
     let accepted = match message {
-        Some(message) => app.server.accept_message(&session, message, &caller.via(None)),
+        Some(message) => {
+            app.server.accept_message(&session, &message.envelope, message.params.as_ref(), &caller.via(None))
+        }
         None => app.server.accept_via(&session, body, &caller.via(None)),
     };
     let reply = accepted.resolve().await;
