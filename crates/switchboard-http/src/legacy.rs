@@ -282,12 +282,12 @@ fn wants_sse(mode: ResponseMode, messages: &[&Value]) -> bool {
 /// `message` is the one message peek read (`None` for a batch).
 pub(crate) async fn post(
     app: App,
-    headers: HeaderMap,
     body: Bytes,
     peeked: Body,
     message: Option<Message<'_>>,
     caller: Caller,
 ) -> Response {
+    let headers = caller.headers();
     if let Err(refusal) = check_protocol_header(&headers) {
         return refusal;
     }
@@ -637,7 +637,8 @@ impl Drop for GetGuard {
     }
 }
 
-pub(crate) async fn get(app: App, headers: HeaderMap, caller: Caller) -> Response {
+pub(crate) async fn get(app: App, caller: Caller) -> Response {
+    let headers = caller.headers();
     if !app.options.enable_get_stream {
         return crate::security::method_not_allowed();
     }
@@ -726,7 +727,8 @@ async fn resume(app: &App, legacy: &Arc<LegacySession>, last: &str) -> Response 
     sse::response(stream, app.options.keep_alive, Some(&legacy.id))
 }
 
-pub(crate) async fn delete(app: App, headers: HeaderMap, caller: Caller) -> Response {
+pub(crate) async fn delete(app: App, caller: Caller) -> Response {
+    let headers = caller.headers();
     let legacy = match lookup(&app, &headers, &caller).await {
         Ok(s) => s,
         Err(r) => return r,

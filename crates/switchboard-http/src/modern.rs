@@ -142,13 +142,7 @@ impl<'a> Head<'a> {
 /// is no valid JSON-RPC message never gets here (see [`peek`](crate::peek)).
 /// `message` is the one message peek read (`None` for a batch, which
 /// [`request_id`] refuses).
-pub(crate) async fn post(
-    app: App,
-    headers: HeaderMap,
-    peeked: Body,
-    message: Option<Message<'_>>,
-    caller: Caller,
-) -> Response {
+pub(crate) async fn post(app: App, peeked: Body, message: Option<Message<'_>>, caller: Caller) -> Response {
     let id = match request_id(peeked) {
         Ok(id) => id,
         Err(answer) => return answer,
@@ -161,7 +155,7 @@ pub(crate) async fn post(
         Err(e) => return bad_request(None, ErrorObject::parse_error(e)),
     };
     let head = Head::of(&message.envelope, &params);
-    if let Err(refusal) = check_request(&app, &headers, &head, &id) {
+    if let Err(refusal) = check_request(&app, &caller.headers(), &head, &id) {
         return refusal;
     }
     let method = head.method.as_deref().unwrap_or_default();
