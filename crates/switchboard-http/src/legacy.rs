@@ -27,7 +27,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 use switchboard_server::state::StateStore;
 use switchboard_server::{Principal, ProtocolVersion};
-use switchboard_types::jsonrpc::IncomingMessage;
+
 use switchboard_types::{Era, ErrorObject};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
@@ -35,7 +35,7 @@ use crate::caller::Caller;
 use crate::legacy_session::{
     LIVE_CAPACITY, LegacySession, Live, Sessions, another_principal, too_many_sessions, unknown_session,
 };
-use crate::peek::Body;
+use crate::peek::{Body, Message};
 use crate::security::{error_response, json_response, reply_response};
 use crate::shared_sessions::{
     CHANNEL, Change, Record, SessionChange, changes_of, forget_local, record_key, save, share,
@@ -282,12 +282,12 @@ fn wants_sse(mode: ResponseMode, messages: &[&Value]) -> bool {
 /// `message` is the one message peek read (`None` for a batch).
 pub(crate) async fn post(
     app: App,
-    headers: HeaderMap,
     body: Bytes,
     peeked: Body,
-    message: Option<IncomingMessage<'_>>,
+    message: Option<Message<'_>>,
     caller: Caller,
 ) -> Response {
+    let headers = caller.headers();
     if let Err(refusal) = check_protocol_header(&headers) {
         return refusal;
     }
@@ -530,7 +530,7 @@ async fn sessionless(
     headers: &HeaderMap,
     body: &Bytes,
     peeked: &Body,
-    message: Option<&IncomingMessage<'_>>,
+    message: Option<&Message<'_>>,
     caller: &Caller,
 ) -> Response {
     let version = headers
@@ -550,7 +550,9 @@ async fn sessionless(
     }
     // One message was read by peek already: the dispatcher takes it as read.
     let accepted = match message {
-        Some(message) => app.server.accept_message(&session, message, &caller.via(None)),
+        Some(message) => {
+            app.server.accept_message(&session, &message.envelope, message.params.as_ref(), &caller.via(None))
+        }
         None => app.server.accept_via(&session, body, &caller.via(None)),
     };
     let reply = accepted.resolve().await;
@@ -635,7 +637,8 @@ impl Drop for GetGuard {
     }
 }
 
-pub(crate) async fn get(app: App, headers: HeaderMap, caller: Caller) -> Response {
+pub(crate) async fn get(app: App, caller: Caller) -> Response {
+    let headers = caller.headers();
     if !app.options.enable_get_stream {
         return crate::security::method_not_allowed();
     }
@@ -724,7 +727,8 @@ async fn resume(app: &App, legacy: &Arc<LegacySession>, last: &str) -> Response 
     sse::response(stream, app.options.keep_alive, Some(&legacy.id))
 }
 
-pub(crate) async fn delete(app: App, headers: HeaderMap, caller: Caller) -> Response {
+pub(crate) async fn delete(app: App, caller: Caller) -> Response {
+    let headers = caller.headers();
     let legacy = match lookup(&app, &headers, &caller).await {
         Ok(s) => s,
         Err(r) => return r,

@@ -303,12 +303,10 @@ async fn handle(
     match method {
         Method::POST => post(app, headers, body, principal, modern_header).await,
         Method::GET if !modern_header && app.options.legacy_sessions => {
-            let caller = caller::Caller::new(principal, &headers);
-            legacy::get(app, headers, caller).await
+            legacy::get(app, caller::Caller::new(principal, headers)).await
         }
         Method::DELETE if !modern_header && app.options.legacy_sessions => {
-            let caller = caller::Caller::new(principal, &headers);
-            legacy::delete(app, headers, caller).await
+            legacy::delete(app, caller::Caller::new(principal, headers)).await
         }
         _ => security::method_not_allowed(),
     }
@@ -345,11 +343,11 @@ async fn post(
     {
         return response;
     }
-    let caller = caller::Caller::new(principal, &headers);
+    let caller = caller::Caller::new(principal, headers);
     if modern_header || peeked.is_modern() {
-        modern::post(app, headers, peeked, message, caller).await
+        modern::post(app, peeked, message, caller).await
     } else {
-        legacy::post(app, headers, body.clone(), peeked, message, caller).await
+        legacy::post(app, body.clone(), peeked, message, caller).await
     }
 }
 

@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use switchboard_server::{Accepted, Outcome, ProtocolVersion, Reply};
+use switchboard_types::head::{ParamsHead, json_str};
 use switchboard_types::jsonrpc::IncomingMessage;
 use switchboard_types::meta::{CLIENT_CAPABILITIES, PROTOCOL_VERSION};
 use switchboard_types::methods::{self, Target};
@@ -22,7 +23,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 use crate::caller::Caller;
-use crate::peek::{Body, Kind};
+use crate::peek::{Body, Kind, Message};
 use crate::security::{error_response, reply_response};
 use crate::{App, ResponseMode, headers, sse};
 
@@ -110,96 +111,30 @@ struct Head<'a> {
     arguments: Option<&'a RawValue>,
 }
 
-/// Keeps a present member as raw JSON even when it is `null`.
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&'de RawValue as serde::Deserialize>::deserialize(d).map(Some)
-}
-
-/// A raw JSON string's value; `None` for anything else.
-fn string(raw: Option<&RawValue>) -> Option<std::borrow::Cow<'_, str>> {
-    raw.and_then(|r| serde_json::from_str(r.get()).ok())
-}
-
-/// The members of its `params` [`Head::of`] looks at.
-#[derive(serde::Deserialize)]
-struct RawParams<'a> {
-    #[serde(borrow, default, deserialize_with = "present")]
-    name: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    uri: Option<&'a RawValue>,
-    #[serde(rename = "taskId", borrow, default, deserialize_with = "present")]
-    task_id: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    arguments: Option<&'a RawValue>,
-    #[serde(rename = "_meta", borrow, default, deserialize_with = "present")]
-    meta: Option<&'a RawValue>,
-}
-/// The members of its `params._meta` [`Head::of`] looks at.
-#[derive(serde::Deserialize)]
-struct RawMeta<'a> {
-    #[serde(
-        rename = "io.modelcontextprotocol/protocolVersion",
-        borrow,
-        default,
-        deserialize_with = "present"
-    )]
-    version: Option<&'a RawValue>,
-    #[serde(
-        rename = "io.modelcontextprotocol/clientCapabilities",
-        borrow,
-        default,
-        deserialize_with = "present"
-    )]
-    capabilities: Option<&'a RawValue>,
-    #[serde(rename = "progressToken", borrow, default, deserialize_with = "present")]
-    progress: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/logLevel", borrow, default, deserialize_with = "present")]
-    log_level: Option<&'a RawValue>,
-}
-
-/// A wrong type is an absent member; anything else the parser
-/// refuses is the caller's error.
-fn lenient<T>(parsed: Result<T, serde_json::Error>) -> Result<Option<T>, serde_json::Error> {
-    match parsed {
-        Ok(value) => Ok(Some(value)),
-        Err(e) if e.is_data() => Ok(None),
-        Err(e) => Err(e),
-    }
-}
-
 impl<'a> Head<'a> {
-    /// Reads the head of a message [`peek`](crate::peek) classified as one
-    /// request, from its params (the envelope is read once, and the same
-    /// reading goes on to the dispatcher). Members of the wrong type read
-    /// as absent, exactly as the checks treat them (a `_meta` that is not an
-    /// object has no version); JSON the parser refuses anywhere in the head
-    /// (nesting past its recursion limit) is an error.
-    fn of(message: &IncomingMessage<'a>) -> Result<Self, serde_json::Error> {
-        let mut head = Head { method: message.method.clone(), ..Self::default() };
-        let params = match message.params {
-            Some(raw) => lenient(serde_json::from_str::<RawParams<'a>>(raw.get()))?,
-            None => None,
-        };
-        let Some(params) = params else { return Ok(head) };
+    /// The head of a message [`peek`](crate::peek) classified as one
+    /// request, from the head of its params peek read (the envelope and the
+    /// params are read once, and the same reading goes on to the
+    /// dispatcher). Members of the wrong type read as absent, exactly as the
+    /// checks treat them (a `_meta` that is not an object has no version).
+    fn of(message: &IncomingMessage<'a>, params: &ParamsHead<'a>) -> Self {
         // What the request names is a fact of its method (`Mcp-Name`).
-        head.target = match head.method.as_deref().and_then(methods::target) {
-            Some(Target::Name) => string(params.name),
-            Some(Target::Uri) => string(params.uri),
-            Some(Target::TaskId) => string(params.task_id),
+        let target = match message.method.as_deref().and_then(methods::target) {
+            Some(Target::Name) => json_str(params.name),
+            Some(Target::Uri) => json_str(params.uri),
+            Some(Target::TaskId) => json_str(params.task_id),
             None => None,
         };
-        head.arguments = params.arguments;
-        let meta = match params.meta {
-            Some(raw) => lenient(serde_json::from_str::<RawMeta<'a>>(raw.get()))?,
-            None => None,
-        };
-        if let Some(meta) = meta {
-            head.version = string(meta.version);
-            head.capabilities_object = meta.capabilities.is_some_and(|c| c.get().starts_with('{'));
-            head.progress = meta.progress.is_some();
-            head.log_level = meta.log_level.is_some();
+        let meta = &params.meta;
+        Head {
+            method: message.method.clone(),
+            target,
+            version: json_str(meta.protocol_version),
+            capabilities_object: meta.client_capabilities.is_some_and(|c| c.get().starts_with('{')),
+            progress: meta.progress_token.is_some(),
+            log_level: meta.log_level.is_some(),
+            arguments: params.arguments,
         }
-        Ok(head)
     }
 }
 
@@ -207,13 +142,7 @@ impl<'a> Head<'a> {
 /// is no valid JSON-RPC message never gets here (see [`peek`](crate::peek)).
 /// `message` is the one message peek read (`None` for a batch, which
 /// [`request_id`] refuses).
-pub(crate) async fn post(
-    app: App,
-    headers: HeaderMap,
-    peeked: Body,
-    message: Option<IncomingMessage<'_>>,
-    caller: Caller,
-) -> Response {
+pub(crate) async fn post(app: App, peeked: Body, message: Option<Message<'_>>, caller: Caller) -> Response {
     let id = match request_id(peeked) {
         Ok(id) => id,
         Err(answer) => return answer,
@@ -221,11 +150,12 @@ pub(crate) async fn post(
     let Some(message) = message else {
         return bad_request(Some(&id), ErrorObject::invalid_request("the body must be one request"));
     };
-    let head = match Head::of(&message) {
-        Ok(head) => head,
+    let params = match message.params_head() {
+        Ok(params) => params,
         Err(e) => return bad_request(None, ErrorObject::parse_error(e)),
     };
-    if let Err(refusal) = check_request(&app, &headers, &head, &id) {
+    let head = Head::of(&message.envelope, &params);
+    if let Err(refusal) = check_request(&app, &caller.headers(), &head, &id) {
         return refusal;
     }
     let method = head.method.as_deref().unwrap_or_default();
@@ -233,7 +163,7 @@ pub(crate) async fn post(
     let sse = listen || head.progress || head.log_level || app.options.response_mode == ResponseMode::Sse;
     let (tx, rx) = mpsc::channel::<Vec<u8>>(256);
     let session = app.server.new_session(tx, caller.principal.clone());
-    let accepted = app.server.accept_message(&session, &message, &caller.via(None));
+    let accepted = app.server.accept_message(&session, &message.envelope, Some(&params), &caller.via(None));
     let fut = match accepted {
         Accepted::Done(reply) => return answer(reply),
         Accepted::Pending(fut) => fut,
@@ -369,7 +299,8 @@ mod tests {
 
     /// The head of `body`: the message read, then its head.
     fn read(body: &[u8]) -> Head<'_> {
-        Head::of(&IncomingMessage::parse(body).unwrap()).unwrap()
+        let message = IncomingMessage::parse(body).unwrap();
+        Head::of(&message, &ParamsHead::read(message.params).unwrap())
     }
 
     #[test]

@@ -22,13 +22,16 @@
 //! says whether a revision takes a batch at all.
 //!
 //! Routing also needs a few facts (is it a 2026-07-28 request, is it
-//! `initialize`, does it carry a request); they are read with borrowing
-//! deserializers that allocate nothing for what they skip.
+//! `initialize`, does it carry a request). Whether it is a 2026-07-28
+//! request is in its `_meta`, so the head of its params ([`ParamsHead`]:
+//! the members and `_meta` fields read before the method's own parse) is
+//! read here, once, and kept with the message for the 2026-07-28 handler's
+//! checks and the dispatcher.
 
 use axum::response::Response;
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use switchboard_server::ProtocolVersion;
+use switchboard_types::head::ParamsHead;
 use switchboard_types::jsonrpc::{IncomingMessage, JSONRPC_VERSION, MessageKind};
 use switchboard_types::{ErrorObject, RequestId};
 
@@ -104,19 +107,38 @@ impl Refusal {
     }
 }
 
+/// One valid message as [`read`] read it: the envelope, and the head of
+/// its params when they may hold a `_meta`.
+pub(crate) struct Message<'a> {
+    pub envelope: IncomingMessage<'a>,
+    /// `None` when the params were not read: they cannot hold a `_meta`
+    /// (see [`params_head`]).
+    pub params: Option<ParamsHead<'a>>,
+}
+
+impl<'a> Message<'a> {
+    /// The head of the params, read now if [`read`] did not.
+    pub(crate) fn params_head(&self) -> Result<ParamsHead<'a>, serde_json::Error> {
+        match self.params {
+            Some(head) => Ok(head),
+            None => ParamsHead::read(self.envelope.params),
+        }
+    }
+}
+
 /// Classifies a POST body, and keeps the message read when it is one
 /// valid message, so the handler and the dispatcher need not read the
-/// envelope again.
-pub(crate) fn read(body: &[u8]) -> (Body, Option<IncomingMessage<'_>>) {
+/// envelope (nor, when it was read, the head of its params) again.
+pub(crate) fn read(body: &[u8]) -> (Body, Option<Message<'_>>) {
     if body.trim_ascii_start().first() == Some(&b'[') {
         return (batch(body), None);
     }
-    let message = match IncomingMessage::parse(body) {
+    let envelope = match IncomingMessage::parse(body) {
         Ok(message) => message,
         Err(e) => return (Body::Refused(Refusal::new(None, e)), None),
     };
-    match classify(&message) {
-        Ok(head) => (Body::One(head), Some(message)),
+    match classify(&envelope) {
+        Ok((head, params)) => (Body::One(head), Some(Message { envelope, params })),
         Err(refusal) => (Body::Refused(refusal), None),
     }
 }
@@ -172,11 +194,12 @@ impl Batch {
 /// One message: the dispatcher's rules, plus `"jsonrpc": "2.0"` on
 /// notifications.
 fn one(body: &[u8]) -> Result<Head, Refusal> {
-    classify(&IncomingMessage::parse(body).map_err(|e| Refusal::new(None, e))?)
+    classify(&IncomingMessage::parse(body).map_err(|e| Refusal::new(None, e))?).map(|(head, _)| head)
 }
 
-/// What one message read off the wire is ([`one`]).
-fn classify(message: &IncomingMessage<'_>) -> Result<Head, Refusal> {
+/// What one message read off the wire is ([`one`]), and the head of its
+/// params when they were read.
+fn classify<'a>(message: &IncomingMessage<'a>) -> Result<(Head, Option<ParamsHead<'a>>), Refusal> {
     let kind = message.kind().map_err(|e| Refusal::new(message.readable_id(), e))?;
     let (kind, method, params) = match kind {
         MessageKind::Request { id, method, params } => (Kind::Request(id), Some(method), params),
@@ -186,7 +209,12 @@ fn classify(message: &IncomingMessage<'_>) -> Result<Head, Refusal> {
     if message.jsonrpc.as_deref() != Some(JSONRPC_VERSION) {
         return Err(Refusal::new(None, ErrorObject::invalid_request("missing \"jsonrpc\": \"2.0\"")));
     }
-    Ok(Head { kind, modern: version_in(params), initialize: method == Some("initialize") })
+    let head = params_head(params).map_err(|e| Refusal::new(None, ErrorObject::parse_error(e)))?;
+    // The per-request version, when present and not `null`, routes the
+    // message to the 2026-07-28 handler (`null` is left to the dispatcher,
+    // which refuses it as missing).
+    let modern = head.is_some_and(|h| h.meta.protocol_version.is_some_and(|v| v.get() != "null"));
+    Ok((Head { kind, modern, initialize: method == Some("initialize") }, head))
 }
 
 /// A JSON array: refused when it is not JSON or empty (JSON-RPC 2.0 §6:
@@ -209,32 +237,19 @@ fn batch(body: &[u8]) -> Body {
     Body::Batch(Batch { requests })
 }
 
-#[derive(Deserialize)]
-struct Params<'a> {
-    #[serde(rename = "_meta", default, borrow)]
-    meta: Option<Meta<'a>>,
-}
-
-#[derive(Deserialize)]
-struct Meta<'a> {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow)]
-    version: Option<&'a RawValue>,
-}
-
-/// Whether `params` (an object; arrays carry no `_meta`) holds a non-null
-/// per-request protocol version. Params without the bytes `_meta` and
-/// without an escape (a key could spell `_meta` with `\u` escapes) have
-/// none, and are not scanned a second time.
-fn version_in(params: Option<&RawValue>) -> bool {
-    let Some(params) = params.filter(|p| p.get().starts_with('{')) else { return false };
-    let bytes = params.get().as_bytes();
+/// The head of `params` ([`ParamsHead`]), or `None` without reading them
+/// when they cannot hold a `_meta`: not an object, or neither the bytes
+/// `_meta` nor an escape (a key could spell `_meta` with `\u` escapes).
+/// That check is a `memchr` over bytes already in cache; it spares the
+/// legacy requests without `_meta` (most of them) a parse of their params
+/// here, which only a 2026-07-28 request needs.
+fn params_head(params: Option<&RawValue>) -> Result<Option<ParamsHead<'_>>, serde_json::Error> {
+    let Some(raw) = params.filter(|p| p.get().starts_with('{')) else { return Ok(None) };
+    let bytes = raw.get().as_bytes();
     if memchr::memmem::find(bytes, b"_meta").is_none() && memchr::memchr(b'\\', bytes).is_none() {
-        return false;
+        return Ok(None);
     }
-    serde_json::from_str::<Params<'_>>(params.get())
-        .ok()
-        .and_then(|p| p.meta)
-        .is_some_and(|m| m.version.is_some_and(|v| v.get() != "null"))
+    ParamsHead::read(params).map(Some)
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 use switchboard_types::jsonrpc::encode_notification;
 use switchboard_types::logging::{LoggingLevel, LoggingMessageParams};
 use switchboard_types::notifications::{ProgressParams, ProgressToken, method};
@@ -50,7 +51,10 @@ struct Inner {
     principal: Option<Principal>,
     client_info: Option<Implementation>,
     client_capabilities: ClientCapabilities,
-    meta: Option<Meta>,
+    /// `_meta` as sent (an object), parsed into [`Inner::meta`] when a
+    /// handler first asks.
+    meta_raw: Option<Box<RawValue>>,
+    meta: OnceLock<Option<Meta>>,
     trace: Option<TraceContext>,
     log_level: Option<LoggingLevel>,
     peer: Option<Arc<crate::session::Session>>,
@@ -74,7 +78,10 @@ pub(crate) struct ContextParts {
     pub principal: Option<Principal>,
     pub client_info: Option<Implementation>,
     pub client_capabilities: ClientCapabilities,
-    pub meta: Option<Meta>,
+    /// The request's `_meta` object as sent; the map
+    /// [`RequestContext::meta`] returns is built from it on first use (most
+    /// handlers never ask, and building it was measurable on every request).
+    pub meta: Option<Box<RawValue>>,
     /// `traceparent` / `tracestate` / `baggage` from `meta`.
     pub trace: Option<TraceContext>,
     /// Threshold for `notifications/message`; `None` sends no log messages.
@@ -102,7 +109,8 @@ impl RequestContext {
                 principal: p.principal,
                 client_info: p.client_info,
                 client_capabilities: p.client_capabilities,
-                meta: p.meta,
+                meta_raw: p.meta,
+                meta: OnceLock::new(),
                 trace: p.trace,
                 log_level: p.log_level,
                 peer: p.peer,
@@ -181,7 +189,8 @@ impl RequestContext {
 
     /// The request's `_meta`, as sent.
     pub fn meta(&self) -> Option<&Meta> {
-        self.inner.meta.as_ref()
+        let raw = self.inner.meta_raw.as_deref();
+        self.inner.meta.get_or_init(|| raw.and_then(|raw| serde_json::from_str(raw.get()).ok())).as_ref()
     }
 
     /// The W3C trace context (`traceparent`, `tracestate`, `baggage`) the

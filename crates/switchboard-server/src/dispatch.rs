@@ -28,6 +28,7 @@ use futures::FutureExt;
 use futures::future::{BoxFuture, join_all};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use switchboard_types::head::ParamsHead;
 use switchboard_types::jsonrpc::MessageKind;
 use switchboard_types::methods::Target;
 use switchboard_types::notifications::{CancelledParams, method};
@@ -166,26 +167,29 @@ impl Server {
                 return error_reply(None, e);
             }
         };
-        self.accept_parsed(session, &message, in_batch, via)
+        self.accept_parsed(session, &message, None, in_batch, via)
     }
 
     /// [`Server::accept_via`] for one message the transport has already
-    /// read (a transport that had to read the envelope to route it need
-    /// not have the dispatcher read it again). The JSON-RPC rules are
-    /// applied here as for a frame.
+    /// read, with the head of its params when it read that too (a transport
+    /// that had to read the envelope and the `_meta` to route and check it
+    /// need not have the dispatcher read them again). The JSON-RPC rules
+    /// are applied here as for a frame.
     pub fn accept_message(
         &self,
         session: &Arc<Session>,
         message: &IncomingMessage<'_>,
+        head: Option<&ParamsHead<'_>>,
         via: &Via,
     ) -> Accepted {
-        self.accept_parsed(session, message, false, via)
+        self.accept_parsed(session, message, head, false, via)
     }
 
     fn accept_parsed(
         &self,
         session: &Arc<Session>,
         message: &IncomingMessage<'_>,
+        head: Option<&ParamsHead<'_>>,
         in_batch: bool,
         via: &Via,
     ) -> Accepted {
@@ -224,7 +228,7 @@ impl Server {
                 Accepted::Done(None)
             }
             MessageKind::Request { id, method, params } => {
-                self.accept_request(session, id, method, params, in_batch, via)
+                self.accept_request(session, id, method, params, head, in_batch, via)
             }
         }
     }
@@ -246,18 +250,26 @@ impl Server {
 
     /// A request: admitted through the lifecycle and the limits, then run
     /// and answered. Each stage either passes the request on or finishes it
-    /// with its answer (a refusal, `initialize`, `ping`).
+    /// with its answer (a refusal, `initialize`, `ping`). `head` is the
+    /// transport's read of the params, when it made one; otherwise they are
+    /// read here (params the reader refuses have no `_meta`).
+    #[allow(clippy::too_many_arguments)]
     fn accept_request(
         &self,
         session: &Arc<Session>,
         id: RequestId,
         method: &str,
         params: Option<&RawValue>,
+        head: Option<&ParamsHead<'_>>,
         in_batch: bool,
         via: &Via,
     ) -> Accepted {
         tracing::debug!(%id, method, "request");
-        let meta = RequestMeta::peek(params);
+        let view = match head {
+            Some(head) => head.meta,
+            None => ParamsHead::read(params).unwrap_or_default().meta,
+        };
+        let meta = RequestMeta { view };
         let modern = method == "server/discover" || meta.is_modern();
         let request = Incoming { session, id, method, params, via, meta, modern };
         self.admit_and_run(request, in_batch).unwrap_or_else(|finished| finished)
@@ -265,14 +277,14 @@ impl Server {
 
     /// The stages of [`Server::accept_request`] in order; `Err` is the
     /// answer of the stage that finished the request.
-    fn admit_and_run(&self, mut request: Incoming<'_>, in_batch: bool) -> Result<Accepted, Accepted> {
+    fn admit_and_run(&self, request: Incoming<'_>, in_batch: bool) -> Result<Accepted, Accepted> {
         let revision = self.admit_revision(&request, in_batch)?;
         let route = self.admit_route(&request, revision.version)?;
         self.admit_within_limits(&request, route)?;
         let principal = request.via.principal.clone().or_else(|| request.session.principal().cloned());
         let input = self.open_input_round(&request, route, principal.as_ref())?;
         let token = request.register_cancellation()?;
-        let ctx = self.request_context(&mut request, revision, token.clone(), principal, input);
+        let ctx = self.request_context(&request, revision, token.clone(), principal, input);
         Ok(self.run_and_reply(request, route, ctx, token))
     }
 
@@ -380,10 +392,10 @@ impl Server {
         }
     }
 
-    /// The handler's [`RequestContext`]. Takes the request's `_meta`.
+    /// The handler's [`RequestContext`].
     fn request_context(
         &self,
-        request: &mut Incoming<'_>,
+        request: &Incoming<'_>,
         revision: Revision,
         cancel: CancellationToken,
         principal: Option<Principal>,
@@ -408,8 +420,8 @@ impl Server {
                 session.log_level().or(inner.options.default_log_level)
             },
             peer: (!modern).then(|| Arc::clone(session)),
-            trace: request.meta.meta.as_ref().and_then(TraceContext::from_meta),
-            meta: request.meta.meta.take(),
+            trace: TraceContext::from_meta(&request.meta.view),
+            meta: request.meta.raw_object(),
             headers: request.via.headers.clone(),
             input,
         })
@@ -587,7 +599,7 @@ struct Incoming<'a> {
     method: &'a str,
     params: Option<&'a RawValue>,
     via: &'a Via,
-    meta: RequestMeta,
+    meta: RequestMeta<'a>,
     /// Served in the 2026-07-28 model (per-request `_meta`), not a session's.
     modern: bool,
 }

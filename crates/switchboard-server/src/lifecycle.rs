@@ -22,68 +22,48 @@
 //! `_meta` decoration work on the server's state) and below the
 //! dispatcher, which reads [`RequestMeta`] first.
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
+use switchboard_types::head::{MetaView, json_str};
 use switchboard_types::lifecycle::{CacheScope, PromptsCapability, ResourcesCapability, ToolsCapability};
-use switchboard_types::meta::{CLIENT_CAPABILITIES, CLIENT_INFO, PROGRESS_TOKEN, PROTOCOL_VERSION};
+use switchboard_types::meta::{CLIENT_CAPABILITIES, PROTOCOL_VERSION};
 use switchboard_types::{
     ClientCapabilities, DiscoverResult, Era, ErrorCode, ErrorObject, Implementation, InitializeParams,
-    InitializeResult, Meta, ProtocolVersion, RequestId, ServerCapabilities,
+    InitializeResult, ProtocolVersion, RequestId, ServerCapabilities,
 };
 
 use crate::server::ServerInner;
 use crate::session::{Negotiated, Session};
 use crate::shape;
 
-/// The `_meta` of a request, peeked before the method's own params are parsed.
-#[derive(Debug, Default)]
-pub(crate) struct RequestMeta {
-    /// The whole `_meta` object, if it was one.
-    pub meta: Option<Meta>,
-    /// `_meta` was present but not an object.
-    pub malformed: bool,
+/// The `_meta` of a request, as the dispatcher reads it: the reserved
+/// members of the one borrowed read of its params ([`ParamsHead`]), each
+/// parsed only when asked for.
+///
+/// [`ParamsHead`]: switchboard_types::head::ParamsHead
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct RequestMeta<'a> {
+    pub view: MetaView<'a>,
 }
 
-impl RequestMeta {
-    /// Reads `params._meta` without parsing the rest of the params.
-    pub(crate) fn peek(params: Option<&RawValue>) -> Self {
-        #[derive(Deserialize)]
-        struct Peek<'a> {
-            #[serde(rename = "_meta", borrow, default)]
-            meta: Option<&'a RawValue>,
-        }
-        let Some(params) = params else { return Self::default() };
-        if !params.get().starts_with('{') {
-            return Self::default();
-        }
-        match serde_json::from_str::<Peek<'_>>(params.get()) {
-            Ok(Peek { meta: None }) => Self::default(),
-            Ok(Peek { meta: Some(raw) }) => match serde_json::from_str::<Meta>(raw.get()) {
-                Ok(meta) => Self { meta: Some(meta), malformed: false },
-                Err(_) => Self { meta: None, malformed: raw.get() != "null" },
-            },
-            Err(_) => Self::default(),
-        }
-    }
-
-    /// True if this request opts into the 2026-07-28 model.
+impl<'a> RequestMeta<'a> {
+    /// True if this request opts into the 2026-07-28 model (the version key
+    /// is present, even `null`: it is then refused as missing).
     pub(crate) fn is_modern(&self) -> bool {
-        self.meta.as_ref().is_some_and(|m| m.contains_key(PROTOCOL_VERSION))
+        self.view.protocol_version.is_some()
     }
 
     /// The progress token, if a valid one was given.
     pub(crate) fn progress_token(&self) -> Option<RequestId> {
-        let raw = self.meta.as_ref()?.get(PROGRESS_TOKEN)?;
-        serde_json::from_value(raw.clone()).ok()
+        serde_json::from_str(self.view.progress_token?.get()).ok()
     }
 
     /// The 2026-07-28 per-request log level: `Ok(None)` when absent,
     /// `-32602` when it is not a valid level.
     pub(crate) fn log_level(&self) -> Result<Option<switchboard_types::logging::LoggingLevel>, ErrorObject> {
-        match self.meta.as_ref().and_then(|m| m.get(switchboard_types::meta::LOG_LEVEL)) {
+        match self.view.log_level {
             None => Ok(None),
-            Some(v) => serde_json::from_value(v.clone()).map(Some).map_err(|_| {
+            Some(v) => serde_json::from_str(v.get()).map(Some).map_err(|_| {
                 ErrorObject::invalid_params(format!(
                     "params._meta[\"{}\"] must be one of debug, info, notice, warning, error, critical, alert, emergency",
                     switchboard_types::meta::LOG_LEVEL
@@ -94,8 +74,14 @@ impl RequestMeta {
 
     /// The client's self-description (2026-07-28 `clientInfo`), if valid.
     pub(crate) fn client_info(&self) -> Option<Implementation> {
-        let raw = self.meta.as_ref()?.get(CLIENT_INFO)?;
-        serde_json::from_value(raw.clone()).ok()
+        serde_json::from_str(self.view.client_info?.get()).ok()
+    }
+
+    /// The whole `_meta` as sent, when it is an object: kept raw for
+    /// [`RequestContext::meta`](crate::RequestContext::meta), which builds
+    /// the map only if a handler asks.
+    pub(crate) fn raw_object(&self) -> Option<Box<RawValue>> {
+        self.view.raw.filter(|_| self.view.is_object()).map(ToOwned::to_owned)
     }
 
     /// Applies the 2026-07-28 per-request rules
@@ -109,20 +95,16 @@ impl RequestMeta {
             ))
             .with_data(json!({"missing": field}))
         };
-        if self.malformed {
+        if self.view.is_malformed() {
             return Err(ErrorObject::invalid_params("params._meta must be an object"));
         }
-        let meta = self.meta.as_ref();
-        let version = match meta.and_then(|m| m.get(PROTOCOL_VERSION)) {
-            Some(Value::String(v)) => v,
-            Some(_) => return Err(missing(PROTOCOL_VERSION, "a version string such as \"2026-07-28\"")),
-            None => return Err(missing(PROTOCOL_VERSION, "a version string such as \"2026-07-28\"")),
+        let Some(version) = json_str(self.view.protocol_version) else {
+            return Err(missing(PROTOCOL_VERSION, "a version string such as \"2026-07-28\""));
         };
-        match meta.and_then(|m| m.get(CLIENT_CAPABILITIES)) {
-            Some(Value::Object(_)) => {}
-            _ => return Err(missing(CLIENT_CAPABILITIES, "an object, {} when the client has none")),
+        if !self.view.client_capabilities.is_some_and(|c| c.get().starts_with('{')) {
+            return Err(missing(CLIENT_CAPABILITIES, "an object, {} when the client has none"));
         }
-        match ProtocolVersion::parse(version) {
+        match ProtocolVersion::parse(&version) {
             Some(v) if v.era() == Era::PerRequest => Ok(v),
             parsed => {
                 let hint = if parsed.is_some() {
@@ -141,11 +123,7 @@ impl RequestMeta {
 
     /// The declared client capabilities (already validated as an object).
     pub(crate) fn client_capabilities(&self) -> ClientCapabilities {
-        self.meta
-            .as_ref()
-            .and_then(|m| m.get(CLIENT_CAPABILITIES))
-            .and_then(|v| serde_json::from_value(v.clone()).ok())
-            .unwrap_or_default()
+        self.view.client_capabilities.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or_default()
     }
 }
 
@@ -298,6 +276,8 @@ impl ServerInner {
 
 #[cfg(test)]
 mod tests {
+    use switchboard_types::head::ParamsHead;
+
     use super::*;
 
     #[test]
@@ -315,10 +295,10 @@ mod tests {
             r#"{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"p"}}"#.into(),
         )
         .unwrap();
-        let m = RequestMeta::peek(Some(&raw));
+        let m = RequestMeta { view: ParamsHead::read(Some(&raw)).unwrap().meta };
         assert!(m.is_modern());
         assert_eq!(m.progress_token(), Some(RequestId::from("p")));
         let raw = RawValue::from_string(r#"{"_meta":5}"#.into()).unwrap();
-        assert!(RequestMeta::peek(Some(&raw)).malformed);
+        assert!(ParamsHead::read(Some(&raw)).unwrap().meta.is_malformed());
     }
 }

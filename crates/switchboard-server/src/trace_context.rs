@@ -19,15 +19,8 @@
 //! invalid `traceparent` is ignored (the span starts a new trace), never an
 //! error.
 
-use serde_json::Value;
-use switchboard_types::Meta;
-
-/// `_meta` key: the caller's span, in W3C `traceparent` format.
-pub const TRACEPARENT: &str = "traceparent";
-/// `_meta` key: vendor trace state, in W3C `tracestate` format.
-pub const TRACESTATE: &str = "tracestate";
-/// `_meta` key: W3C Baggage (`key=value` pairs).
-pub const BAGGAGE: &str = "baggage";
+use switchboard_types::head::{MetaView, json_str};
+pub use switchboard_types::meta::{BAGGAGE, TRACEPARENT, TRACESTATE};
 
 /// The trace context a request's `_meta` carried, unvalidated (see
 /// [`RequestContext::trace_context`](crate::RequestContext::trace_context)).
@@ -41,10 +34,13 @@ pub struct TraceContext {
 impl TraceContext {
     /// The string values of the three keys; `None` when `_meta` has none of
     /// them (values that are not strings are not trace context).
-    pub(crate) fn from_meta(meta: &Meta) -> Option<Self> {
-        let text = |key: &str| meta.get(key).and_then(Value::as_str).map(str::to_owned);
-        let found =
-            Self { traceparent: text(TRACEPARENT), tracestate: text(TRACESTATE), baggage: text(BAGGAGE) };
+    pub(crate) fn from_meta(meta: &MetaView<'_>) -> Option<Self> {
+        let text = |raw| json_str(raw).map(std::borrow::Cow::into_owned);
+        let found = Self {
+            traceparent: text(meta.traceparent),
+            tracestate: text(meta.tracestate),
+            baggage: text(meta.baggage),
+        };
         (found != Self::default()).then_some(found)
     }
 
@@ -121,23 +117,26 @@ pub(crate) use otel::continue_trace;
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+    use serde_json::value::RawValue;
+    use switchboard_types::head::ParamsHead;
 
     use super::*;
 
-    fn meta(value: Value) -> Meta {
-        serde_json::from_value(value).unwrap()
+    /// The trace context of params whose `_meta` is `meta`.
+    fn of(meta: serde_json::Value) -> Option<TraceContext> {
+        let params = RawValue::from_string(json!({ "_meta": meta }).to_string()).unwrap();
+        TraceContext::from_meta(&ParamsHead::read(Some(&params)).unwrap().meta)
     }
 
     #[test]
     fn string_values_of_the_three_keys_are_kept() {
-        let t = TraceContext::from_meta(&meta(json!({"traceparent": "tp", "baggage": "k=v", "other": 1})))
-            .unwrap();
+        let t = of(json!({"traceparent": "tp", "baggage": "k=v", "other": 1})).unwrap();
         assert_eq!((t.traceparent(), t.tracestate(), t.baggage()), (Some("tp"), None, Some("k=v")));
     }
 
     #[test]
     fn meta_without_string_trace_keys_has_no_trace_context() {
-        assert_eq!(TraceContext::from_meta(&meta(json!({"progressToken": 1}))), None);
-        assert_eq!(TraceContext::from_meta(&meta(json!({"traceparent": 5, "baggage": null}))), None);
+        assert_eq!(of(json!({"progressToken": 1})), None);
+        assert_eq!(of(json!({"traceparent": 5, "baggage": null})), None);
     }
 }

@@ -23,6 +23,7 @@ pub mod completion;
 pub mod content;
 pub mod error;
 pub mod extensions;
+pub mod head;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod logging;

@@ -20,5 +20,11 @@ pub const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 /// 2025-11-25 tasks: the task a message belongs to (`{"taskId": …}`).
 pub const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
+/// W3C trace context key: the caller's span, in `traceparent` format.
+pub const TRACEPARENT: &str = "traceparent";
+/// W3C trace context key: vendor trace state, in `tracestate` format.
+pub const TRACESTATE: &str = "tracestate";
+/// W3C Baggage key (`key=value` pairs).
+pub const BAGGAGE: &str = "baggage";
 /// Progress token key (every revision).
 pub const PROGRESS_TOKEN: &str = "progressToken";
