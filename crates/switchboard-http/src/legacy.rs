@@ -265,13 +265,17 @@ async fn lookup(app: &App, headers: &HeaderMap, caller: &Caller) -> Result<Arc<L
     Ok(legacy)
 }
 
-fn wants_sse(mode: ResponseMode, messages: &[&Value]) -> bool {
+/// Whether a POST is answered as SSE: in `auto` mode when one of its
+/// messages has a progress token or is of a method whose facts say it
+/// streams (it may send messages before its response: `tools/call`'s
+/// logs and live questions).
+fn wants_sse(mode: ResponseMode, messages: &[&Value], server: &switchboard_server::Server) -> bool {
     match mode {
         ResponseMode::Sse => true,
         ResponseMode::Json => false,
         ResponseMode::Auto => messages.iter().any(|m| {
-            let meta = &m["params"]["_meta"];
-            m["method"] == "tools/call" || meta.get("progressToken").is_some()
+            let streams = m["method"].as_str().and_then(|method| server.method_facts(method));
+            streams.is_some_and(|facts| facts.streams) || m["params"]["_meta"].get("progressToken").is_some()
         }),
     }
 }
@@ -313,7 +317,7 @@ pub(crate) async fn post(
         request.answer_without_requests(&changes).await
     } else if peeked.is_initialize() {
         request.answer_initialize(created).await
-    } else if !wants_sse(app.options.response_mode, &messages) {
+    } else if !wants_sse(app.options.response_mode, &messages, &app.server) {
         request.answer_json(&changes).await
     } else {
         request.answer_sse(changes).await

@@ -17,7 +17,7 @@ use switchboard_server::{Accepted, Outcome, ProtocolVersion, Reply};
 use switchboard_types::head::{ParamsHead, json_str};
 use switchboard_types::jsonrpc::IncomingMessage;
 use switchboard_types::meta::{CLIENT_CAPABILITIES, PROTOCOL_VERSION};
-use switchboard_types::methods::{self, Target};
+use switchboard_types::methods::{MethodFacts, Target};
 use switchboard_types::{Era, ErrorCode, ErrorObject, RequestId};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
@@ -117,9 +117,9 @@ impl<'a> Head<'a> {
     /// params are read once, and the same reading goes on to the
     /// dispatcher). Members of the wrong type read as absent, exactly as the
     /// checks treat them (a `_meta` that is not an object has no version).
-    fn of(message: &IncomingMessage<'a>, params: &ParamsHead<'a>) -> Self {
+    fn of(message: &IncomingMessage<'a>, params: &ParamsHead<'a>, facts: Option<MethodFacts>) -> Self {
         // What the request names is a fact of its method (`Mcp-Name`).
-        let target = match message.method.as_deref().and_then(methods::target) {
+        let target = match facts.and_then(|facts| facts.target) {
             Some(Target::Name) => json_str(params.name),
             Some(Target::Uri) => json_str(params.uri),
             Some(Target::TaskId) => json_str(params.task_id),
@@ -154,12 +154,14 @@ pub(crate) async fn post(app: App, peeked: Body, message: Option<Message<'_>>, c
         Ok(params) => params,
         Err(e) => return bad_request(None, ErrorObject::parse_error(e)),
     };
-    let head = Head::of(&message.envelope, &params);
+    // What the method is, as the server's registry says (a core method, or
+    // an application's typed one): its target param and whether it listens.
+    let facts = message.envelope.method.as_deref().and_then(|method| app.server.method_facts(method));
+    let head = Head::of(&message.envelope, &params, facts);
     if let Err(refusal) = check_request(&app, &caller.headers(), &head, &id) {
         return refusal;
     }
-    let method = head.method.as_deref().unwrap_or_default();
-    let listen = methods::facts(method).is_some_and(|facts| facts.listens);
+    let listen = facts.is_some_and(|facts| facts.listens);
     let sse = listen || head.progress || head.log_level || app.options.response_mode == ResponseMode::Sse;
     let (tx, rx) = mpsc::channel::<Vec<u8>>(256);
     let session = app.server.new_session(tx, caller.principal.clone());
@@ -300,7 +302,8 @@ mod tests {
     /// The head of `body`: the message read, then its head.
     fn read(body: &[u8]) -> Head<'_> {
         let message = IncomingMessage::parse(body).unwrap();
-        Head::of(&message, &ParamsHead::read(message.params).unwrap())
+        let facts = message.method.as_deref().and_then(|m| switchboard_types::methods::facts(m).copied());
+        Head::of(&message, &ParamsHead::read(message.params).unwrap(), facts)
     }
 
     #[test]

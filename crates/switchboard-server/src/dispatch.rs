@@ -556,6 +556,16 @@ impl Server {
         }
     }
 
+    /// What `method` is (its target param, whether it streams, may ask for
+    /// input, listens), as its registry row says: a core method's facts, or
+    /// those of an application method registered as a type
+    /// ([`Method::typed`](crate::Method::typed)). `None` for an unknown
+    /// method or one registered without facts. Transports read this, never
+    /// a list of method names.
+    pub fn method_facts(&self, method: &str) -> Option<switchboard_types::methods::MethodFacts> {
+        self.inner.methods.get(method)?.facts
+    }
+
     /// True if `method` is served under `version` (what a transport checks
     /// before dispatching, e.g. to answer `404` in 2026-07-28).
     pub fn method_available(&self, method: &str, version: ProtocolVersion) -> bool {
