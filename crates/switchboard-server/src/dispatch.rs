@@ -355,11 +355,11 @@ impl Server {
         }
         if inner.methods.entry(route).admission == Admission::RateLimited {
             // A caller is its principal, or without one its connection.
-            let caller = match request.via.principal.as_ref().or(session.principal()) {
+            let caller = || match request.via.principal.as_ref().or(session.principal()) {
                 Some(p) => format!("principal:{}", p.subject),
                 None => format!("connection:{:p}", Arc::as_ptr(session)),
             };
-            if let Err(e) = inner.limits.admit_tool_call(&caller) {
+            if let Err(e) = inner.limits.admit_tool_call(caller) {
                 return Err(request.refuse(e));
             }
         }
