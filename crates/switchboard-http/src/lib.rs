@@ -235,6 +235,9 @@ pub(crate) struct App {
     /// Tags this instance's request stream ids (`p{tag}{n}`), so instances
     /// sharing a state store never reuse one; empty without a store.
     pub instance: Arc<str>,
+    /// The one session of every independent 2026-07-28 request
+    /// ([`Server::stateless_session`]).
+    pub stateless: Arc<switchboard_server::Session>,
 }
 
 /// Events kept per SSE stream.
@@ -260,7 +263,8 @@ pub fn router_with_store(server: Server, options: HttpOptions, store: Arc<dyn Ev
     let instance: Arc<str> = if state.is_some() { shared_sessions::instance_tag().into() } else { "".into() };
     let options = Arc::new(options);
     let sessions = Arc::new(legacy_session::Sessions::default());
-    let app = App { server, options: Arc::clone(&options), sessions, store, state, instance };
+    let stateless = server.stateless_session();
+    let app = App { server, options: Arc::clone(&options), sessions, store, state, instance, stateless };
     let mut router = Router::new().route(&options.path, axum::routing::any(handle));
     if let Some(auth) = &options.auth {
         for path in auth.metadata_paths() {

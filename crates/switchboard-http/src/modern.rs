@@ -163,18 +163,31 @@ pub(crate) async fn post(app: App, peeked: Body, message: Option<Message<'_>>, c
     }
     let listen = facts.is_some_and(|facts| facts.listens);
     let sse = listen || head.progress || head.log_level || app.options.response_mode == ResponseMode::Sse;
+    if !sse {
+        // Answered as JSON: nothing is sent before the response, so the
+        // request needs no stream (the shared session's queue drops what
+        // a handler sends anyway). Dropping this handler (the client went
+        // away) drops the request's future: the request is cancelled.
+        let accepted =
+            app.server.accept_message(&app.stateless, &message.envelope, Some(&params), &caller.via(None));
+        return match accepted {
+            Accepted::Done(reply) => answer(reply),
+            Accepted::Pending(fut) => answer(fut.await),
+        };
+    }
     let (tx, rx) = mpsc::channel::<Vec<u8>>(256);
-    let session = app.server.new_session(tx, caller.principal.clone());
-    let accepted = app.server.accept_message(&session, &message.envelope, Some(&params), &caller.via(None));
-    let fut = match accepted {
+    // A listen stream is a session of its own (its events are its own);
+    // any other request shares the stateless session and gets its stream
+    // through `Via`.
+    let (session, via) = if listen {
+        (app.server.new_session(tx, caller.principal.clone()), caller.via(None))
+    } else {
+        (std::sync::Arc::clone(&app.stateless), caller.via(Some(&tx)))
+    };
+    let fut = match app.server.accept_message(&session, &message.envelope, Some(&params), &via) {
         Accepted::Done(reply) => return answer(reply),
         Accepted::Pending(fut) => fut,
     };
-    if !sse {
-        // Dropping this handler (the client went away) drops the request's
-        // future: the request is cancelled.
-        return answer(fut.await);
-    }
     stream_answer(&app, session, rx, fut, listen)
 }
 

@@ -300,6 +300,11 @@ impl Server {
     fn handshake_revision(&self, request: &Incoming<'_>, in_batch: bool) -> Result<Revision, Accepted> {
         let (session, id, method) = (request.session, &request.id, request.method);
         match method {
+            "initialize" if session.is_stateless() => {
+                return Err(request.refuse(ErrorObject::invalid_request(
+                    "initialize opens a session, and this one is shared by independent 2026-07-28 requests",
+                )));
+            }
             "initialize" if in_batch => {
                 return Err(
                     request.refuse(ErrorObject::invalid_request("initialize must not be part of a batch"))
@@ -349,15 +354,19 @@ impl Server {
         let (inner, session) = (&self.inner, request.session);
         // Over the line transport the connection loop stops reading before
         // this refuses anything but an oversized batch (see session.rs).
+        // A stateless session's requests came each alone on its connection.
         let cap = session.in_flight_cap(inner.options.max_in_flight);
-        if session.in_flight() >= cap {
+        if !session.is_stateless() && session.in_flight() >= cap {
             return Err(request.refuse(crate::limits::too_many_in_flight(cap)));
         }
         if inner.methods.entry(route).admission == Admission::RateLimited {
-            // A caller is its principal, or without one its connection.
+            // A caller is its principal, or without one its connection (a
+            // stateless request is a connection of its own: only the global
+            // limit binds it).
             let caller = || match request.via.principal.as_ref().or(session.principal()) {
-                Some(p) => format!("principal:{}", p.subject),
-                None => format!("connection:{:p}", Arc::as_ptr(session)),
+                Some(p) => Some(format!("principal:{}", p.subject)),
+                None if session.is_stateless() => None,
+                None => Some(format!("connection:{:p}", Arc::as_ptr(session))),
             };
             if let Err(e) = inner.limits.admit_tool_call(caller) {
                 return Err(request.refuse(e));
@@ -458,7 +467,9 @@ impl Server {
                     r = AssertUnwindSafe(work).catch_unwind() => Some(r),
                 };
                 ctx.finish();
-                session.unregister(&id);
+                if !session.is_stateless() {
+                    session.unregister(&id);
+                }
                 let outcome = outcome.map(|r| {
                     r.map(|result| crate::input::settle(ctx.input_round().map(Arc::as_ref), result))
                 });
@@ -625,6 +636,9 @@ impl Incoming<'_> {
     /// finds it; a request id already in flight is refused.
     fn register_cancellation(&self) -> Result<CancellationToken, Accepted> {
         let token = CancellationToken::new();
+        if self.session.is_stateless() {
+            return Ok(token);
+        }
         if !self.session.register(&self.id, &token) {
             let id = &self.id;
             return Err(self.refuse(ErrorObject::invalid_request(format!(

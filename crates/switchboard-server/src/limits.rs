@@ -58,16 +58,19 @@ impl Limiters {
     }
 
     /// Takes one `tools/call` from the caller's budget and the global one.
-    /// `caller` names the caller; it is called only when there is a
-    /// per-caller limit (most servers have none, and the name is a string
+    /// `caller` names the caller (`None`: a caller with no budget of its
+    /// own, bound by the global one only); it is called only when there is
+    /// a per-caller limit (most servers have none, and the name is a string
     /// built per request).
-    pub fn admit_tool_call(&self, caller: impl FnOnce() -> String) -> Result<(), ErrorObject> {
+    pub fn admit_tool_call(&self, caller: impl FnOnce() -> Option<String>) -> Result<(), ErrorObject> {
         if let Some((limit, limiter)) = &self.per_caller {
             // Forget idle callers now and then, so the table stays small.
             if self.checks.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 4096 == 4095 {
                 limiter.retain_recent();
             }
-            if let Err(not_until) = limiter.check_key(&caller()) {
+            if let Some(caller) = caller()
+                && let Err(not_until) = limiter.check_key(&caller)
+            {
                 let wait = not_until.wait_time_from(DefaultClock::default().now());
                 return Err(refused(
                     format!("rate limit: at most {} tool calls per minute per caller", limit.per_minute),
@@ -150,18 +153,18 @@ mod tests {
     #[test]
     fn per_caller_budgets_are_separate_and_global_is_shared() {
         let l = Limiters::new(Some(RateLimit { per_minute: 60, burst: 2 }), None);
-        assert!(l.admit_tool_call(|| "a".into()).is_ok());
-        assert!(l.admit_tool_call(|| "a".into()).is_ok());
-        let e = l.admit_tool_call(|| "a".into()).unwrap_err();
+        assert!(l.admit_tool_call(|| Some("a".into())).is_ok());
+        assert!(l.admit_tool_call(|| Some("a".into())).is_ok());
+        let e = l.admit_tool_call(|| Some("a".into())).unwrap_err();
         assert_eq!(e.code, ErrorCode::RATE_LIMITED);
         assert!(e.message.contains("per caller"), "{}", e.message);
         assert!(e.data.unwrap()["retryAfterMs"].as_u64().unwrap() > 0);
-        assert!(l.admit_tool_call(|| "b".into()).is_ok(), "another caller has its own budget");
+        assert!(l.admit_tool_call(|| Some("b".into())).is_ok(), "another caller has its own budget");
 
         let g = Limiters::new(None, Some(RateLimit { per_minute: 60, burst: 3 }));
         for caller in ["a", "b", "c"] {
-            assert!(g.admit_tool_call(|| caller.into()).is_ok());
+            assert!(g.admit_tool_call(|| Some(caller.into())).is_ok());
         }
-        assert!(g.admit_tool_call(|| "d".into()).unwrap_err().message.contains("this server"));
+        assert!(g.admit_tool_call(|| Some("d".into())).unwrap_err().message.contains("this server"));
     }
 }

@@ -60,6 +60,12 @@ impl Server {
         ctx: &RequestContext,
         params: Option<&RawValue>,
     ) -> Result<Map<String, Value>, ErrorObject> {
+        if session.is_stateless() {
+            // Its events would reach every request of the shared session.
+            return Err(ErrorObject::internal(
+                "subscriptions/listen needs a session of its own, not the transport's shared stateless one",
+            ));
+        }
         let params: ListenParams = parse_params(params)?;
         let requested = params.notifications;
         let inner = &self.inner;
@@ -73,16 +79,7 @@ impl Server {
             return Err(crate::tasks::extension_required("task status notifications"));
         }
         let task_ids = match &requested.task_ids {
-            Some(ids) => {
-                let principal = ctx.principal().map(|p| p.subject.as_str());
-                let mut owned: Vec<String> = Vec::new();
-                for id in ids.iter().take(MAX_TASK_IDS) {
-                    if !owned.contains(id) && inner.tasks.get(id, principal).await.is_ok() {
-                        owned.push(id.clone());
-                    }
-                }
-                Some(owned)
-            }
+            Some(ids) => Some(self.owned_tasks(ids, ctx).await),
             None => None,
         };
         let subscriptions = match requested.resource_subscriptions {
@@ -130,5 +127,18 @@ impl Server {
         let mut result = Map::new();
         result.insert("_meta".into(), subscription_meta(&id));
         Ok(result)
+    }
+
+    /// The ids among `ids` (the first [`MAX_TASK_IDS`]) of tasks the
+    /// request's caller owns, each once.
+    async fn owned_tasks(&self, ids: &[String], ctx: &RequestContext) -> Vec<String> {
+        let principal = ctx.principal().map(|p| p.subject.as_str());
+        let mut owned: Vec<String> = Vec::new();
+        for id in ids.iter().take(MAX_TASK_IDS) {
+            if !owned.contains(id) && self.inner.tasks.get(id, principal).await.is_ok() {
+                owned.push(id.clone());
+            }
+        }
+        owned
     }
 }

@@ -390,4 +390,14 @@ impl Server {
     pub fn new_session(&self, outbound: Outbound, principal: Option<Principal>) -> Arc<Session> {
         Arc::new(Session::new(outbound, principal))
     }
+
+    /// A session for independent 2026-07-28 requests, to share among all of
+    /// them (stateless HTTP builds one per server, not one per request).
+    /// Pass each request's own stream and principal in its
+    /// [`Via`](crate::Via). Handshake-era requests, `initialize` and
+    /// `subscriptions/listen` need a session of their own
+    /// ([`Server::new_session`]) and are refused on it.
+    pub fn stateless_session(&self) -> Arc<Session> {
+        Arc::new(Session::stateless())
+    }
 }

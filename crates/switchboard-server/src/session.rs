@@ -110,6 +110,8 @@ pub struct Session {
     /// 2025-11-25 tasks this connection created and not yet seen end:
     /// their status changes are sent here (`notifications/tasks/status`).
     tasks: Mutex<HashSet<String>>,
+    /// Shared by independent 2026-07-28 requests ([`Session::stateless`]).
+    stateless: bool,
 }
 
 /// Which lists the server announces changes of (the `listChanged` flags it
@@ -151,7 +153,32 @@ impl Session {
             next_request: AtomicU64::new(0),
             task_scope: std::sync::OnceLock::new(),
             tasks: Mutex::new(HashSet::new()),
+            stateless: false,
         }
+    }
+
+    /// The one session of a transport's independent 2026-07-28 requests
+    /// (stateless Streamable HTTP): nothing links them but the server, so
+    /// they need no session of their own, and building one per request was
+    /// pure cost. Its requests are not registered by id (two clients may
+    /// both send id 1, and nothing can cancel such a request but closing
+    /// its own stream), count against no in-flight cap (each came alone on
+    /// its connection), are rate-limited per principal, or only globally
+    /// without one (each was its own connection), and send what belongs to
+    /// them to the stream the transport passes in [`Via`](crate::Via). It
+    /// refuses `initialize` and `subscriptions/listen`, which need a
+    /// session of their own.
+    pub(crate) fn stateless() -> Self {
+        // Its own outbound queue has no reader: every message of its
+        // requests goes to the request's stream.
+        let (outbound, _) = tokio::sync::mpsc::channel(1);
+        Self { stateless: true, ..Self::new(outbound, None) }
+    }
+
+    /// Whether this is a transport's shared session of independent
+    /// 2026-07-28 requests ([`Server::stateless_session`](crate::Server::stateless_session)).
+    pub fn is_stateless(&self) -> bool {
+        self.stateless
     }
 
     /// This connection as an owner of tasks, when it has no principal: 128

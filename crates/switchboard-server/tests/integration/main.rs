@@ -42,6 +42,8 @@ mod scopes;
 mod sources;
 /// Shared state across instances: the event bus, handles, cursor keys.
 mod state;
+/// The shared session of independent 2026-07-28 requests (stateless HTTP).
+mod stateless;
 /// The Tasks extension: creation, polling, input, cancellation, owners, several instances.
 mod tasks;
 /// tools/list, tools/call, validation, structured output, shaping, registration.
