@@ -270,6 +270,11 @@ impl Server {
             None => ParamsHead::read(params).unwrap_or_default().meta,
         };
         let meta = RequestMeta { view };
+        // `_meta` is an object wherever it appears (every revision's schema,
+        // `RequestParams._meta`): one check for every method and era.
+        if meta.view.is_malformed() {
+            return error_reply(Some(&id), ErrorObject::invalid_params("params._meta must be an object"));
+        }
         let modern = method == "server/discover" || meta.is_modern();
         let request = Incoming { session, id, method, params, via, meta, modern };
         self.admit_and_run(request, in_batch).unwrap_or_else(|finished| finished)

@@ -95,9 +95,6 @@ impl<'a> RequestMeta<'a> {
             ))
             .with_data(json!({"missing": field}))
         };
-        if self.view.is_malformed() {
-            return Err(ErrorObject::invalid_params("params._meta must be an object"));
-        }
         let Some(version) = json_str(self.view.protocol_version) else {
             return Err(missing(PROTOCOL_VERSION, "a version string such as \"2026-07-28\""));
         };

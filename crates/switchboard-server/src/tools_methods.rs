@@ -40,9 +40,6 @@ struct CallParams<'a> {
     /// The 2025-11-25 task augmentation (`null` is none).
     #[serde(default, borrow)]
     task: Option<&'a RawValue>,
-    /// Only checked to be an object (or `null`), as every params' `_meta`.
-    #[serde(rename = "_meta", default, borrow)]
-    meta: Option<&'a RawValue>,
 }
 
 impl Server {
@@ -69,9 +66,6 @@ impl Server {
     ) -> Result<Output, ErrorObject> {
         let params: CallParams<'_> =
             serde_json::from_str(params.map_or("{}", RawValue::get)).map_err(ErrorObject::invalid_params)?;
-        if params.meta.is_some_and(|meta| !meta.get().starts_with('{') && meta.get() != "null") {
-            return Err(ErrorObject::invalid_params("params._meta must be an object"));
-        }
         let item = self.visible_tool(ctx, &params.name)?;
         let entry = &item.value;
         let version = ctx.protocol_version();

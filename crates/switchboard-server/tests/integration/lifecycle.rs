@@ -611,3 +611,25 @@ async fn methods_removed_in_2026_are_method_not_found_for_modern_requests() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_meta_that_is_not_an_object_is_invalid_params_for_every_method_in_both_eras() {
+    let server = common::server();
+    let mut legacy = TestClient::connect_legacy(&server, "2025-06-18").await;
+    let mut fresh = TestClient::connect(&server);
+    for bad in [json!(5), json!("x"), json!([1]), json!(true)] {
+        for method in ["ping", "tools/list", "tools/call", "prompts/get"] {
+            let params = json!({"name": "echo", "_meta": bad});
+            for c in [&mut legacy, &mut fresh] {
+                let id = json!(c.next_id());
+                let r = exchange(c, id.clone(), method, Some(params.clone())).await;
+                assert_error(&r, -32602, &id);
+                assert!(error_message(&r).ends_with("params._meta must be an object"), "{method} {bad}: {r}");
+            }
+        }
+    }
+    // `null` stands for no `_meta`.
+    let id = json!(legacy.next_id());
+    let r = exchange(&mut legacy, id, "ping", Some(json!({"_meta": null}))).await;
+    assert_eq!(r["result"], json!({}), "{r}");
+}
