@@ -175,18 +175,32 @@ fn write_within(value: &impl Serialize, cap: usize) -> Option<Vec<u8>> {
         bytes: Vec<u8>,
         cap: usize,
     }
+    // serde_json writes a token at a time: these stay inlined, as `Vec`'s
+    // own `Write` is, so the cap costs a comparison per token.
     impl std::io::Write for Within {
+        #[inline]
         fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-            if self.bytes.len() + data.len() > self.cap {
-                return Err(std::io::Error::other("over the response size cap"));
-            }
-            self.bytes.extend_from_slice(data);
-            Ok(data.len())
+            self.write_all(data).map(|()| data.len())
         }
 
+        #[inline]
+        fn write_all(&mut self, data: &[u8]) -> std::io::Result<()> {
+            // `bytes` never grows past `cap`, so this cannot underflow.
+            if data.len() > self.cap - self.bytes.len() {
+                return Err(over_the_cap());
+            }
+            self.bytes.extend_from_slice(data);
+            Ok(())
+        }
+
+        #[inline]
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
+    }
+    #[cold]
+    fn over_the_cap() -> std::io::Error {
+        std::io::Error::other("over the response size cap")
     }
     let mut within = Within { bytes: Vec::with_capacity(128.min(cap)), cap };
     serde_json::to_writer(&mut within, value).ok()?;
