@@ -2,7 +2,7 @@
 //!
 //! One endpoint (default `/mcp`) serves both eras of the protocol:
 //!
-//! - **Legacy** (2025-03-26 … 2025-11-25): `initialize` opens a session
+//! - **Handshake era** (2025-03-26 … 2025-11-25): `initialize` opens a session
 //!   whose id (`Mcp-Session-Id`, 128 random bits) every later request
 //!   carries. A POST with requests is answered with JSON or an SSE stream
 //!   (progress, log messages and server-to-client requests travel on the
@@ -18,7 +18,7 @@
 //!   is an SSE stream.
 //!
 //! **Several instances** behind one address (a round-robin load balancer,
-//! no sticky routing) share legacy sessions through a
+//! no sticky routing) share handshake-era sessions through a
 //! [`StateStore`](switchboard_server::state::StateStore) set in
 //! [`HttpOptions::state`] (`switchboard_server::state::MemoryStore` in one process,
 //! `switchboard-state-redis` across processes):
@@ -57,7 +57,7 @@
 //! of the allowed names (loopback by default) and a present `Origin` must
 //! name an allowed host, otherwise `403`.
 //!
-//! Spec: `docs/specification/<rev>/basic/transports.mdx` (legacy) and
+//! Spec: `docs/specification/<rev>/basic/transports.mdx` (handshake-era) and
 //! `docs/specification/2026-07-28/basic/transports/streamable-http.mdx`.
 //! The deprecated HTTP+SSE transport of 2024-11-05 is not served.
 
@@ -68,12 +68,12 @@
 mod auth;
 mod caller;
 mod event_store;
+mod handshake;
+mod handshake_session;
 mod headers;
 mod jwt;
-mod legacy;
-mod legacy_session;
-mod modern;
 mod peek;
+mod per_request;
 mod security;
 mod shared_sessions;
 mod sse;
@@ -126,17 +126,17 @@ pub struct HttpOptions {
     pub max_body: usize,
     /// JSON or SSE answers.
     pub response_mode: ResponseMode,
-    /// Give legacy clients sessions (the default). When off, `initialize`
+    /// Give handshake-era clients sessions (the default). When off, `initialize`
     /// mints no `Mcp-Session-Id` and every request is served on its own,
     /// at the revision its `MCP-Protocol-Version` header names (2025-03-26
     /// when absent); GET and DELETE are `405`. Server-to-client requests
     /// and the GET stream need sessions.
     pub legacy_sessions: bool,
-    /// Serve the legacy GET stream (otherwise `405`).
+    /// Serve the handshake-era GET stream (otherwise `405`).
     pub enable_get_stream: bool,
-    /// Legacy sessions idle this long are ended (default 30 min).
+    /// Handshake-era sessions idle this long are ended (default 30 min).
     pub session_idle_timeout: Duration,
-    /// Most legacy sessions at once (default 10,000; more is `503`).
+    /// Most handshake-era sessions at once (default 10,000; more is `503`).
     pub max_sessions: usize,
     /// Send an SSE priming event (id, empty data) and `retry` to 2025-11-25
     /// sessions (default on). Older clients never get one: some parse the
@@ -161,7 +161,7 @@ pub struct HttpOptions {
     pub metrics: Option<MetricsText>,
     /// Shared state for several instances behind one address, without
     /// sticky routing (`None`, the default: sessions live in this process
-    /// only). With a store, a legacy session's record (`session:{id}`:
+    /// only). With a store, a handshake-era session's record (`session:{id}`:
     /// negotiated revision, client info and capabilities, principal, log
     /// level, subscriptions; expiring after [`session_idle_timeout`]) lets
     /// any instance serve it, every request checks and renews it (so a
@@ -228,7 +228,7 @@ impl Default for HttpOptions {
 pub(crate) struct App {
     pub server: Server,
     pub options: Arc<HttpOptions>,
-    pub sessions: Arc<legacy_session::Sessions>,
+    pub sessions: Arc<handshake_session::Sessions>,
     pub store: Arc<dyn EventStore>,
     /// [`HttpOptions::state`].
     pub state: Option<Arc<dyn switchboard_server::state::StateStore>>,
@@ -262,7 +262,7 @@ pub fn router_with_store(server: Server, options: HttpOptions, store: Arc<dyn Ev
     let state = options.state.clone();
     let instance: Arc<str> = if state.is_some() { shared_sessions::instance_tag().into() } else { "".into() };
     let options = Arc::new(options);
-    let sessions = Arc::new(legacy_session::Sessions::default());
+    let sessions = Arc::new(handshake_session::Sessions::default());
     let stateless = server.stateless_session();
     let app = App { server, options: Arc::clone(&options), sessions, store, state, instance, stateless };
     let mut router = Router::new().route(&options.path, axum::routing::any(handle));
@@ -303,21 +303,21 @@ async fn handle(
         Ok(body) => body,
         Err(response) => return response,
     };
-    let modern_header = has_modern_header(&headers);
+    let per_request_header = has_per_request_header(&headers);
     match method {
-        Method::POST => post(app, headers, body, principal, modern_header).await,
-        Method::GET if !modern_header && app.options.legacy_sessions => {
-            legacy::get(app, caller::Caller::new(principal, headers)).await
+        Method::POST => post(app, headers, body, principal, per_request_header).await,
+        Method::GET if !per_request_header && app.options.legacy_sessions => {
+            handshake::get(app, caller::Caller::new(principal, headers)).await
         }
-        Method::DELETE if !modern_header && app.options.legacy_sessions => {
-            legacy::delete(app, caller::Caller::new(principal, headers)).await
+        Method::DELETE if !per_request_header && app.options.legacy_sessions => {
+            handshake::delete(app, caller::Caller::new(principal, headers)).await
         }
         _ => security::method_not_allowed(),
     }
 }
 
 /// `MCP-Protocol-Version` names a per-request revision (2026-07-28).
-fn has_modern_header(headers: &axum::http::HeaderMap) -> bool {
+fn has_per_request_header(headers: &axum::http::HeaderMap) -> bool {
     headers
         .get("mcp-protocol-version")
         .and_then(|v| v.to_str().ok())
@@ -333,7 +333,7 @@ async fn post(
     headers: axum::http::HeaderMap,
     body: axum::body::Bytes,
     principal: Option<switchboard_server::Principal>,
-    modern_header: bool,
+    per_request_header: bool,
 ) -> axum::response::Response {
     if let Err(response) = security::check_post_headers(&headers) {
         return response;
@@ -348,10 +348,10 @@ async fn post(
         return response;
     }
     let caller = caller::Caller::new(principal, headers);
-    if modern_header || peeked.is_modern() {
-        modern::post(app, peeked, message, caller).await
+    if per_request_header || peeked.is_per_request() {
+        per_request::post(app, peeked, message, caller).await
     } else {
-        legacy::post(app, body.clone(), peeked, message, caller).await
+        handshake::post(app, body.clone(), peeked, message, caller).await
     }
 }
 

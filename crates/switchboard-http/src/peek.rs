@@ -2,11 +2,11 @@
 //!
 //! Every POST body is classified here before anything else reads it, so the
 //! answer to a body the server cannot accept is the same on every path
-//! (legacy sessions, sessionless legacy, 2026-07-28) and is chosen from the
-//! classification, never by parsing a reply: `400 Bad Request` with a
-//! JSON-RPC error body, `-32700` for a body that is not JSON and `-32600`
-//! for JSON that is not a valid JSON-RPC message, addressed to the id when
-//! the id could be read and to `null` otherwise. Streamable HTTP: "If the
+//! (handshake-era sessions, handshake-era without sessions, 2026-07-28) and is
+//! chosen from the classification, never by parsing a reply: `400 Bad Request`
+//! with a JSON-RPC error body, `-32700` for a body that is not JSON and
+//! `-32600` for JSON that is not a valid JSON-RPC message, addressed to the id
+//! when the id could be read and to `null` otherwise. Streamable HTTP: "If the
 //! server cannot accept the input, it MUST return an HTTP error status code
 //! (e.g., 400 Bad Request)" (`docs/specification/<rev>/basic/transports.mdx`
 //! §Sending Messages to the Server; spec.md §c.2, §c.4 steps 2–3, §d).
@@ -54,7 +54,7 @@ pub(crate) struct Head {
     /// Request, notification or response.
     pub kind: Kind,
     /// It carries `params._meta["io.modelcontextprotocol/protocolVersion"]`.
-    pub modern: bool,
+    pub per_request: bool,
     /// Its `method` is `initialize`.
     pub initialize: bool,
 }
@@ -162,8 +162,8 @@ impl Body {
 
     /// It is one message carrying the 2026-07-28 per-request version
     /// (a batch never is: 2026-07-28 has no batches).
-    pub(crate) fn is_modern(&self) -> bool {
-        matches!(self, Body::One(head) if head.modern)
+    pub(crate) fn is_per_request(&self) -> bool {
+        matches!(self, Body::One(head) if head.per_request)
     }
 
     /// It is one `initialize` message.
@@ -213,8 +213,8 @@ fn classify<'a>(message: &IncomingMessage<'a>) -> Result<(Head, Option<ParamsHea
     // The per-request version, when present and not `null`, routes the
     // message to the 2026-07-28 handler (`null` is left to the dispatcher,
     // which refuses it as missing).
-    let modern = head.is_some_and(|h| h.meta.protocol_version.is_some_and(|v| v.get() != "null"));
-    Ok((Head { kind, modern, initialize: method == Some("initialize") }, head))
+    let per_request = head.is_some_and(|h| h.meta.protocol_version.is_some_and(|v| v.get() != "null"));
+    Ok((Head { kind, per_request, initialize: method == Some("initialize") }, head))
 }
 
 /// A JSON array: refused when it is not JSON or empty (JSON-RPC 2.0 §6:
@@ -241,7 +241,7 @@ fn batch(body: &[u8]) -> Body {
 /// when they cannot hold a `_meta`: not an object, or neither the bytes
 /// `_meta` nor an escape (a key could spell `_meta` with `\u` escapes).
 /// That check is a `memchr` over bytes already in cache; it spares the
-/// legacy requests without `_meta` (most of them) a parse of their params
+/// handshake-era requests without `_meta` (most of them) a parse of their params
 /// here, which only a 2026-07-28 request needs.
 fn params_head(params: Option<&RawValue>) -> Result<Option<ParamsHead<'_>>, serde_json::Error> {
     let Some(raw) = params.filter(|p| p.get().starts_with('{')) else { return Ok(None) };
@@ -292,7 +292,7 @@ mod tests {
         ] {
             let Body::One(head) = Body::of(body.as_bytes()) else { panic!("{body}") };
             let request = matches!(head.kind, Kind::Request(_));
-            assert_eq!((head.modern, head.initialize, request), by_value(body), "{body}");
+            assert_eq!((head.per_request, head.initialize, request), by_value(body), "{body}");
         }
     }
 
@@ -333,10 +333,10 @@ mod tests {
     }
 
     #[test]
-    fn batches_are_2025_03_26_only_and_never_modern() {
+    fn batches_are_2025_03_26_only_and_never_per_request() {
         let batch = Body::of(br#"[{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}]"#);
         assert_eq!(batch, Body::Batch(Batch { requests: true }));
-        assert!(!batch.is_modern() && batch.has_requests());
+        assert!(!batch.is_per_request() && batch.has_requests());
         let Body::Batch(b) = batch.clone() else { unreachable!() };
         assert_eq!(b.refusal_at(Some(ProtocolVersion::V2025_03_26)), None);
         for revision in [None, Some(ProtocolVersion::V2025_06_18), Some(ProtocolVersion::V2025_11_25)] {

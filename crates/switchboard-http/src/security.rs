@@ -2,8 +2,8 @@
 //!
 //! `Host` must name an allowed host (any port), and a present `Origin` must
 //! too; otherwise `403` with a JSON-RPC error body, never an empty one
-//! (spec.md §c.1, §e.32: clients tell a modern server from a legacy one by
-//! the body).
+//! (spec.md §c.1, §e.32: clients tell a 2026-07-28 server from a
+//! handshake-era one by the body).
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -27,7 +27,7 @@ pub(crate) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
 
 /// A JSON-RPC reply with `status`, unless its outcome is the state-store
 /// outage ([`switchboard_server::state::store_unavailable`]): that is `503`
-/// with `Retry-After` on every path, legacy or 2026-07-28. The dispatcher
+/// with `Retry-After` on every path, handshake-era or 2026-07-28. The dispatcher
 /// says which it is ([`Outcome`]); the bytes are not read. No reply (a
 /// request that produced none) is an empty body with `status`.
 pub(crate) fn reply_response(status: StatusCode, reply: Option<Reply>) -> Response {

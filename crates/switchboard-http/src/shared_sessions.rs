@@ -1,14 +1,14 @@
-//! Legacy sessions shared by several instances through a state store
+//! Handshake-era sessions shared by several instances through a state store
 //! ([`HttpOptions::state`](crate::HttpOptions::state)): the session record
 //! (`session:{id}`), writing and merging it, and the `sessions` channel on
 //! which instances tell each other about changes to a session (readiness,
 //! subscriptions, log level, its end). Rebuilding a session another
-//! instance created from its record is the transport's (`legacy.rs`,
+//! instance created from its record is the transport's (`handshake.rs`,
 //! `restore`), which builds local sessions.
 //!
 //! Why its own module: the in-memory path (no store) never touches it, and
-//! keeping it apart keeps `legacy.rs` about the transport itself. It sits
-//! below `legacy.rs` and works on the types of `legacy_session.rs`.
+//! keeping it apart keeps `handshake.rs` about the transport itself. It sits
+//! below `handshake.rs` and works on the types of `handshake_session.rs`.
 
 use std::collections::BTreeSet;
 
@@ -22,7 +22,7 @@ use switchboard_server::SessionSnapshot;
 use switchboard_server::state::{StateError, StateStore};
 
 use crate::App;
-use crate::legacy_session::{LegacySession, Sessions};
+use crate::handshake_session::{HandshakeSession, Sessions};
 
 /// The shared record of a session: `session:{id}` in the state store.
 #[derive(Debug, Serialize, Deserialize)]
@@ -111,15 +111,15 @@ pub(crate) fn spawn_listener(sessions: std::sync::Weak<Sessions>, state: &dyn St
                 }
                 continue;
             }
-            let Some(legacy) = sessions.get(&change.session) else { continue };
+            let Some(hs) = sessions.get(&change.session) else { continue };
             if change.ready {
-                legacy.session.mark_ready();
+                hs.session.mark_ready();
             }
             if let (Some(uri), Some(subscribed)) = (&change.uri, change.subscribed) {
-                legacy.session.set_subscribed(uri, subscribed);
+                hs.session.set_subscribed(uri, subscribed);
             }
             if let Some(level) = change.log_level {
-                legacy.session.set_log_level(level);
+                hs.session.set_log_level(level);
             }
         }
     });
@@ -133,18 +133,14 @@ pub(crate) fn forget_local(app: &App, id: &str) {
 }
 
 /// Writes a session's record (after `initialize` and after changes).
-pub(crate) async fn save(
-    app: &App,
-    state: &dyn StateStore,
-    legacy: &LegacySession,
-) -> Result<(), StateError> {
-    let Some(snapshot) = legacy.session.snapshot() else { return Ok(()) };
-    let principal = legacy
+pub(crate) async fn save(app: &App, state: &dyn StateStore, hs: &HandshakeSession) -> Result<(), StateError> {
+    let Some(snapshot) = hs.session.snapshot() else { return Ok(()) };
+    let principal = hs
         .session
         .principal()
         .map(|p| RecordPrincipal { subject: p.subject.clone(), scopes: p.scopes.clone() });
     let record = serde_json::to_vec(&Record { snapshot, principal }).expect("records serialize; qed");
-    state.set(&record_key(&legacy.id), record, app.options.session_idle_timeout).await
+    state.set(&record_key(&hs.id), record, app.options.session_idle_timeout).await
 }
 
 /// Attempts of one merge before giving up under contention.
@@ -224,12 +220,12 @@ pub(crate) fn changes_of(messages: &[&Value]) -> Vec<Change> {
 
 /// After messages that changed the session: saves its record and tells the
 /// other instances.
-pub(crate) async fn share(app: &App, legacy: &LegacySession, changes: &[Change]) -> Result<(), StateError> {
+pub(crate) async fn share(app: &App, hs: &HandshakeSession, changes: &[Change]) -> Result<(), StateError> {
     let (Some(state), false) = (&app.state, changes.is_empty()) else { return Ok(()) };
-    let Some(snapshot) = legacy.session.snapshot() else { return Ok(()) };
-    merge(app, state.as_ref(), &legacy.id, &snapshot, changes).await?;
+    let Some(snapshot) = hs.session.snapshot() else { return Ok(()) };
+    merge(app, state.as_ref(), &hs.id, &snapshot, changes).await?;
     for change in changes {
-        let mut message = SessionChange::new(&legacy.id);
+        let mut message = SessionChange::new(&hs.id);
         match change {
             Change::Ready => message.ready = snapshot.ready,
             Change::Subscription(uri) => {

@@ -218,7 +218,7 @@ impl ServerBuilder {
     /// Offers extension `id` (SEP-2133) with `settings`, a JSON object whose
     /// schema the extension defines (`{}` for none): the server advertises
     /// it in `capabilities.extensions` of its `initialize` result (every
-    /// legacy revision) and of its `server/discover` result (2026-07-28).
+    /// handshake-era revision) and of its `server/discover` result (2026-07-28).
     /// Extensions are off unless offered.
     ///
     /// `id` is `{vendor-prefix}/{extension-name}`, spelled like a `_meta`
@@ -294,12 +294,12 @@ impl ServerBuilder {
         let methods = crate::core_methods::registry(std::mem::take(&mut self.methods))?;
         let (events, tasks) = self.events_and_tasks();
         let key = self.cursor_key();
-        let modern_info = serde_json::to_value(&self.info).expect("Implementation serializes; qed");
+        let per_request_info = serde_json::to_value(&self.info).expect("Implementation serializes; qed");
         let limits =
             crate::limits::Limiters::new(self.options.tool_rate_per_caller, self.options.tool_rate_global);
         let inner = ServerInner {
             info: self.info,
-            modern_info,
+            per_request_info,
             instructions: self.instructions,
             cursors: arc_swap::ArcSwap::from_pointee(CursorCodec::new(key)),
             request_states: arc_swap::ArcSwap::from_pointee(crate::input::StateCodec::new(key)),

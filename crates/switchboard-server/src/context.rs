@@ -86,7 +86,7 @@ pub(crate) struct ContextParts {
     pub trace: Option<TraceContext>,
     /// Threshold for `notifications/message`; `None` sends no log messages.
     pub log_level: Option<LoggingLevel>,
-    /// The session to send server→client requests through (legacy only).
+    /// The session to send server→client requests through (handshake-era only).
     pub peer: Option<Arc<crate::session::Session>>,
     /// The transport's headers (HTTP).
     pub headers: Option<RequestHeaders>,
@@ -182,7 +182,7 @@ impl RequestContext {
     }
 
     /// What the client declared it can do: negotiated by `initialize`
-    /// (legacy) or sent with this very request (2026-07-28).
+    /// (handshake-era) or sent with this very request (2026-07-28).
     pub fn client_capabilities(&self) -> &ClientCapabilities {
         &self.inner.client_capabilities
     }
@@ -234,7 +234,7 @@ impl RequestContext {
         // (`2025-11-25/basic/utilities/tasks.mdx` §Task Progress
         // Notifications): once the request was answered with its
         // `CreateTaskResult`, its progress goes on the connection's stream.
-        let outbound = match (self.inner.finished.load(Ordering::Acquire), self.legacy_task_session()) {
+        let outbound = match (self.inner.finished.load(Ordering::Acquire), self.task_session_2025_11_25()) {
             (false, _) => &self.inner.outbound,
             (true, Some(session)) => session.outbound(),
             (true, None) => return false,
@@ -261,13 +261,13 @@ impl RequestContext {
     }
 
     /// The connection of the 2025-11-25 task this request became, if it did.
-    fn legacy_task_session(&self) -> Option<&Arc<crate::session::Session>> {
+    fn task_session_2025_11_25(&self) -> Option<&Arc<crate::session::Session>> {
         self.inner.task.get().and_then(|task| task.session())
     }
 
     /// Sends a log message (`notifications/message`) about this request, if
     /// the server offers logging and `level` is at or above the client's
-    /// threshold: the level set with `logging/setLevel` (legacy; the
+    /// threshold: the level set with `logging/setLevel` (handshake-era; the
     /// server's default before that), or the request's own
     /// `io.modelcontextprotocol/logLevel` (2026-07-28; none when absent).
     /// Returns whether a message was queued. Keep secrets and personal data
@@ -282,7 +282,7 @@ impl RequestContext {
         self.inner.outbound.send(bytes).await.is_ok()
     }
 
-    /// Sends a request to the client and waits for its answer: the legacy
+    /// Sends a request to the client and waits for its answer: the handshake-era
     /// revisions' `sampling/createMessage`, `elicitation/create` and
     /// `roots/list`. Fails with `-32601` when the client did not declare
     /// the capability the method needs, and in the 2026-07-28 model, where

@@ -175,7 +175,7 @@ async fn task_method(
     let result = match ctx.protocol_version().era() {
         Era::Handshake => {
             let page = server.inner.options.page_size;
-            crate::tasks::legacy::serve(tasks, method, &caller, session, params, page).await
+            crate::tasks::v2025_11_25::serve(tasks, method, &caller, session, params, page).await
         }
         Era::PerRequest => crate::tasks::serve(tasks, method, &caller, params).await,
     };

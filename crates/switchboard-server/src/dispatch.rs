@@ -275,8 +275,8 @@ impl Server {
         if meta.view.is_malformed() {
             return error_reply(Some(&id), ErrorObject::invalid_params("params._meta must be an object"));
         }
-        let modern = method == "server/discover" || meta.is_modern();
-        let request = Incoming { session, id, method, params, via, meta, modern };
+        let per_request = method == "server/discover" || meta.is_per_request();
+        let request = Incoming { session, id, method, params, via, meta, per_request };
         self.admit_and_run(request, in_batch).unwrap_or_else(|finished| finished)
     }
 
@@ -297,7 +297,11 @@ impl Server {
     /// what the client said about itself, from its `_meta` (2026-07-28) or
     /// from the session's handshake. `initialize` is answered here.
     fn admit_revision(&self, request: &Incoming<'_>, in_batch: bool) -> Result<Revision, Accepted> {
-        if request.modern { modern_revision(request) } else { self.handshake_revision(request, in_batch) }
+        if request.per_request {
+            per_request_revision(request)
+        } else {
+            self.handshake_revision(request, in_batch)
+        }
     }
 
     /// The session's negotiated revision; `initialize` itself is answered
@@ -391,7 +395,7 @@ impl Server {
         principal: Option<&Principal>,
     ) -> Result<Option<Arc<crate::input::InputRound>>, Accepted> {
         let asks_input = self.inner.methods.entry(route).facts.is_some_and(|facts| facts.asks_input);
-        if !(request.modern && asks_input) {
+        if !(request.per_request && asks_input) {
             return Ok(None);
         }
         match crate::input::InputRound::open(
@@ -416,7 +420,7 @@ impl Server {
         input: Option<Arc<crate::input::InputRound>>,
     ) -> RequestContext {
         let inner = &self.inner;
-        let (session, modern) = (request.session, request.modern);
+        let (session, per_request) = (request.session, request.per_request);
         RequestContext::new(ContextParts {
             id: request.id.clone(),
             version: revision.version,
@@ -428,12 +432,12 @@ impl Server {
             client_capabilities: revision.client_capabilities,
             log_level: if !inner.logging_enabled {
                 None
-            } else if modern {
+            } else if per_request {
                 request.meta.log_level().ok().flatten()
             } else {
                 session.log_level().or(inner.options.default_log_level)
             },
-            peer: (!modern).then(|| Arc::clone(session)),
+            peer: (!per_request).then(|| Arc::clone(session)),
             trace: TraceContext::from_meta(&request.meta.view),
             meta: request.meta.raw_object(),
             headers: request.via.headers.clone(),
@@ -451,7 +455,7 @@ impl Server {
         ctx: RequestContext,
         token: CancellationToken,
     ) -> Accepted {
-        let (id, method, modern) = (request.id, request.method, request.modern);
+        let (id, method, per_request) = (request.id, request.method, request.per_request);
         let params: Option<Box<RawValue>> = request.params.map(ToOwned::to_owned);
         let server = self.clone();
         let session = Arc::clone(request.session);
@@ -479,7 +483,7 @@ impl Server {
                     r.map(|result| crate::input::settle(ctx.input_round().map(Arc::as_ref), result))
                 });
                 record_outcome(outcome.as_ref());
-                Some(server.reply_to(&id, route, modern, &ctx, outcome?))
+                Some(server.reply_to(&id, route, per_request, &ctx, outcome?))
             },
             span,
         )))
@@ -522,14 +526,14 @@ impl Server {
         &self,
         id: &RequestId,
         route: Route,
-        modern: bool,
+        per_request: bool,
         ctx: &RequestContext,
         ended: std::thread::Result<Result<Output, ErrorObject>>,
     ) -> Reply {
         let cap = self.inner.options.max_response_size;
         match ended {
             Ok(Ok(output)) => {
-                let cache = modern.then(|| route_cache(self, route, ctx.principal().is_some()));
+                let cache = per_request.then(|| route_cache(self, route, ctx.principal().is_some()));
                 self.encode_output(id, output, cache)
             }
             Ok(Err(error)) => Reply::error_within(id, &error, cap),
@@ -545,20 +549,20 @@ impl Server {
         }
     }
 
-    /// The reply to a handler's result. `modern_cache` is set for
+    /// The reply to a handler's result. `per_request_cache` is set for
     /// 2026-07-28 requests only (their results are decorated): what the
     /// route's results may be cached for.
-    fn encode_output(&self, id: &RequestId, output: Output, modern_cache: Option<RouteCache>) -> Reply {
+    fn encode_output(&self, id: &RequestId, output: Output, per_request_cache: Option<RouteCache>) -> Reply {
         let tool_error = output.is_tool_error();
         let cap = self.inner.options.max_response_size;
-        match (output, modern_cache) {
+        match (output, per_request_cache) {
             (Output::Map(mut result), Some(cache)) => {
-                self.inner.decorate_modern(&mut result, cache);
+                self.inner.decorate_per_request(&mut result, cache);
                 Reply::result_within(id, &result, tool_error, cap)
             }
             (Output::Map(result), None) => Reply::result_within(id, &result, tool_error, cap),
             (Output::Raw(result), Some(cache)) => {
-                Reply::raw_result_within(id, &self.inner.decorate_modern_raw(result, cache), cap)
+                Reply::raw_result_within(id, &self.inner.decorate_per_request_raw(result, cache), cap)
             }
             (Output::Raw(result), None) => Reply::raw_result_within(id, &result, cap),
             (Output::InputRequired(mut result), _) => {
@@ -627,7 +631,7 @@ struct Incoming<'a> {
     via: &'a Via,
     meta: RequestMeta<'a>,
     /// Served in the 2026-07-28 model (per-request `_meta`), not a session's.
-    modern: bool,
+    per_request: bool,
 }
 
 impl Incoming<'_> {
@@ -664,9 +668,9 @@ struct Revision {
 
 /// A 2026-07-28 request's revision and client from its `_meta`; an invalid
 /// `_meta` (version, log level) or a method the revision removed is refused.
-fn modern_revision(request: &Incoming<'_>) -> Result<Revision, Accepted> {
+fn per_request_revision(request: &Incoming<'_>) -> Result<Revision, Accepted> {
     let (meta, method) = (&request.meta, request.method);
-    let version = match meta.validate_modern() {
+    let version = match meta.validate_per_request() {
         Ok(v) => v,
         Err(e) => return Err(request.refuse(e)),
     };

@@ -2,7 +2,7 @@
 //!
 //! Build a [`Server`] from [`Tool`]s, then serve it over a [`Transport`]
 //! (stdio here, Streamable HTTP in `switchboard-http`). One server speaks every
-//! revision from 2024-11-05 to 2026-07-28: legacy clients negotiate with
+//! revision from 2024-11-05 to 2026-07-28: handshake-era clients negotiate with
 //! `initialize`, 2026-07-28 clients send their version and capabilities in
 //! each request's `_meta`, and every result is shaped for the revision in use.
 //!

@@ -1,14 +1,14 @@
-//! The two lifecycle models: legacy `initialize` and 2026-07-28 per-request
-//! `_meta` with `server/discover`.
+//! The two lifecycle models: the `initialize` handshake and 2026-07-28
+//! per-request `_meta` with `server/discover`.
 //!
 //! Era is decided before method (spec.md §b.1, §e.1): a request whose
 //! `_meta` carries `io.modelcontextprotocol/protocolVersion`, or any
 //! `server/discover`, is served statelessly under 2026-07-28 rules; anything
-//! else is legacy and needs the connection's `initialize` first.
+//! else is handshake-era and needs the connection's `initialize` first.
 //!
-//! Version negotiation (`docs/specification/<legacy>/basic/lifecycle.mdx`
-//! §Version Negotiation): a supported legacy version is echoed; anything else
-//! (older, newer, junk, and `2026-07-28`, which has no handshake) gets the
+//! Version negotiation (`docs/specification/<revision>/basic/lifecycle.mdx`
+//! §Version Negotiation): a supported handshake-era version is echoed; anything
+//! else (older, newer, junk, and `2026-07-28`, which has no handshake) gets the
 //! newest handshake revision as a counter-offer, never an error. Which
 //! revisions have a handshake is their row's `era` (`Era::Handshake`).
 //!
@@ -49,7 +49,7 @@ pub(crate) struct RequestMeta<'a> {
 impl<'a> RequestMeta<'a> {
     /// True if this request opts into the 2026-07-28 model (the version key
     /// is present, even `null`: it is then refused as missing).
-    pub(crate) fn is_modern(&self) -> bool {
+    pub(crate) fn is_per_request(&self) -> bool {
         self.view.protocol_version.is_some()
     }
 
@@ -88,7 +88,7 @@ impl<'a> RequestMeta<'a> {
     /// (`docs/specification/2026-07-28/basic/index.mdx` §`_meta`): the
     /// version and client capabilities are required (`-32602`), and the
     /// version must be one the server serves per request (`-32022`).
-    pub(crate) fn validate_modern(&self) -> Result<ProtocolVersion, ErrorObject> {
+    pub(crate) fn validate_per_request(&self) -> Result<ProtocolVersion, ErrorObject> {
         let missing = |field: &str, what: &str| {
             ErrorObject::invalid_params(format!(
                 "2026-07-28 requests must carry params._meta[\"{field}\"] ({what})"
@@ -171,7 +171,7 @@ impl ServerInner {
         (!map.is_empty()).then_some(Value::Object(map))
     }
 
-    /// Answers a legacy `initialize`.
+    /// Answers a handshake-era `initialize`.
     pub(crate) fn initialize(
         &self,
         session: &Session,
@@ -206,7 +206,7 @@ impl ServerInner {
     /// Answers `server/discover` (2026-07-28).
     pub(crate) fn discover(&self) -> Result<Map<String, Value>, ErrorObject> {
         let result = DiscoverResult {
-            // `-32022` errors carry the same list (`validate_modern`).
+            // `-32022` errors carry the same list (`validate_per_request`).
             supported_versions: ProtocolVersion::SUPPORTED.iter().map(|v| (*v).to_owned()).collect(),
             capabilities: self.capabilities(ProtocolVersion::LATEST),
             instructions: self.instructions.clone(),
@@ -214,15 +214,15 @@ impl ServerInner {
         crate::params::to_map(&result)
     }
 
-    /// [`ServerInner::decorate_modern`] for a result already serialized as a
+    /// [`ServerInner::decorate_per_request`] for a result already serialized as a
     /// JSON object without `_meta`: the fields are spliced in after `{`.
-    pub(crate) fn decorate_modern_raw(
+    pub(crate) fn decorate_per_request_raw(
         &self,
         result: Vec<u8>,
         cache: Option<(std::time::Duration, CacheScope)>,
     ) -> Vec<u8> {
         let mut extra = Map::new();
-        self.decorate_modern(&mut extra, cache);
+        self.decorate_per_request(&mut extra, cache);
         let extra = serde_json::to_vec(&extra).expect("a map serializes; qed");
         let mut out = Vec::with_capacity(result.len() + extra.len());
         out.extend_from_slice(&extra[..extra.len() - 1]);
@@ -237,7 +237,7 @@ impl ServerInner {
 
     /// Adds what every 2026-07-28 result carries: `resultType`, the server's
     /// identity in `_meta`, and cache hints on cacheable results.
-    pub(crate) fn decorate_modern(
+    pub(crate) fn decorate_per_request(
         &self,
         result: &mut Map<String, Value>,
         cache: Option<(std::time::Duration, CacheScope)>,
@@ -266,7 +266,7 @@ impl ServerInner {
         }
         let meta = result.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(meta) = meta {
-            meta.insert(switchboard_types::meta::SERVER_INFO.into(), self.modern_info.clone());
+            meta.insert(switchboard_types::meta::SERVER_INFO.into(), self.per_request_info.clone());
         }
     }
 }
@@ -278,7 +278,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn counter_offers_the_latest_legacy_revision() {
+    fn counter_offers_the_latest_handshake_revision() {
         assert_eq!(negotiate("2025-06-18"), ProtocolVersion::V2025_06_18);
         assert_eq!(negotiate("2024-11-05"), ProtocolVersion::V2024_11_05);
         for other in ["2026-07-28", "2024-10-07", "2026-01-01", "1.0.0", ""] {
@@ -293,7 +293,7 @@ mod tests {
         )
         .unwrap();
         let m = RequestMeta { view: ParamsHead::read(Some(&raw)).unwrap().meta };
-        assert!(m.is_modern());
+        assert!(m.is_per_request());
         assert_eq!(m.progress_token(), Some(RequestId::from("p")));
         let raw = RawValue::from_string(r#"{"_meta":5}"#.into()).unwrap();
         assert!(ParamsHead::read(Some(&raw)).unwrap().meta.is_malformed());

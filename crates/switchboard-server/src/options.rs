@@ -46,7 +46,7 @@ pub struct ServerOptions {
     /// Events (list changes, resource updates) buffered per connection
     /// before a slow one is told it missed some (default 1024).
     pub event_capacity: usize,
-    /// Log threshold of a legacy session before `logging/setLevel` (default
+    /// Log threshold of a handshake-era session before `logging/setLevel` (default
     /// `info`; `None` sends nothing until the client sets a level).
     pub default_log_level: Option<switchboard_types::logging::LoggingLevel>,
     /// `tools/call` budget of each caller (its principal, or its connection

@@ -5,7 +5,7 @@
 //! resource registered under the exact URI first, then tries the templates
 //! in registration order; the first whose RFC 6570 pattern matches gets the
 //! read with the matched variables. A resource that does not exist is
-//! `-32002` with `data.uri` for legacy revisions and `-32602` with
+//! `-32002` with `data.uri` for handshake-era revisions and `-32602` with
 //! `data.uri` in 2026-07-28 — never an empty `contents`.
 
 use std::sync::Arc;

@@ -40,7 +40,7 @@ use crate::tool_entry::ToolEntry;
 pub(crate) struct ServerInner {
     pub info: Implementation,
     /// `info` pre-rendered for 2026-07-28 results' `_meta`.
-    pub modern_info: Value,
+    pub per_request_info: Value,
     pub instructions: Option<String>,
     pub options: ServerOptions,
     pub events: EventBus,
@@ -203,7 +203,7 @@ impl Server {
     }
 
     /// Registers a tool at run time. Connected clients are told with
-    /// `notifications/tools/list_changed` (legacy clients after their
+    /// `notifications/tools/list_changed` (handshake-era clients after their
     /// handshake; 2026-07-28 clients on listen streams that asked for it).
     pub fn add_tool(&self, tool: Tool) -> Result<()> {
         self.inner.add_tool(tool)
@@ -316,8 +316,9 @@ impl Server {
     }
 
     /// Announces that the resource at `uri` changed. Every connection whose
-    /// client subscribed to it (legacy `resources/subscribe`, or a 2026-07-28
-    /// listen stream naming it) receives `notifications/resources/updated`.
+    /// client subscribed to it (handshake-era `resources/subscribe`, or a
+    /// 2026-07-28 listen stream naming it) receives
+    /// `notifications/resources/updated`.
     /// Call it from anywhere: a file watcher, a database trigger, a handler.
     pub fn notify_resource_updated(&self, uri: impl Into<String>) {
         self.inner.events.send(ServerEvent::ResourceUpdated(uri.into()));

@@ -2,7 +2,7 @@
 //!
 //! A [`Session`] is what one client connection (a stdio process, later an
 //! HTTP session) carries between messages: the revision and capabilities
-//! negotiated by a legacy `initialize`, the requests in flight (so
+//! negotiated by a handshake-era `initialize`, the requests in flight (so
 //! `notifications/cancelled` can reach them), and the queue its outgoing
 //! messages go through. Requests in the 2026-07-28 model never read the
 //! negotiated state; they bring their own in `_meta`.
@@ -39,7 +39,7 @@ use tokio_util::sync::CancellationToken;
 use crate::caller::{Outbound, Principal};
 use crate::events::{ListKind, ServerEvent};
 
-/// What a legacy `initialize` settled.
+/// What a handshake-era `initialize` settled.
 #[derive(Debug, Clone)]
 pub struct Negotiated {
     /// The agreed revision.
@@ -50,7 +50,7 @@ pub struct Negotiated {
     pub client_info: Implementation,
 }
 
-/// What a transport keeps of a negotiated legacy session so another
+/// What a transport keeps of a negotiated handshake-era session so another
 /// process can serve it ([`Session::snapshot`], [`Session::restore`]): the
 /// handshake, the readiness, the log level and the resource subscriptions.
 /// The principal is not part of it; the transport binds and checks it.
@@ -68,7 +68,7 @@ pub struct SessionSnapshot {
     /// The `logging/setLevel` threshold, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_level: Option<LoggingLevel>,
-    /// Legacy `resources/subscribe` URIs.
+    /// Handshake-era `resources/subscribe` URIs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subscriptions: Vec<String>,
 }
@@ -93,13 +93,13 @@ pub struct Session {
     in_flight_cap: AtomicUsize,
     outbound: Outbound,
     principal: Option<Principal>,
-    /// Legacy `resources/subscribe` URIs.
+    /// Handshake-era `resources/subscribe` URIs.
     subscriptions: Mutex<HashSet<String>>,
     /// 2026-07-28 `subscriptions/listen` streams: listen request id → accepted filter.
     listens: Mutex<HashMap<RequestId, SubscriptionFilter>>,
     /// Fires when the connection is closing, so listen streams end gracefully.
     closing: CancellationToken,
-    /// Legacy `logging/setLevel` threshold.
+    /// Handshake-era `logging/setLevel` threshold.
     log_level: Mutex<Option<LoggingLevel>>,
     /// Requests this server sent to the client, waiting for answers.
     pending: Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>,
@@ -197,7 +197,7 @@ impl Session {
         self.tasks.lock().expect("tasks lock poisoned").insert(id.to_owned());
     }
 
-    /// The negotiated state of a legacy session, once `initialize` has
+    /// The negotiated state of a handshake-era session, once `initialize` has
     /// been answered: what [`Session::restore`] needs to serve it elsewhere.
     pub fn snapshot(&self) -> Option<SessionSnapshot> {
         let (negotiated, ready) = match &*self.lifecycle.lock().expect("lifecycle lock poisoned") {
@@ -245,7 +245,7 @@ impl Session {
         }
     }
 
-    /// The legacy log threshold, if `logging/setLevel` set one.
+    /// The handshake-era log threshold, if `logging/setLevel` set one.
     pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
         *self.log_level.lock().expect("log level lock poisoned")
     }
@@ -293,7 +293,7 @@ impl Session {
         }
     }
 
-    /// The legacy negotiation, once `initialize` has been answered.
+    /// The handshake-era negotiation, once `initialize` has been answered.
     pub fn negotiated(&self) -> Option<Negotiated> {
         match &*self.lifecycle.lock().expect("lifecycle lock poisoned") {
             Lifecycle::New => None,
@@ -301,7 +301,7 @@ impl Session {
         }
     }
 
-    /// The negotiated legacy revision, if any.
+    /// The negotiated handshake-era revision, if any.
     pub fn negotiated_version(&self) -> Option<ProtocolVersion> {
         match &*self.lifecycle.lock().expect("lifecycle lock poisoned") {
             Lifecycle::New => None,
@@ -329,7 +329,7 @@ impl Session {
     }
 
     /// Treats this session as initialized and ready at `version`, without
-    /// a handshake: for transports that serve legacy clients without
+    /// a handshake: for transports that serve handshake-era clients without
     /// sessions (each HTTP request gets a fresh, pre-negotiated session).
     pub fn assume_initialized(&self, version: ProtocolVersion) {
         *self.lifecycle.lock().expect("lifecycle lock poisoned") = Lifecycle::Ready(Negotiated {
@@ -412,17 +412,17 @@ impl Session {
         self.in_flight_cap.store(cap.max(1), Ordering::Relaxed);
     }
 
-    /// Records a legacy `resources/subscribe`.
+    /// Records a handshake-era `resources/subscribe`.
     pub(crate) fn subscribe(&self, uri: String) {
         self.subscriptions.lock().expect("subscriptions lock poisoned").insert(uri);
     }
 
-    /// Records a legacy `resources/unsubscribe`.
+    /// Records a handshake-era `resources/unsubscribe`.
     pub(crate) fn unsubscribe(&self, uri: &str) {
         self.subscriptions.lock().expect("subscriptions lock poisoned").remove(uri);
     }
 
-    /// True if the legacy client subscribed to `uri`, or to a resource that
+    /// True if the handshake-era client subscribed to `uri`, or to a resource that
     /// `uri` is a sub-resource of (`uri` continues it after a `/`).
     fn subscribed(&self, uri: &str) -> bool {
         let subs = self.subscriptions.lock().expect("subscriptions lock poisoned");
@@ -451,7 +451,7 @@ impl Session {
         self.closing.cancel();
     }
 
-    /// Delivers one server event to this connection's client: legacy
+    /// Delivers one server event to this connection's client: handshake-era
     /// notifications once the handshake finished (only for lists whose
     /// `listChanged` is advertised, and `updated` only for subscribed URIs),
     /// and tagged notifications to every 2026-07-28 listen stream whose
@@ -459,7 +459,7 @@ impl Session {
     pub(crate) async fn deliver(&self, event: &ServerEvent, announced: Announced) {
         let mut out: Vec<Vec<u8>> = Vec::new();
         if self.ready_version().is_some() {
-            out.extend(self.legacy_notification(event, announced));
+            out.extend(self.handshake_notification(event, announced));
         }
         self.listen_notifications(event, &mut out);
         for bytes in out {
@@ -471,7 +471,7 @@ impl Session {
 
     /// The handshake-era notification of `event` for this session, if it
     /// gets one.
-    fn legacy_notification(&self, event: &ServerEvent, announced: Announced) -> Option<Vec<u8>> {
+    fn handshake_notification(&self, event: &ServerEvent, announced: Announced) -> Option<Vec<u8>> {
         match event {
             ServerEvent::ListChanged(kind) if announced.covers(*kind) => {
                 Some(encode_notification::<Value>(kind.notification(), None))

@@ -1,8 +1,8 @@
 //! Where state that must outlive one process, or be seen by several, is
 //! kept: one small key-value, log and pub/sub abstraction ([`StateStore`])
 //! behind every piece of server state that instances behind a load balancer
-//! must share — stateful-tool handles ([`SharedHandleStore`]), legacy HTTP
-//! sessions and their SSE event logs (`switchboard-http`), the cursor key
+//! must share — stateful-tool handles ([`SharedHandleStore`]),
+//! handshake-era HTTP sessions and their SSE event logs (`switchboard-http`), the cursor key
 //! ([`shared_secret`]), and the change-notification bus
 //! ([`ServerBuilder::state`](crate::ServerBuilder::state): resource updates
 //! and list changes published on one instance reach the clients of all).

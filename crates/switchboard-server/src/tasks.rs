@@ -38,7 +38,7 @@
 //! same records and runner: a `task` param on `tools/call`, `tasks/get`,
 //! `tasks/result` (blocks until terminal), `tasks/list`, `tasks/cancel`
 //! and `notifications/tasks/status`. Every difference of that shape lives
-//! in [`legacy`]: the `Task` view of a record (`ttl`/`pollInterval`, a
+//! in [`v2025_11_25`]: the `Task` view of a record (`ttl`/`pollInterval`, a
 //! tool result with `isError` reported as `failed`), the `-32601`/`-32602`
 //! rules, cancel that settles at once and refuses a terminal task, and
 //! input asked through live server-to-client requests tagged with
@@ -468,7 +468,7 @@ impl TaskRun {
             return Err(InputError::NotDeclared { capability: q.capability() });
         }
         if let Some(session) = &self.session {
-            return legacy::ask_live(self, session, questions).await;
+            return v2025_11_25::ask_live(self, session, questions).await;
         }
         let failed = |e: ErrorObject| InputError::Failed(e);
         loop {
@@ -596,7 +596,7 @@ pub(crate) async fn serve(
 /// The 2025-11-25 tasks (`docs/specification/2025-11-25/basic/utilities/tasks.mdx`,
 /// `schema/2025-11-25/schema.ts` `Task`, `CreateTaskResult`): every way they
 /// differ on the wire from the extension, over the same records.
-pub(crate) mod legacy {
+pub(crate) mod v2025_11_25 {
     use super::*;
     use crate::task_wire::task_view;
     use switchboard_types::meta::RELATED_TASK;

@@ -79,7 +79,7 @@ impl Server {
             let outcome = entry.handler.call(arguments, ctx.clone()).await;
             return finish_call(entry, outcome, version).map(Output::Map);
         }
-        self.call_as_task(item, arguments, ctx, plan.legacy_tasks).await
+        self.call_as_task(item, arguments, ctx, plan.tasks_2025_11_25).await
     }
 
     /// The tool `name`, if the caller may see it; otherwise `-32602`.
@@ -134,11 +134,11 @@ impl Server {
         // asks for one; `-32601` for a forbidden tool asked as a task (SHOULD)
         // and for a required one asked without (MUST). Without the
         // capability the `task` param is ignored (§Task Support and Handling).
-        let legacy_tasks = self.inner.tasks_offered
+        let tasks_2025_11_25 = self.inner.tasks_offered
             && version.rules().adds("tasks/result")
             && ctx.client_capabilities().tasks.is_some();
         let may_become_task = match entry.task_support {
-            support if legacy_tasks => match (support, asked) {
+            support if tasks_2025_11_25 => match (support, asked) {
                 (TaskSupport::Forbidden, true) => {
                     return Err(ErrorObject::method_not_found("tools/call").with_data(json!({
                         "reason": format!("tool {:?} does not run as a task (execution.taskSupport is forbidden)", entry.def.name)
@@ -172,7 +172,7 @@ impl Server {
                 declared
             }
         };
-        Ok(TaskPlan { may_become_task, legacy_tasks })
+        Ok(TaskPlan { may_become_task, tasks_2025_11_25 })
     }
 
     /// A call that may become a task: answered in place if it finishes
@@ -183,14 +183,14 @@ impl Server {
         item: Arc<Item<ToolEntry>>,
         arguments: Value,
         ctx: &RequestContext,
-        legacy_tasks: bool,
+        tasks_2025_11_25: bool,
     ) -> Result<Output, ErrorObject> {
         let entry = &item.value;
         let version = ctx.protocol_version();
         ctx.allow_tasks(Arc::clone(&self.inner.tasks));
         // A 2025-11-25 client asked for a task, so it gets one at once; a
         // handler that starts it itself asks its questions inside it.
-        if !entry.task_started_by_handler || legacy_tasks {
+        if !entry.task_started_by_handler || tasks_2025_11_25 {
             ctx.start_task().await?;
         }
         let mut work = entry.handler.call(arguments, ctx.clone());
@@ -217,7 +217,7 @@ struct TaskPlan {
     /// The call may become a task (now, or when its handler starts one).
     may_become_task: bool,
     /// Under 2025-11-25 tasks, for a client that declared them.
-    legacy_tasks: bool,
+    tasks_2025_11_25: bool,
 }
 
 /// Runs a tool's handler that became a task to its end in the background:

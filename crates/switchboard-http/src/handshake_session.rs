@@ -1,8 +1,8 @@
-//! One legacy session and the table of them (`Sessions`), with the
+//! One handshake-era session and the table of them (`Sessions`), with the
 //! answers about a session that cannot be used (unknown, another
 //! principal's, one too many).
 //!
-//! Why its own module: both the transport (`legacy.rs`) and the sessions
+//! Why its own module: both the transport (`handshake.rs`) and the sessions
 //! shared through a state store (`shared_sessions.rs`) work on these types;
 //! here, below both, neither has to import the other.
 
@@ -21,8 +21,8 @@ use tokio::task::AbortHandle;
 use crate::EventStore;
 use crate::security::error_response;
 
-/// One legacy session.
-pub(crate) struct LegacySession {
+/// One handshake-era session.
+pub(crate) struct HandshakeSession {
     pub id: String,
     pub session: Arc<Session>,
     /// Set while a GET stream is open (one at a time).
@@ -45,7 +45,7 @@ pub(crate) enum Live {
     End,
 }
 
-impl LegacySession {
+impl HandshakeSession {
     pub(crate) fn touch(&self) {
         *self.last_seen.lock().expect("session lock poisoned") = Instant::now();
     }
@@ -68,10 +68,10 @@ impl LegacySession {
     }
 }
 
-/// Every legacy session of the endpoint.
+/// Every handshake-era session of the endpoint.
 #[derive(Default)]
 pub(crate) struct Sessions {
-    pub(crate) map: Mutex<HashMap<String, Arc<LegacySession>>>,
+    pub(crate) map: Mutex<HashMap<String, Arc<HandshakeSession>>>,
     /// The idle sweeper (and, with a state store, the listener of the
     /// `sessions` channel) starts with the first session (inside the
     /// runtime, whoever built the router).
@@ -79,11 +79,11 @@ pub(crate) struct Sessions {
 }
 
 impl Sessions {
-    pub(crate) fn get(&self, id: &str) -> Option<Arc<LegacySession>> {
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<HandshakeSession>> {
         self.map.lock().expect("sessions lock poisoned").get(id).cloned()
     }
 
-    pub(crate) fn remove(&self, id: &str) -> Option<Arc<LegacySession>> {
+    pub(crate) fn remove(&self, id: &str) -> Option<Arc<HandshakeSession>> {
         self.map.lock().expect("sessions lock poisoned").remove(id)
     }
 

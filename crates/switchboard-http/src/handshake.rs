@@ -1,4 +1,4 @@
-//! Streamable HTTP for the legacy revisions (2025-03-26 … 2025-11-25):
+//! Streamable HTTP for the handshake-era revisions (2025-03-26 … 2025-11-25):
 //! sessions, POST with JSON or SSE answers, the GET stream, DELETE,
 //! resumption and idle expiry.
 //!
@@ -11,7 +11,7 @@
 //! Spec: `docs/specification/<rev>/basic/transports.mdx` §Streamable HTTP.
 //!
 //! Where it sits: on top of `shared_sessions.rs` (the record and the
-//! `sessions` channel) and `legacy_session.rs` (the session types); creating,
+//! `sessions` channel) and `handshake_session.rs` (the session types); creating,
 //! restoring from a record, looking up and sweeping sessions are here.
 
 use std::collections::HashMap;
@@ -32,8 +32,8 @@ use switchboard_types::{Era, ErrorObject};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::caller::Caller;
-use crate::legacy_session::{
-    LIVE_CAPACITY, LegacySession, Live, Sessions, another_principal, too_many_sessions, unknown_session,
+use crate::handshake_session::{
+    HandshakeSession, LIVE_CAPACITY, Live, Sessions, another_principal, too_many_sessions, unknown_session,
 };
 use crate::peek::{Body, Message};
 use crate::security::{error_response, json_response, reply_response};
@@ -116,19 +116,19 @@ fn new_session_id() -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
-fn create(app: &App, caller: &Caller) -> Arc<LegacySession> {
-    let legacy = build(app, new_session_id(), caller.principal.clone());
-    app.sessions.map.lock().expect("sessions lock poisoned").insert(legacy.id.clone(), Arc::clone(&legacy));
-    legacy
+fn create(app: &App, caller: &Caller) -> Arc<HandshakeSession> {
+    let hs = build(app, new_session_id(), caller.principal.clone());
+    app.sessions.map.lock().expect("sessions lock poisoned").insert(hs.id.clone(), Arc::clone(&hs));
+    hs
 }
 
 /// A local session with its standalone-stream drain and event forwarder,
 /// not yet in the map.
-pub(crate) fn build(app: &App, id: String, principal: Option<Principal>) -> Arc<LegacySession> {
+pub(crate) fn build(app: &App, id: String, principal: Option<Principal>) -> Arc<HandshakeSession> {
     start_background(app);
     let (tx, rx) = mpsc::channel(app.server.options().outbound_queue.max(1));
     let session = app.server.new_session(tx, principal);
-    let legacy = Arc::new(LegacySession {
+    let hs = Arc::new(HandshakeSession {
         id,
         session: Arc::clone(&session),
         get_open: Arc::new(AtomicBool::new(false)),
@@ -146,9 +146,9 @@ pub(crate) fn build(app: &App, id: String, principal: Option<Principal>) -> Arc<
     // once per session. A GET stream that falls behind catches up from the
     // event store instead (see `get`).
     let (g_tx, _) = broadcast::channel::<Live>(LIVE_CAPACITY);
-    legacy.live.lock().expect("session lock poisoned").insert("g".to_owned(), g_tx.clone());
+    hs.live.lock().expect("session lock poisoned").insert("g".to_owned(), g_tx.clone());
     let store = Arc::clone(&app.store);
-    let session_id = legacy.id.clone();
+    let session_id = hs.id.clone();
     tokio::spawn(async move {
         let mut rx = rx;
         while let Some(data) = rx.recv().await {
@@ -167,8 +167,8 @@ pub(crate) fn build(app: &App, id: String, principal: Option<Principal>) -> Arc<
     });
     // Server events (list changes, resource updates) reach the session.
     let task = tokio::spawn(app.server.forward_events(session));
-    *legacy.forwarder.lock().expect("session lock poisoned") = Some(task.abort_handle());
-    legacy
+    *hs.forwarder.lock().expect("session lock poisoned") = Some(task.abort_handle());
+    hs
 }
 
 fn session_header(headers: &HeaderMap) -> Option<&str> {
@@ -190,7 +190,7 @@ pub(crate) async fn restore(
     state: &dyn StateStore,
     id: &str,
     caller: &Caller,
-) -> Result<Arc<LegacySession>, Response> {
+) -> Result<Arc<HandshakeSession>, Response> {
     // Listening before reading the record: no change published after the
     // read is missed.
     start_background(app);
@@ -209,15 +209,15 @@ pub(crate) async fn restore(
     }
     let fresh = build(app, id.to_owned(), caller.principal.clone());
     fresh.session.restore(&record.snapshot);
-    let legacy = {
+    let hs = {
         let mut map = app.sessions.map.lock().expect("sessions lock poisoned");
         Arc::clone(map.entry(id.to_owned()).or_insert_with(|| Arc::clone(&fresh)))
     };
-    if !Arc::ptr_eq(&legacy, &fresh) {
+    if !Arc::ptr_eq(&hs, &fresh) {
         fresh.drop_local(); // a concurrent request restored it first
     }
     match state.touch(&key, app.options.session_idle_timeout).await {
-        Ok(true) => Ok(legacy),
+        Ok(true) => Ok(hs),
         Ok(false) => {
             forget_local(app, id);
             Err(unknown_session())
@@ -229,7 +229,7 @@ pub(crate) async fn restore(
 /// The request's session. With a state store, a session unknown here is
 /// rebuilt from its record, and a known one is checked (and renewed)
 /// against it: one store round trip per request.
-async fn lookup(app: &App, headers: &HeaderMap, caller: &Caller) -> Result<Arc<LegacySession>, Response> {
+async fn lookup(app: &App, headers: &HeaderMap, caller: &Caller) -> Result<Arc<HandshakeSession>, Response> {
     let Some(id) = session_header(headers) else {
         return Err(error_response(
             StatusCode::BAD_REQUEST,
@@ -239,7 +239,7 @@ async fn lookup(app: &App, headers: &HeaderMap, caller: &Caller) -> Result<Arc<L
             ),
         ));
     };
-    let Some(legacy) = app.sessions.get(id) else {
+    let Some(hs) = app.sessions.get(id) else {
         return match &app.state {
             Some(state) => restore(app, state.as_ref(), id, caller).await,
             None => Err(unknown_session()),
@@ -247,7 +247,7 @@ async fn lookup(app: &App, headers: &HeaderMap, caller: &Caller) -> Result<Arc<L
     };
     // A session belongs to whoever opened it: another principal's token,
     // even a valid one, does not get into it.
-    let owner = legacy.session.principal().map(|p| p.subject.as_str());
+    let owner = hs.session.principal().map(|p| p.subject.as_str());
     if owner != caller.principal.as_ref().map(|p| p.subject.as_str()) {
         return Err(another_principal());
     }
@@ -262,7 +262,7 @@ async fn lookup(app: &App, headers: &HeaderMap, caller: &Caller) -> Result<Arc<L
             Err(e) => return Err(unavailable(&e)),
         }
     }
-    Ok(legacy)
+    Ok(hs)
 }
 
 /// Whether a POST is answered as SSE: in `auto` mode when one of its
@@ -306,13 +306,13 @@ pub(crate) async fn post(
         Value::Array(items) => items.iter().collect(),
         other => vec![other],
     };
-    let (legacy, created) = match open_or_find(&app, &headers, &peeked, &caller).await {
+    let (hs, created) = match open_or_find(&app, &headers, &peeked, &caller).await {
         Ok(found) => found,
         Err(refusal) => return refusal,
     };
     // Only computed with a store: what other instances must learn.
     let changes = if app.state.is_some() { changes_of(&messages) } else { Vec::new() };
-    let request = Post { app: &app, legacy: &legacy, body: &body, caller: &caller };
+    let request = Post { app: &app, hs: &hs, body: &body, caller: &caller };
     if !peeked.has_requests() {
         request.answer_without_requests(&changes).await
     } else if peeked.is_initialize() {
@@ -351,8 +351,8 @@ async fn open_or_find(
     headers: &HeaderMap,
     peeked: &Body,
     caller: &Caller,
-) -> Result<(Arc<LegacySession>, bool), Response> {
-    let (legacy, created) = if peeked.is_initialize() && session_header(headers).is_none() {
+) -> Result<(Arc<HandshakeSession>, bool), Response> {
+    let (hs, created) = if peeked.is_initialize() && session_header(headers).is_none() {
         if app.sessions.len() >= app.options.max_sessions {
             return Err(too_many_sessions());
         }
@@ -360,19 +360,19 @@ async fn open_or_find(
     } else {
         (lookup(app, headers, caller).await?, false)
     };
-    legacy.touch();
+    hs.touch();
     if let Body::Batch(batch) = peeked
-        && let Some(refusal) = batch.refusal_at(legacy.session.negotiated_version())
+        && let Some(refusal) = batch.refusal_at(hs.session.negotiated_version())
     {
         return Err(refusal.response());
     }
-    Ok((legacy, created))
+    Ok((hs, created))
 }
 
 /// One POST on a session, between finding the session and answering.
 struct Post<'a> {
     app: &'a App,
-    legacy: &'a Arc<LegacySession>,
+    hs: &'a Arc<HandshakeSession>,
     body: &'a Bytes,
     caller: &'a Caller,
 }
@@ -380,9 +380,9 @@ struct Post<'a> {
 impl Post<'_> {
     /// Notifications and responses only: `202` (or `400` with the errors).
     async fn answer_without_requests(&self, changes: &[Change]) -> Response {
-        let Post { app, legacy, body, caller } = *self;
-        let reply = app.server.handle_frame_via(&legacy.session, body, &caller.via(None)).await;
-        if let Err(e) = share(app, legacy, changes).await {
+        let Post { app, hs, body, caller } = *self;
+        let reply = app.server.handle_frame_via(&hs.session, body, &caller.via(None)).await;
+        if let Err(e) = share(app, hs, changes).await {
             return unavailable(&e);
         }
         without_requests(reply)
@@ -392,85 +392,84 @@ impl Post<'_> {
     /// handshake ends a session created for it; with a store, the new
     /// session's record is written before it is announced.
     async fn answer_initialize(&self, created: bool) -> Response {
-        let Post { app, legacy, body, caller } = *self;
+        let Post { app, hs, body, caller } = *self;
         let reply =
-            app.server.handle_frame_via(&legacy.session, body, &caller.via(None)).await.unwrap_or_default();
-        let ok = legacy.session.negotiated_version().is_some();
+            app.server.handle_frame_via(&hs.session, body, &caller.via(None)).await.unwrap_or_default();
+        let ok = hs.session.negotiated_version().is_some();
         if created && !ok {
-            if let Some(s) = app.sessions.remove(&legacy.id) {
+            if let Some(s) = app.sessions.remove(&hs.id) {
                 s.end(app.store.as_ref()).await;
             }
             return json_response(StatusCode::OK, reply);
         }
         if created
             && let Some(state) = &app.state
-            && let Err(e) = save(app, state.as_ref(), legacy).await
+            && let Err(e) = save(app, state.as_ref(), hs).await
         {
-            if let Some(s) = app.sessions.remove(&legacy.id) {
+            if let Some(s) = app.sessions.remove(&hs.id) {
                 s.drop_local();
             }
             return unavailable(&e);
         }
-        with_session_header(json_response(StatusCode::OK, reply), &legacy.id)
+        with_session_header(json_response(StatusCode::OK, reply), &hs.id)
     }
 
     /// Requests answered with one JSON body.
     async fn answer_json(&self, changes: &[Change]) -> Response {
-        let Post { app, legacy, body, caller } = *self;
-        let reply = app.server.accept_via(&legacy.session, body, &caller.via(None)).reply().await;
-        if let Err(e) = share(app, legacy, changes).await {
+        let Post { app, hs, body, caller } = *self;
+        let reply = app.server.accept_via(&hs.session, body, &caller.via(None)).reply().await;
+        if let Err(e) = share(app, hs, changes).await {
             return unavailable(&e);
         }
-        with_session_header(reply_response(StatusCode::OK, reply), &legacy.id)
+        with_session_header(reply_response(StatusCode::OK, reply), &hs.id)
     }
 
     /// Requests answered with an SSE stream of their own, stored for
     /// resumption (primed first when the revision asks for it).
     async fn answer_sse(&self, changes: Vec<Change>) -> Response {
-        let Post { app, legacy, body, caller } = *self;
+        let Post { app, hs, body, caller } = *self;
         // SSE: request-scoped messages and the response go on this POST's stream.
         let (req_tx, req_rx) = mpsc::channel::<Vec<u8>>(256);
-        let accepted = app.server.accept_via(&legacy.session, body, &caller.via(Some(&req_tx)));
+        let accepted = app.server.accept_via(&hs.session, body, &caller.via(Some(&req_tx)));
         drop(req_tx);
         let (final_tx, final_rx) = oneshot::channel::<Option<Vec<u8>>>();
-        let share_after = (!changes.is_empty()).then(|| (app.clone(), Arc::clone(legacy)));
+        let share_after = (!changes.is_empty()).then(|| (app.clone(), Arc::clone(hs)));
         tokio::spawn(async move {
             let out = accepted.resolve().await;
-            if let Some((app, legacy)) = share_after
-                && let Err(e) = share(&app, &legacy, &changes).await
+            if let Some((app, hs)) = share_after
+                && let Err(e) = share(&app, &hs, &changes).await
             {
-                tracing::warn!(session = %legacy.id, error = %e, "session change not shared");
+                tracing::warn!(session = %hs.id, error = %e, "session change not shared");
             }
             let _ = final_tx.send(out);
         });
-        let stream_id = format!("p{}{}", app.instance, legacy.next_stream.fetch_add(1, Ordering::Relaxed));
+        let stream_id = format!("p{}{}", app.instance, hs.next_stream.fetch_add(1, Ordering::Relaxed));
         let (primary_tx, primary_rx) = mpsc::channel::<Bytes>(256);
         let (live_tx, _) = broadcast::channel::<Live>(LIVE_CAPACITY);
-        legacy.live.lock().expect("session lock poisoned").insert(stream_id.clone(), live_tx.clone());
+        hs.live.lock().expect("session lock poisoned").insert(stream_id.clone(), live_tx.clone());
         let priming = app.options.sse_priming
-            && legacy.session.negotiated_version().is_some_and(|v| v.rules().http.sse_priming);
+            && hs.session.negotiated_version().is_some_and(|v| v.rules().http.sse_priming);
         if priming {
             // Without a stored id there is nothing to resume from: no priming.
-            match app.store.append(&legacy.id, &stream_id, b"").await {
+            match app.store.append(&hs.id, &stream_id, b"").await {
                 Ok(id) => {
                     let _ = primary_tx.try_send(sse::priming(id, app.options.sse_retry));
                 }
-                Err(e) => tracing::warn!(session = %legacy.id, error = %e, "priming event not stored"),
+                Err(e) => tracing::warn!(session = %hs.id, error = %e, "priming event not stored"),
             }
         }
-        let stream =
-            StreamPump { store: Arc::clone(&app.store), legacy: Arc::clone(legacy), stream_id, live_tx };
+        let stream = StreamPump { store: Arc::clone(&app.store), hs: Arc::clone(hs), stream_id, live_tx };
         stream.spawn(req_rx, final_rx, primary_tx);
         let stream =
             futures::stream::unfold(primary_rx, |mut rx| async move { rx.recv().await.map(|e| (e, rx)) });
-        sse::response(stream, app.options.keep_alive, Some(&legacy.id))
+        sse::response(stream, app.options.keep_alive, Some(&hs.id))
     }
 }
 
 /// Moves one POST's messages onto its SSE stream, storing each as an event.
 struct StreamPump {
     store: Arc<dyn EventStore>,
-    legacy: Arc<LegacySession>,
+    hs: Arc<HandshakeSession>,
     stream_id: String,
     live_tx: broadcast::Sender<Live>,
 }
@@ -484,8 +483,8 @@ impl StreamPump {
         final_rx: oneshot::Receiver<Option<Vec<u8>>>,
         primary_tx: mpsc::Sender<Bytes>,
     ) {
-        let StreamPump { store, legacy, stream_id, live_tx } = self;
-        let session_id = legacy.id.clone();
+        let StreamPump { store, hs, stream_id, live_tx } = self;
+        let session_id = hs.id.clone();
         // The pump runs to completion whether or not the client stays: a
         // disconnect is not a cancellation in these revisions, and everything
         // is stored for a resume.
@@ -522,12 +521,12 @@ impl StreamPump {
                 }
             }
             let _ = live_tx.send(Live::End);
-            legacy.live.lock().expect("session lock poisoned").remove(&stream_id);
+            hs.live.lock().expect("session lock poisoned").remove(&stream_id);
         });
     }
 }
 
-/// Legacy requests without sessions: a fresh session per request, already
+/// Handshake-era requests without sessions: a fresh session per request, already
 /// negotiated at the header's revision (2025-03-26 without one).
 async fn sessionless(
     app: &App,
@@ -657,24 +656,23 @@ pub(crate) async fn get(app: App, caller: Caller) -> Response {
             ErrorObject::invalid_request("GET opens an SSE stream: Accept must include text/event-stream"),
         );
     }
-    let legacy = match lookup(&app, &headers, &caller).await {
+    let hs = match lookup(&app, &headers, &caller).await {
         Ok(s) => s,
         Err(r) => return r,
     };
-    legacy.touch();
+    hs.touch();
     if let Some(last) = headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
-        return resume(&app, &legacy, last.trim()).await;
+        return resume(&app, &hs, last.trim()).await;
     }
-    if legacy.get_open.swap(true, Ordering::AcqRel) {
+    if hs.get_open.swap(true, Ordering::AcqRel) {
         return error_response(
             StatusCode::CONFLICT,
             None,
             ErrorObject::invalid_request("this session already has an open GET stream"),
         );
     }
-    let guard = GetGuard(Arc::clone(&legacy.get_open));
-    let Some(rx) = legacy.live.lock().expect("session lock poisoned").get("g").map(|tx| tx.subscribe())
-    else {
+    let guard = GetGuard(Arc::clone(&hs.get_open));
+    let Some(rx) = hs.live.lock().expect("session lock poisoned").get("g").map(|tx| tx.subscribe()) else {
         return error_response(
             StatusCode::NOT_FOUND,
             None,
@@ -684,7 +682,7 @@ pub(crate) async fn get(app: App, caller: Caller) -> Response {
     let follow = Follow {
         rx: Some(rx),
         store: Arc::clone(&app.store),
-        session: legacy.id.clone(),
+        session: hs.id.clone(),
         last: None,
         backlog: std::collections::VecDeque::new(),
         _guard: Some(guard),
@@ -693,19 +691,19 @@ pub(crate) async fn get(app: App, caller: Caller) -> Response {
         let event = follow.next().await?;
         Some((event, follow))
     });
-    sse::response(stream, app.options.keep_alive, Some(&legacy.id))
+    sse::response(stream, app.options.keep_alive, Some(&hs.id))
 }
 
 /// Replays a stream after `last` and, if it is still running, follows it.
-async fn resume(app: &App, legacy: &Arc<LegacySession>, last: &str) -> Response {
+async fn resume(app: &App, hs: &Arc<HandshakeSession>, last: &str) -> Response {
     // Subscribe before reading the store, so nothing falls in between.
-    let live = legacy
+    let live = hs
         .live
         .lock()
         .expect("session lock poisoned")
         .iter()
         .find_map(|(stream, tx)| last.starts_with(&format!("{stream}.")).then(|| tx.subscribe()));
-    let replay = match app.store.replay_after(&legacy.id, last).await {
+    let replay = match app.store.replay_after(&hs.id, last).await {
         Ok(replay) => replay,
         Err(e) => return unavailable(&e),
     };
@@ -719,7 +717,7 @@ async fn resume(app: &App, legacy: &Arc<LegacySession>, last: &str) -> Response 
     let follow = Follow {
         rx: live,
         store: Arc::clone(&app.store),
-        session: legacy.id.clone(),
+        session: hs.id.clone(),
         last: Some(last.to_owned()),
         backlog: stored.into_iter().filter(|e| !e.data.is_empty()).collect(),
         _guard: None,
@@ -728,33 +726,33 @@ async fn resume(app: &App, legacy: &Arc<LegacySession>, last: &str) -> Response 
         let event = follow.next().await?;
         Some((event, follow))
     });
-    sse::response(stream, app.options.keep_alive, Some(&legacy.id))
+    sse::response(stream, app.options.keep_alive, Some(&hs.id))
 }
 
 pub(crate) async fn delete(app: App, caller: Caller) -> Response {
     let headers = caller.headers();
-    let legacy = match lookup(&app, &headers, &caller).await {
+    let hs = match lookup(&app, &headers, &caller).await {
         Ok(s) => s,
         Err(r) => return r,
     };
     // With a store, deleting the record ends the session on every instance
     // (their next request finds it gone).
     if let Some(state) = &app.state {
-        if let Err(e) = state.delete(&record_key(&legacy.id)).await {
+        if let Err(e) = state.delete(&record_key(&hs.id)).await {
             return unavailable(&e);
         }
         // Best effort: the others would otherwise notice at their next request.
-        let ended = SessionChange { ended: true, ..SessionChange::new(&legacy.id) };
+        let ended = SessionChange { ended: true, ..SessionChange::new(&hs.id) };
         let bytes = serde_json::to_vec(&ended).expect("changes serialize; qed");
         if let Err(e) = state.publish(CHANNEL, bytes).await {
-            tracing::warn!(session = %legacy.id, error = %e, "session end not published");
+            tracing::warn!(session = %hs.id, error = %e, "session end not published");
         }
     }
-    if let Some(s) = app.sessions.remove(&legacy.id) {
+    if let Some(s) = app.sessions.remove(&hs.id) {
         s.end(app.store.as_ref()).await;
     } else {
         // Already dropped locally: still forget its shared events.
-        legacy.end(app.store.as_ref()).await;
+        hs.end(app.store.as_ref()).await;
     }
     StatusCode::OK.into_response()
 }
