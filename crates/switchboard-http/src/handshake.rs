@@ -99,7 +99,7 @@ fn spawn_sweeper(
                     }
                 }
                 let Some(s) = sessions.remove(&id) else { continue };
-                tracing::debug!(session = %s.id, "legacy session expired");
+                tracing::debug!(session = %s.id, "handshake-era session expired");
                 if state.is_some() {
                     s.drop_local();
                 } else {
