@@ -266,16 +266,21 @@ async fn lookup(app: &App, headers: &HeaderMap, caller: &Caller) -> Result<Arc<H
 }
 
 /// Whether a POST is answered as SSE: in `auto` mode when one of its
-/// messages has a progress token or is of a method whose facts say it
-/// streams (it may send messages before its response: `tools/call`'s
-/// logs and live questions).
-fn wants_sse(mode: ResponseMode, messages: &[&Value], server: &switchboard_server::Server) -> bool {
+/// messages, each given as its method and whether it has a progress token,
+/// asks for progress or is of a method whose facts say it streams (it may
+/// send messages before its response: `tools/call`'s logs and live
+/// questions).
+fn wants_sse<'m>(
+    mode: ResponseMode,
+    server: &switchboard_server::Server,
+    mut messages: impl Iterator<Item = (Option<&'m str>, bool)>,
+) -> bool {
     match mode {
         ResponseMode::Sse => true,
         ResponseMode::Json => false,
-        ResponseMode::Auto => messages.iter().any(|m| {
-            let streams = m["method"].as_str().and_then(|method| server.method_facts(method));
-            streams.is_some_and(|facts| facts.streams) || m["params"]["_meta"].get("progressToken").is_some()
+        ResponseMode::Auto => messages.any(|(method, progress)| {
+            let facts = method.and_then(|method| server.method_facts(method));
+            progress || facts.is_some_and(|facts| facts.streams)
         }),
     }
 }
@@ -317,7 +322,11 @@ pub(crate) async fn post(
         request.answer_without_requests(&changes).await
     } else if peeked.is_initialize() {
         request.answer_initialize(created).await
-    } else if !wants_sse(app.options.response_mode, &messages, &app.server) {
+    } else if !wants_sse(
+        app.options.response_mode,
+        &app.server,
+        messages.iter().map(|m| (m["method"].as_str(), m["params"]["_meta"].get("progressToken").is_some())),
+    ) {
         request.answer_json(&changes).await
     } else {
         request.answer_sse(changes).await
@@ -527,7 +536,10 @@ impl StreamPump {
 }
 
 /// Handshake-era requests without sessions: a fresh session per request, already
-/// negotiated at the header's revision (2025-03-26 without one).
+/// negotiated at the header's revision (2025-03-26 without one). A single
+/// request is answered as SSE when the response mode says so (in `auto`: a
+/// progress token), with its progress and logs before its response;
+/// otherwise as JSON, and what it sends is dropped.
 async fn sessionless(
     app: &App,
     headers: &HeaderMap,
@@ -546,7 +558,19 @@ async fn sessionless(
     {
         return refusal.response();
     }
-    let (tx, _rx) = mpsc::channel(64);
+    // One request may be answered as SSE, with what it sends before its
+    // response; otherwise what it sends has nowhere to go, and the queue
+    // has no reader (a queue nobody reads would stall the handler).
+    // Without a session no live question can be answered, so a method
+    // that streams does not ask for SSE here: only a progress token does.
+    let sse = peeked.has_requests()
+        && !peeked.is_initialize()
+        && message.is_some_and(|m| {
+            let progress = m.params_head().is_ok_and(|head| head.meta.progress_token.is_some());
+            wants_sse(app.options.response_mode, &app.server, std::iter::once((None, progress)))
+        });
+    let (tx, rx) = mpsc::channel(64);
+    let rx = sse.then_some(rx);
     let session = app.server.new_session(tx, caller.principal.clone());
     if !peeked.is_initialize() {
         session.assume_initialized(version);
@@ -558,7 +582,15 @@ async fn sessionless(
         }
         None => app.server.accept_via(&session, body, &caller.via(None)),
     };
-    let reply = accepted.resolve().await;
+    let reply = match (accepted, rx) {
+        (switchboard_server::Accepted::Pending(fut), Some(rx)) => {
+            return crate::post_stream::stream_answer(app, session, rx, fut, false);
+        }
+        (accepted, rx) => {
+            drop(rx);
+            accepted.resolve().await
+        }
+    };
     match reply {
         _ if !peeked.has_requests() => without_requests(reply),
         Some(reply) => json_response(StatusCode::OK, reply),

@@ -74,6 +74,7 @@ mod headers;
 mod jwt;
 mod peek;
 mod per_request;
+mod post_stream;
 mod security;
 mod shared_sessions;
 mod sse;
@@ -129,8 +130,10 @@ pub struct HttpOptions {
     /// Give handshake-era clients sessions (the default). When off, `initialize`
     /// mints no `Mcp-Session-Id` and every request is served on its own,
     /// at the revision its `MCP-Protocol-Version` header names (2025-03-26
-    /// when absent); GET and DELETE are `405`. Server-to-client requests
-    /// and the GET stream need sessions.
+    /// when absent); GET and DELETE are `405`. A request with a progress
+    /// token is answered as SSE (in the `auto` response mode), its progress
+    /// and logs before its result. Server-to-client requests and the GET
+    /// stream need sessions.
     pub legacy_sessions: bool,
     /// Serve the handshake-era GET stream (otherwise `405`).
     pub enable_get_stream: bool,

@@ -7,8 +7,6 @@
 //! required `_meta` → headers against the body → version → method →
 //! `Mcp-Param-*` → handling.
 
-use std::collections::VecDeque;
-
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::value::RawValue;
@@ -19,57 +17,12 @@ use switchboard_types::jsonrpc::IncomingMessage;
 use switchboard_types::meta::{CLIENT_CAPABILITIES, PROTOCOL_VERSION};
 use switchboard_types::methods::{MethodFacts, Target};
 use switchboard_types::{Era, ErrorCode, ErrorObject, RequestId};
-use tokio::sync::{mpsc, oneshot};
-use tokio::task::AbortHandle;
+use tokio::sync::mpsc;
 
 use crate::caller::Caller;
 use crate::peek::{Body, Kind, Message};
 use crate::security::{error_response, reply_response};
-use crate::{App, ResponseMode, headers, sse};
-
-struct AbortOnDrop(Vec<AbortHandle>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        // Closing the response stream cancels the request (2026-07-28 MUST).
-        for h in &self.0 {
-            h.abort();
-        }
-    }
-}
-
-/// Feeds an SSE response: request-scoped messages as they come, then, once
-/// the handler answered, whatever was still queued and the response.
-struct Pump {
-    rx: mpsc::Receiver<Vec<u8>>,
-    final_rx: Option<oneshot::Receiver<Option<Vec<u8>>>>,
-    queued: VecDeque<Vec<u8>>,
-    _guard: AbortOnDrop,
-    _session: std::sync::Arc<switchboard_server::Session>,
-}
-
-impl Pump {
-    async fn next(&mut self) -> Option<Vec<u8>> {
-        if let Some(message) = self.queued.pop_front() {
-            return Some(message);
-        }
-        let final_rx = self.final_rx.as_mut()?;
-        tokio::select! {
-            biased;
-            Some(message) = self.rx.recv() => Some(message),
-            out = final_rx => {
-                self.final_rx = None;
-                while let Ok(message) = self.rx.try_recv() {
-                    self.queued.push_back(message);
-                }
-                if let Ok(Some(reply)) = out {
-                    self.queued.push_back(reply);
-                }
-                self.queued.pop_front()
-            }
-        }
-    }
-}
+use crate::{App, ResponseMode, headers};
 
 /// The status of a reply from the dispatcher, from its [`Outcome`]: the
 /// errors named in §c.4 are `400`/`404`; everything else is `200` (a
@@ -188,7 +141,7 @@ pub(crate) async fn post(app: App, peeked: Body, message: Option<Message<'_>>, c
         Accepted::Done(reply) => return answer(reply),
         Accepted::Pending(fut) => fut,
     };
-    stream_answer(&app, session, rx, fut, listen)
+    crate::post_stream::stream_answer(&app, session, rx, fut, listen)
 }
 
 /// `400` with a JSON-RPC error.
@@ -269,39 +222,6 @@ fn check_mirrored_arguments(
         return Err(bad_request(Some(id), ErrorObject::new(ErrorCode::HEADER_MISMATCH, why)));
     }
     Ok(())
-}
-
-/// The answer as an SSE stream: request-scoped messages, then the
-/// response; a listen stream also gets the server's events. Closing the
-/// stream aborts the request.
-fn stream_answer(
-    app: &App,
-    session: std::sync::Arc<switchboard_server::Session>,
-    rx: mpsc::Receiver<Vec<u8>>,
-    fut: futures::future::BoxFuture<'static, Option<Reply>>,
-    listen: bool,
-) -> Response {
-    let (final_tx, final_rx) = oneshot::channel::<Option<Vec<u8>>>();
-    let task = tokio::spawn(async move {
-        let _ = final_tx.send(fut.await.map(Reply::into_bytes));
-    });
-    let mut handles = vec![task.abort_handle()];
-    if listen {
-        let forwarder = tokio::spawn(app.server.forward_events(std::sync::Arc::clone(&session)));
-        handles.push(forwarder.abort_handle());
-    }
-    let state = Pump {
-        rx,
-        final_rx: Some(final_rx),
-        queued: VecDeque::new(),
-        _guard: AbortOnDrop(handles),
-        _session: session,
-    };
-    let stream = futures::stream::unfold(state, |mut pump| async move {
-        let next = pump.next().await?;
-        Some((sse::event(None, &next), pump))
-    });
-    sse::response(stream, app.options.keep_alive, None)
 }
 
 #[cfg(test)]
