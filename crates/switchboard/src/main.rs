@@ -182,7 +182,8 @@ enum Command {
         /// Serve built-in fixtures instead of a project folder.
         #[arg(long, value_enum)]
         fixtures: Option<Fixtures>,
-        /// Serve legacy HTTP clients without sessions (each request on its own).
+        /// Serve handshake-era HTTP clients (2024-11-05 to 2025-11-25) without
+        /// sessions: each request on its own, SSE only for a progress token.
         #[arg(long)]
         stateless: bool,
         /// Largest accepted message, in bytes (default: [limits]
