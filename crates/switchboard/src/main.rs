@@ -183,7 +183,8 @@ enum Command {
         #[arg(long, value_enum)]
         fixtures: Option<Fixtures>,
         /// Serve handshake-era HTTP clients (2024-11-05 to 2025-11-25) without
-        /// sessions: each request on its own, SSE only for a progress token.
+        /// sessions: each request on its own (with `--sse auto`, SSE only for a
+        /// request with a progress token).
         #[arg(long)]
         stateless: bool,
         /// Largest accepted message, in bytes (default: [limits]
