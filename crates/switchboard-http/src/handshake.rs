@@ -566,7 +566,9 @@ async fn sessionless(
     let sse = peeked.has_requests()
         && !peeked.is_initialize()
         && message.is_some_and(|m| {
-            let progress = m.params_head().is_ok_and(|head| head.meta.progress_token.is_some());
+            // peek read the head of any params that may hold `_meta` (none
+            // read: no `_meta`, so no progress token); nothing is read again.
+            let progress = m.params.is_some_and(|head| head.meta.progress_token.is_some());
             wants_sse(app.options.response_mode, &app.server, std::iter::once((None, progress)))
         });
     let (tx, rx) = mpsc::channel(64);
