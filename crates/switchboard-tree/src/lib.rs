@@ -25,9 +25,13 @@
 //!   whatever `hidden` says) and never a protected path: the configuration
 //!   in use and the prompt folders ([`ServedTree::protect`]), so the model
 //!   cannot reconfigure the server or plant code that runs later.
-//! - **paths that need not exist** (a file at an old git revision):
-//!   [`ServedTree::permits_name`] applies the name rules (hidden, `.git`,
-//!   `exclude`) without the walk.
+//! - **paths that need not exist** (a file at an old git revision, a name
+//!   in a diff): [`ServedTree::permits_history_path`] (and its cached form,
+//!   [`HistoryRules`]) applies the name rules (hidden, `.git`, `exclude`)
+//!   *and* the ignore files in force now, on every folder on the way, as
+//!   the walker would; so a file committed before `.gitignore` hid it, or a
+//!   `.env` committed once, is hidden in every view of the history.
+//!   [`ServedTree::permits_name`] is the name rules alone.
 //!
 //! Paths given by a client are `/`-separated and relative to the served
 //! folder (a root mounted at `docs` serves `docs/…`). They are parsed once
@@ -38,6 +42,7 @@
 //! that a secret is there.
 
 mod access;
+mod history;
 mod path;
 mod rules;
 mod scan;
@@ -48,6 +53,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 pub use access::{Kind, Located, WriteTarget};
+pub use history::HistoryRules;
 pub use path::ServedPath;
 pub use scan::{Scan, ScannedFile};
 

@@ -243,3 +243,74 @@ fn gitignore_off_still_hides_dotfiles_and_git() {
     assert!(tree.readable(".env").is_err());
     assert!(tree.readable(".git/config").is_err());
 }
+
+#[test]
+fn history_paths_follow_the_name_rules_and_the_ignore_files_in_force_now() {
+    let (_base, dir) = project();
+    std::fs::create_dir_all(dir.join(".git/info")).unwrap();
+    std::fs::write(dir.join(".git/info/exclude"), "local-only.txt\n").unwrap();
+    let tree = tree(&dir);
+    // Files that need not exist, in folders that need not exist.
+    for path in ["src/old.rs", "src/nested/kept-old.txt", "new/dir/file.md", "README.md"] {
+        assert!(tree.permits_history_path(path), "{path}");
+    }
+    for path in [
+        ".env",
+        "config/.env",
+        ".git/HEAD",
+        "docs/secret-plan.md",
+        "ignored.log",
+        "build/old.txt",
+        "build/deep/er.txt",
+        "old.key",
+        "src/deep/old.key",
+        "src/nested/local.txt",
+        "local-only.txt",
+        "../x",
+        "/etc/passwd",
+        "",
+    ] {
+        assert!(!tree.permits_history_path(path), "{path}");
+    }
+    // For regular files that exist, the history rule and the walker agree.
+    for path in ["src/main.rs", "src/nested/kept.txt", "docs/guide.md", "ignored.log", "src/private.key"] {
+        assert_eq!(tree.permits_history_path(path), tree.locate(path).is_ok(), "{path}");
+    }
+}
+
+#[test]
+fn history_rules_see_ignore_files_change_and_negations() {
+    let (_base, dir) = project();
+    let tree = tree(&dir);
+    let rules = tree.history_rules();
+    assert!(rules.permits("later.txt"));
+    std::fs::write(dir.join(".gitignore"), "ignored.log\n/build/\n*.key\nlater.txt\n").unwrap();
+    assert!(!rules.permits("later.txt"), "a line added to .gitignore hides the path at once");
+    // `.ignore` wins over `.gitignore`; a deeper file wins over a shallower one.
+    std::fs::write(dir.join("src/nested/.ignore"), "!local.txt\n").unwrap();
+    assert!(rules.permits("src/nested/local.txt"));
+    assert!(tree.locate("src/nested/local.txt").is_ok(), "the walker agrees");
+    // Off: only the name rules.
+    let off = ServedTree::new(&dir, &FilesOptions { gitignore: false, ..Default::default() }).unwrap();
+    assert!(off.permits_history_path("ignored.log") && !off.permits_history_path(".env"));
+}
+
+#[test]
+fn history_paths_of_a_work_tree_map_to_served_paths() {
+    let (base, dir) = project();
+    std::fs::create_dir_all(base.path().join("manual")).unwrap();
+    let roots = vec![
+        RootSpec { path: "src".into(), mount: String::new() },
+        RootSpec { path: "../manual".into(), mount: "docs".into() },
+    ];
+    let tree = ServedTree::new(&dir, &FilesOptions { roots, ..Default::default() }).unwrap();
+    let rules = tree.history_rules();
+    let workdir = dir.canonicalize().unwrap();
+    // The repository's src/main.rs is served as main.rs; files outside the roots are not.
+    assert!(rules.permits_in_workdir(&workdir, "src/main.rs"));
+    assert!(!rules.permits_in_workdir(&workdir, "README.md"));
+    assert!(!rules.permits_in_workdir(&workdir, "src/private.key"));
+    assert!(!rules.permits_in_workdir(&workdir, "src/../.env"));
+    // src/docs/x would be served as docs/x, which belongs to the mount.
+    assert!(!rules.permits_in_workdir(&workdir, "src/docs/x.md"));
+}

@@ -129,8 +129,13 @@ impl Project {
         } else {
             None
         };
-        // History shows only what the name rules allow (no .env, no .git).
-        let git = git.zip(tree.clone()).map(|(git, tree)| git.restrict_paths(move |p| tree.permits_name(p)));
+        // History shows only what the tree would serve now at that path:
+        // name rules and ignore files (no .env, no .git, nothing ignored).
+        let git = git.zip(tree.clone()).map(|(git, tree)| {
+            let rules = tree.history_rules();
+            let workdir = git.workdir().canonicalize().unwrap_or_else(|_| git.workdir().to_path_buf());
+            git.restrict_paths(move |p| rules.permits_in_workdir(&workdir, p))
+        });
         if let Some(git) = &git {
             resources.extend(git.resources());
             templates.extend(git.templates());
