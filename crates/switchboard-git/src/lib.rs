@@ -23,6 +23,7 @@
 
 mod read;
 mod resources;
+mod tools;
 
 use std::path::{Path, PathBuf};
 

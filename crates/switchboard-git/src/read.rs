@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, UNIX_EPOCH};
 
-use git2::{DiffFormat, DiffOptions, ErrorCode, ObjectType, Oid, Repository, Sort};
+use git2::{DiffOptions, ErrorCode, ObjectType, Oid, Repository, Sort};
 use switchboard_server::types::ResourceContents;
 use switchboard_server::{HandlerError, base64_encode};
 
@@ -17,8 +17,8 @@ const MAX_CANDIDATES: usize = 1_000;
 
 /// An open repository, and which of its paths may be shown.
 pub(crate) struct Repo {
-    repo: Repository,
-    permits: PathFilter,
+    pub repo: Repository,
+    pub permits: PathFilter,
 }
 
 impl Repo {
@@ -29,7 +29,7 @@ impl Repo {
     }
 
     /// Whether a delta's files may be shown (both sides of a rename).
-    fn permits_delta(&self, delta: &git2::DiffDelta<'_>) -> bool {
+    pub fn permits_delta(&self, delta: &git2::DiffDelta<'_>) -> bool {
         [delta.old_file().path(), delta.new_file().path()]
             .into_iter()
             .flatten()
@@ -37,12 +37,12 @@ impl Repo {
     }
 }
 
-fn internal(e: git2::Error) -> HandlerError {
+pub(crate) fn internal(e: git2::Error) -> HandlerError {
     HandlerError::internal(format!("git: {}", e.message()))
 }
 
 /// Resolves `rev` to a commit; unknown or not a commit → not found.
-fn resolve<'r>(repo: &'r Repository, rev: &str) -> Result<git2::Commit<'r>, HandlerError> {
+pub(crate) fn resolve<'r>(repo: &'r Repository, rev: &str) -> Result<git2::Commit<'r>, HandlerError> {
     if rev.is_empty() || rev.starts_with('-') || rev.contains(['\0', '\n']) {
         return Err(HandlerError::NotFound);
     }
@@ -59,7 +59,7 @@ fn resolve<'r>(repo: &'r Repository, rev: &str) -> Result<git2::Commit<'r>, Hand
     object.peel_to_commit().map_err(|_| HandlerError::NotFound)
 }
 
-fn short(repo: &Repository, id: Oid) -> String {
+pub(crate) fn short(repo: &Repository, id: Oid) -> String {
     repo.find_object(id, None)
         .and_then(|o| o.short_id())
         .ok()
@@ -67,7 +67,7 @@ fn short(repo: &Repository, id: Oid) -> String {
         .unwrap_or_else(|| id.to_string()[..7].to_owned())
 }
 
-fn date(time: git2::Time) -> String {
+pub(crate) fn date(time: git2::Time) -> String {
     let seconds = time.seconds().max(0) as u64;
     humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(seconds)).to_string()
 }
@@ -77,7 +77,7 @@ fn text(uri: String, mime: &str, text: String) -> Vec<ResourceContents> {
 }
 
 /// Paths must be relative, `/`-separated and stay in the tree.
-fn checked_path(path: &str) -> Result<&str, HandlerError> {
+pub(crate) fn checked_path(path: &str) -> Result<&str, HandlerError> {
     let path = path.trim_start_matches('/');
     if path.is_empty()
         || path.split('/').any(|s| s == ".." || s == "." || s.is_empty())
@@ -91,7 +91,7 @@ fn checked_path(path: &str) -> Result<&str, HandlerError> {
 }
 
 /// The entry id of `path` in `commit`'s tree, if present.
-fn entry_at(commit: &git2::Commit<'_>, path: &str) -> Option<Oid> {
+pub(crate) fn entry_at(commit: &git2::Commit<'_>, path: &str) -> Option<Oid> {
     commit.tree().ok()?.get_path(Path::new(path)).ok().map(|e| e.id())
 }
 
@@ -197,7 +197,8 @@ pub(crate) fn commit_info(
     Ok(text(uri, "text/plain", out))
 }
 
-fn diff_of<'r>(repo: &'r Repository, c: &git2::Commit<'r>) -> Result<git2::Diff<'r>, HandlerError> {
+/// A commit's diff against its first parent (the empty tree for a root commit).
+pub(crate) fn diff_of<'r>(repo: &'r Repository, c: &git2::Commit<'r>) -> Result<git2::Diff<'r>, HandlerError> {
     let tree = c.tree().map_err(internal)?;
     let parent = match c.parent(0) {
         Ok(p) => Some(p.tree().map_err(internal)?),
@@ -211,41 +212,155 @@ fn diff_of<'r>(repo: &'r Repository, c: &git2::Commit<'r>) -> Result<git2::Diff<
     Ok(diff)
 }
 
-/// `git://diff/{rev}`.
+/// The two trees a revision or a range names: `A..B` (A's tree to B's),
+/// `A...B` (from their merge base to B), or one commit (from its first
+/// parent). An empty side is `HEAD`, as in git.
+pub(crate) fn trees_of<'r>(
+    repo: &'r Repository,
+    spec: &str,
+) -> Result<(Option<git2::Tree<'r>>, git2::Tree<'r>), HandlerError> {
+    let side = |rev: &str| resolve(repo, if rev.is_empty() { "HEAD" } else { rev });
+    let (from, to) = if let Some((a, b)) = spec.split_once("...") {
+        let (a, b) = (side(a)?, side(b)?);
+        let base = repo.merge_base(a.id(), b.id()).map_err(|_| {
+            HandlerError::invalid_params(format!("{spec}: the two revisions have no common ancestor"))
+        })?;
+        (Some(repo.find_commit(base).map_err(internal)?), b)
+    } else if let Some((a, b)) = spec.split_once("..") {
+        (Some(side(a)?), side(b)?)
+    } else {
+        let c = resolve(repo, spec)?;
+        (c.parent(0).ok(), c)
+    };
+    let from = from.map(|c| c.tree()).transpose().map_err(internal)?;
+    Ok((from, to.tree().map_err(internal)?))
+}
+
+/// A diff of two trees with `context` lines, renames found.
+pub(crate) fn tree_diff<'r>(
+    repo: &'r Repository,
+    from: Option<&git2::Tree<'r>>,
+    to: Option<&git2::Tree<'r>>,
+    options: &mut DiffOptions,
+) -> Result<git2::Diff<'r>, HandlerError> {
+    let mut diff = repo.diff_tree_to_tree(from, to, Some(options)).map_err(internal)?;
+    diff.find_similar(None).map_err(internal)?;
+    Ok(diff)
+}
+
+/// A diff rendered as a unified patch, files the policy hides left out
+/// (neither their names nor their hunks appear).
+pub(crate) struct Rendered {
+    /// The patch text.
+    pub text: String,
+    /// Files shown.
+    pub shown: usize,
+    /// Files left out because the policy hides them.
+    pub hidden: usize,
+    /// Files left out because a cap was reached.
+    pub cut_files: usize,
+    /// Whether the byte cap cut the patch.
+    pub cut_bytes: bool,
+}
+
+impl Rendered {
+    /// The notices a reader needs: what was cut, what was hidden, and how
+    /// to narrow (`narrow` says how for this caller).
+    pub fn notices(&self, max_bytes: usize, narrow: &str) -> String {
+        let mut out = String::new();
+        if self.cut_bytes || self.cut_files > 0 {
+            let _ = write!(
+                out,
+                "\n[diff cut: {} files shown, {} more not shown (limits: {max_bytes} bytes, {MAX_DIFF_FILES} \
+                 files); {narrow}]\n",
+                self.shown, self.cut_files
+            );
+        }
+        if self.hidden > 0 {
+            let _ = write!(
+                out,
+                "\n[{} changed files not shown: ignored, hidden, .git or excluded paths]\n",
+                self.hidden
+            );
+        }
+        out
+    }
+}
+
+/// Files rendered at most in one patch.
+pub(crate) const MAX_DIFF_FILES: usize = 500;
+
+/// Renders `diff` file by file, at most `max_bytes` bytes of patch and
+/// [`MAX_DIFF_FILES`] files.
+pub(crate) fn render(repo: &Repo, diff: &git2::Diff<'_>, max_bytes: usize) -> Result<Rendered, HandlerError> {
+    let mut out = Rendered { text: String::new(), shown: 0, hidden: 0, cut_files: 0, cut_bytes: false };
+    for (index, delta) in diff.deltas().enumerate() {
+        if !repo.permits_delta(&delta) {
+            out.hidden += 1;
+            continue;
+        }
+        if out.cut_bytes || out.shown >= MAX_DIFF_FILES {
+            out.cut_files += 1;
+            continue;
+        }
+        let patch = match git2::Patch::from_diff(diff, index).map_err(internal)? {
+            Some(mut patch) => {
+                let buf = patch.to_buf().map_err(internal)?;
+                String::from_utf8_lossy(&buf).into_owned()
+            }
+            None => {
+                let name = |f: git2::DiffFile<'_>| f.path().map(|p| p.display().to_string()).unwrap_or_default();
+                format!("diff --git a/{} b/{}\n(binary or unchanged)\n", name(delta.old_file()), name(delta.new_file()))
+            }
+        };
+        let room = max_bytes.saturating_sub(out.text.len());
+        if patch.len() > room {
+            // Keep whole lines of this file up to the cap.
+            let mut end = patch[..floor_char(&patch, room)].rfind('\n').map_or(0, |i| i + 1);
+            if out.shown > 0 {
+                end = 0;
+            }
+            if end > 0 {
+                out.text.push_str(&patch[..end]);
+                out.shown += 1;
+            } else {
+                out.cut_files += 1;
+            }
+            out.cut_bytes = true;
+            continue;
+        }
+        out.text.push_str(&patch);
+        out.shown += 1;
+    }
+    Ok(out)
+}
+
+/// The largest char boundary of `s` at or below `at`.
+fn floor_char(s: &str, at: usize) -> usize {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// `git://diff/{rev}`: one commit against its first parent, or a range
+/// (`A..B`, `A...B`).
 pub(crate) fn diff(
     repo: &Repo,
     uri: String,
     rev: &str,
     options: &GitOptions,
 ) -> Result<Vec<ResourceContents>, HandlerError> {
-    let c = resolve(&repo.repo, rev)?;
-    let diff = diff_of(&repo.repo, &c)?;
+    let (from, to) = trees_of(&repo.repo, rev)?;
+    let mut diff_options = DiffOptions::new();
+    diff_options.context_lines(3);
+    let diff = tree_diff(&repo.repo, from.as_ref(), Some(&to), &mut diff_options)?;
     let limit = options.max_blob_bytes as usize;
-    let mut out = Vec::new();
-    let mut truncated = false;
-    let hidden = diff.deltas().filter(|d| !repo.permits_delta(d)).count();
-    diff.print(DiffFormat::Patch, |delta, _hunk, line| {
-        if !repo.permits_delta(&delta) {
-            return true;
-        }
-        if out.len() >= limit {
-            truncated = true;
-            return false;
-        }
-        if matches!(line.origin(), '+' | '-' | ' ') {
-            out.push(line.origin() as u8);
-        }
-        out.extend_from_slice(line.content());
-        true
-    })
-    .or_else(|e| if truncated { Ok(()) } else { Err(internal(e)) })?;
-    let mut patch = String::from_utf8_lossy(&out).into_owned();
-    if truncated {
-        let _ = write!(patch, "\n[diff cut at {limit} bytes (git.max_blob_bytes)]\n");
-    }
-    if hidden > 0 {
-        let _ = write!(patch, "\n[{hidden} changed files not shown: hidden, .git or excluded paths]\n");
-    }
+    let rendered = render(repo, &diff, limit)?;
+    let narrow = "read git://diff of a smaller range, or use the git_diff tool with a path";
+    let mut patch = rendered.text.clone();
+    patch.push_str(&rendered.notices(limit, narrow));
     Ok(text(uri, "text/x-diff", patch))
 }
 

@@ -14,14 +14,16 @@ use crate::{GitError, GitOptions, PathFilter};
 /// A repository whose history is served. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct GitResources {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
-struct Inner {
-    git_dir: PathBuf,
-    workdir: PathBuf,
-    options: GitOptions,
-    permits: PathFilter,
+pub(crate) struct Inner {
+    pub(crate) git_dir: PathBuf,
+    pub(crate) workdir: PathBuf,
+    pub(crate) options: GitOptions,
+    pub(crate) permits: PathFilter,
+    /// Which work-tree paths the write tools may change.
+    pub(crate) writes: PathFilter,
 }
 
 impl std::fmt::Debug for Inner {
@@ -46,7 +48,8 @@ impl GitResources {
         let workdir = repo.workdir().ok_or_else(|| GitError::Bare(repo.path().to_path_buf()))?.to_path_buf();
         let git_dir = repo.path().to_path_buf();
         let permits: PathFilter = Arc::new(|_: &str| true);
-        Ok(Some(Self { inner: Arc::new(Inner { git_dir, workdir, options, permits }) }))
+        let writes: PathFilter = Arc::new(|_: &str| false);
+        Ok(Some(Self { inner: Arc::new(Inner { git_dir, workdir, options, permits, writes }) }))
     }
 
     /// Shows only the paths `permits` allows (a served tree's name rules):
@@ -58,6 +61,22 @@ impl GitResources {
             workdir: self.inner.workdir.clone(),
             options: self.inner.options.clone(),
             permits: Arc::new(permits),
+            writes: Arc::clone(&self.inner.writes),
+        };
+        Self { inner: Arc::new(inner) }
+    }
+
+    /// Lets the write tools change only the work-tree paths `writes`
+    /// allows (a served tree's write policy): `git_checkout` refuses a
+    /// switch that would change any other file. Without it they change
+    /// nothing in the work tree.
+    pub fn restrict_writes(self, writes: impl Fn(&str) -> bool + Send + Sync + 'static) -> Self {
+        let inner = Inner {
+            git_dir: self.inner.git_dir.clone(),
+            workdir: self.inner.workdir.clone(),
+            options: self.inner.options.clone(),
+            permits: Arc::clone(&self.inner.permits),
+            writes: Arc::new(writes),
         };
         Self { inner: Arc::new(inner) }
     }

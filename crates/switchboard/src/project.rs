@@ -131,17 +131,23 @@ impl Project {
         };
         // History shows only what the tree would serve now at that path:
         // name rules and ignore files (no .env, no .git, nothing ignored).
+        // The git write tools change only what the model may write.
         let git = git.zip(tree.clone()).map(|(git, tree)| {
             let rules = tree.history_rules();
             let workdir = git.workdir().canonicalize().unwrap_or_else(|_| git.workdir().to_path_buf());
-            git.restrict_paths(move |p| rules.permits_in_workdir(&workdir, p))
+            let writes_in = workdir.clone();
+            let writable = move |p: &str| {
+                let served = tree.served_path_of(&writes_in.join(p));
+                !p.split('/').any(|s| s == ".." || s.is_empty()) && served.is_some_and(|s| tree.writable(&s).is_ok())
+            };
+            git.restrict_paths(move |p| rules.permits_in_workdir(&workdir, p)).restrict_writes(writable)
         });
         if let Some(git) = &git {
             resources.extend(git.resources());
             templates.extend(git.templates());
         }
         let tools = match &tree {
-            Some(tree) => build_tools(&config, tree, &mut problems),
+            Some(tree) => build_tools(&config, tree, git.as_ref(), &mut problems),
             None => Vec::new(),
         };
         let auth = crate::network::auth_options(&config, &mut problems);
@@ -457,10 +463,17 @@ fn protected_paths(config: &Config) -> Vec<PathBuf> {
     paths
 }
 
-/// The built-in file tools and the declared command, HTTP and OpenAPI
+/// The built-in file and git tools and the declared command, HTTP and OpenAPI
 /// tools; each problem is placed on the table that caused it.
-fn build_tools(config: &Config, tree: &ServedTree, problems: &mut Vec<Problem>) -> Vec<Tool> {
+fn build_tools(
+    config: &Config,
+    tree: &ServedTree,
+    git: Option<&GitResources>,
+    problems: &mut Vec<Problem>,
+) -> Vec<Tool> {
     let mut tools = switchboard_tools::file_tools(tree, &config.tools.builtin);
+    // Git tools when the folder is a repository; the writing ones with the file writes.
+    tools.extend(git.map(|git| git.tools(config.tools.builtin.write)).unwrap_or_default());
     let mut names: std::collections::HashMap<String, std::ops::Range<usize>> =
         tools.iter().map(|t| (t.name().to_owned(), 0..0)).collect();
     let mut add = |tool: Result<Tool, switchboard_tools::ToolsError>,
