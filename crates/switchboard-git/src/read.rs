@@ -41,6 +41,17 @@ pub(crate) fn internal(e: git2::Error) -> HandlerError {
     HandlerError::internal(format!("git: {}", e.message()))
 }
 
+/// Whether HEAD names a branch with no commit yet (a new repository).
+pub(crate) fn is_unborn(repo: &Repository) -> bool {
+    match repo.head() {
+        Ok(_) => false,
+        Err(e) => {
+            matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound)
+                || repo.find_reference("HEAD").is_ok_and(|h| h.symbolic_target().is_ok_and(|t| t.is_some()))
+        }
+    }
+}
+
 /// Resolves `rev` to a commit; unknown or not a commit → not found.
 pub(crate) fn resolve<'r>(repo: &'r Repository, rev: &str) -> Result<git2::Commit<'r>, HandlerError> {
     if rev.is_empty() || rev.starts_with('-') || rev.contains(['\0', '\n']) {
@@ -109,13 +120,10 @@ pub(crate) fn log(
     let repo = &repo.repo;
     let mut walk = repo.revwalk().map_err(internal)?;
     walk.set_sorting(Sort::TIME).map_err(internal)?;
-    match walk.push_head() {
-        Ok(()) => {}
-        Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => {
-            return Ok(text(uri, "text/plain", "No commits yet.\n".to_owned()));
-        }
-        Err(e) => return Err(internal(e)),
+    if is_unborn(repo) {
+        return Ok(text(uri, "text/plain", "No commits yet.\n".to_owned()));
     }
+    walk.push_head().map_err(internal)?;
     let mut out = String::new();
     let mut shown = 0;
     for id in walk.take(MAX_WALK) {
@@ -198,7 +206,10 @@ pub(crate) fn commit_info(
 }
 
 /// A commit's diff against its first parent (the empty tree for a root commit).
-pub(crate) fn diff_of<'r>(repo: &'r Repository, c: &git2::Commit<'r>) -> Result<git2::Diff<'r>, HandlerError> {
+pub(crate) fn diff_of<'r>(
+    repo: &'r Repository,
+    c: &git2::Commit<'r>,
+) -> Result<git2::Diff<'r>, HandlerError> {
     let tree = c.tree().map_err(internal)?;
     let parent = match c.parent(0) {
         Ok(p) => Some(p.tree().map_err(internal)?),
@@ -269,10 +280,11 @@ impl Rendered {
     pub fn notices(&self, max_bytes: usize, narrow: &str) -> String {
         let mut out = String::new();
         if self.cut_bytes || self.cut_files > 0 {
+            let limit =
+                if self.cut_bytes { format!("{max_bytes} bytes") } else { format!("{MAX_DIFF_FILES} files") };
             let _ = write!(
                 out,
-                "\n[diff cut: {} files shown, {} more not shown (limits: {max_bytes} bytes, {MAX_DIFF_FILES} \
-                 files); {narrow}]\n",
+                "\n[diff cut at {limit}: {} files shown, {} more not shown; {narrow}]\n",
                 self.shown, self.cut_files
             );
         }
@@ -309,8 +321,13 @@ pub(crate) fn render(repo: &Repo, diff: &git2::Diff<'_>, max_bytes: usize) -> Re
                 String::from_utf8_lossy(&buf).into_owned()
             }
             None => {
-                let name = |f: git2::DiffFile<'_>| f.path().map(|p| p.display().to_string()).unwrap_or_default();
-                format!("diff --git a/{} b/{}\n(binary or unchanged)\n", name(delta.old_file()), name(delta.new_file()))
+                let name =
+                    |f: git2::DiffFile<'_>| f.path().map(|p| p.display().to_string()).unwrap_or_default();
+                format!(
+                    "diff --git a/{} b/{}\n(binary or unchanged)\n",
+                    name(delta.old_file()),
+                    name(delta.new_file())
+                )
             }
         };
         let room = max_bytes.saturating_sub(out.text.len());
@@ -358,7 +375,7 @@ pub(crate) fn diff(
     let diff = tree_diff(&repo.repo, from.as_ref(), Some(&to), &mut diff_options)?;
     let limit = options.max_blob_bytes as usize;
     let rendered = render(repo, &diff, limit)?;
-    let narrow = "read git://diff of a smaller range, or use the git_diff tool with a path";
+    let narrow = "the limit is git.max_blob_bytes; read a smaller range, or use git_diff with a path";
     let mut patch = rendered.text.clone();
     patch.push_str(&rendered.notices(limit, narrow));
     Ok(text(uri, "text/x-diff", patch))

@@ -138,7 +138,8 @@ impl Project {
             let writes_in = workdir.clone();
             let writable = move |p: &str| {
                 let served = tree.served_path_of(&writes_in.join(p));
-                !p.split('/').any(|s| s == ".." || s.is_empty()) && served.is_some_and(|s| tree.writable(&s).is_ok())
+                !p.split('/').any(|s| s == ".." || s.is_empty())
+                    && served.is_some_and(|s| tree.writable(&s).is_ok())
             };
             git.restrict_paths(move |p| rules.permits_in_workdir(&workdir, p)).restrict_writes(writable)
         });

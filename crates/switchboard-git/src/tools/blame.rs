@@ -74,7 +74,9 @@ fn blame(repo: &Repo, args: &Args) -> Result<CallToolResult, ToolError> {
     let rev = checked_rev(TOOL, args.rev.as_deref().unwrap_or("HEAD"))?;
     let commit = resolve(git, rev).map_err(|e| failed(TOOL, e))?;
     let entry = commit.tree().map_err(fail)?.get_path(Path::new(&path)).map_err(|_| {
-        ToolError::new(format!("git_blame: {path:?} does not exist at {rev} (list files with git_show or git_log)"))
+        ToolError::new(format!(
+            "git_blame: {path:?} does not exist at {rev} (list files with git_show or git_log)"
+        ))
     })?;
     if entry.kind() != Some(ObjectType::Blob) {
         return Err(ToolError::new(format!("git_blame: {path:?} is a folder at {rev}; blame a file in it")));
@@ -122,6 +124,7 @@ fn blame(repo: &Repo, args: &Args) -> Result<CallToolResult, ToolError> {
             rows.len()
         );
     }
-    let value = json!({"path": path, "rev": rev, "lines": rows, "total_lines": total, "truncated": truncated});
+    let value =
+        json!({"path": path, "rev": rev, "lines": rows, "total_lines": total, "truncated": truncated});
     Ok(structured(out, value))
 }

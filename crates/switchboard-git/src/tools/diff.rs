@@ -67,7 +67,9 @@ fn diff(repo: &Repo, args: &Args) -> Result<CallToolResult, ToolError> {
     let git = &repo.repo;
     let revisions = [&args.range, &args.from, &args.to].into_iter().flatten().count() > 0;
     if args.staged && revisions {
-        return Err(ToolError::new("git_diff: staged compares the index with HEAD; give staged or revisions, not both"));
+        return Err(ToolError::new(
+            "git_diff: staged compares the index with HEAD; give staged or revisions, not both",
+        ));
     }
     if args.range.is_some() && (args.from.is_some() || args.to.is_some()) {
         return Err(ToolError::new("git_diff: give range, or from/to, not both"));

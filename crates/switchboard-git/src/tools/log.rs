@@ -5,14 +5,14 @@
 use std::fmt::Write as _;
 use std::time::UNIX_EPOCH;
 
-use git2::{ErrorCode, Sort};
+use git2::Sort;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use switchboard_server::{CallToolResult, Tool, ToolError};
 
 use super::{MAX_OUTPUT_BYTES, checked_path, checked_rev, failed, git_failed, git_tool, structured};
 use crate::GitResources;
-use crate::read::{Repo, date, entry_at, resolve, short};
+use crate::read::{Repo, date, entry_at, is_unborn, resolve, short};
 
 /// Commits returned at most, whatever `max_count` asks.
 const MAX_COUNT: usize = 500;
@@ -78,7 +78,9 @@ pub(super) fn tool(git: &GitResources) -> Tool {
 fn seconds(what: &str, text: &str) -> Result<i64, ToolError> {
     let full = if text.len() == 10 { format!("{text}T00:00:00Z") } else { text.to_owned() };
     let time = humantime::parse_rfc3339_weak(&full).map_err(|_| {
-        ToolError::new(format!("git_log: {what} {text:?} is not a date; write 2024-05-01 or 2024-05-01T12:00:00Z"))
+        ToolError::new(format!(
+            "git_log: {what} {text:?} is not a date; write 2024-05-01 or 2024-05-01T12:00:00Z"
+        ))
     })?;
     let secs = match time.duration_since(UNIX_EPOCH) {
         Ok(d) => d.as_secs() as i64,
@@ -103,14 +105,11 @@ fn log(repo: &Repo, args: &Args, default: usize) -> Result<CallToolResult, ToolE
             let start = resolve(git, checked_rev(TOOL, rev)?).map_err(|e| failed(TOOL, e))?;
             walk.push(start.id()).map_err(fail)?;
         }
-        None => match walk.push_head() {
-            Ok(()) => {}
-            Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => {
-                let value = json!({"commits": [], "truncated": false, "examined_all": true});
-                return Ok(structured("No commits yet.\n".to_owned(), value));
-            }
-            Err(e) => return Err(fail(e)),
-        },
+        None if is_unborn(git) => {
+            let value = json!({"commits": [], "truncated": false, "examined_all": true});
+            return Ok(structured("No commits yet.\n".to_owned(), value));
+        }
+        None => walk.push_head().map_err(fail)?,
     }
     let mut commits: Vec<Value> = Vec::new();
     let (mut truncated, mut examined, mut text) = (false, 0usize, String::new());
@@ -165,7 +164,8 @@ fn log(repo: &Repo, args: &Args, default: usize) -> Result<CallToolResult, ToolE
         );
     }
     if !examined_all {
-        let _ = writeln!(text, "[only the newest {MAX_WALK} commits were examined; start further back with rev]");
+        let _ =
+            writeln!(text, "[only the newest {MAX_WALK} commits were examined; start further back with rev]");
     }
     let value = json!({"commits": commits, "truncated": truncated, "examined_all": examined_all});
     Ok(structured(text, value))

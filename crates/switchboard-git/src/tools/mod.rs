@@ -72,7 +72,8 @@ where
                 .map_err(|e| ToolError::new(format!("{name}: invalid arguments: {e}")))?;
             let tool = name.clone();
             tokio::task::spawn_blocking(move || {
-                let repo = Repo::open(&inner.git_dir, Arc::clone(&inner.permits)).map_err(|e| failed(&tool, e))?;
+                let repo =
+                    Repo::open(&inner.git_dir, Arc::clone(&inner.permits)).map_err(|e| failed(&tool, e))?;
                 work(&repo, &inner, args)
             })
             .await
@@ -109,6 +110,11 @@ pub(crate) fn checked_rev<'a>(tool: &str, rev: &'a str) -> Result<&'a str, ToolE
 /// repository, not hidden by the served tree. A hidden path reads like
 /// one that does not exist.
 pub(crate) fn checked_path(tool: &str, repo: &Repo, path: &str) -> Result<String, ToolError> {
+    if path.starts_with('/') {
+        return Err(ToolError::new(format!(
+            "{tool}: {path:?} is absolute; paths are relative to the repository's top, e.g. src/main.rs"
+        )));
+    }
     let path = read::checked_path(path).map_err(|e| failed(tool, e))?;
     let path = path.trim_end_matches('/');
     if !(repo.permits)(path) {

@@ -54,14 +54,16 @@ fn show(repo: &Repo, args: &Args) -> Result<CallToolResult, ToolError> {
     }
     let tree = commit.tree().map_err(fail)?;
     let parent = commit.parent(0).ok().map(|p| p.tree()).transpose().map_err(fail)?;
-    let diff = read::tree_diff(git, parent.as_ref(), Some(&tree), &mut options).map_err(|e| failed(TOOL, e))?;
+    let diff =
+        read::tree_diff(git, parent.as_ref(), Some(&tree), &mut options).map_err(|e| failed(TOOL, e))?;
     let mut out = String::new();
     let _ = writeln!(out, "commit {}", commit.id());
     for parent in commit.parent_ids() {
         let _ = writeln!(out, "parent {parent}");
     }
     let a = commit.author();
-    let _ = writeln!(out, "author {} <{}> {}", a.name().unwrap_or("?"), a.email().unwrap_or(""), date(a.when()));
+    let _ =
+        writeln!(out, "author {} <{}> {}", a.name().unwrap_or("?"), a.email().unwrap_or(""), date(a.when()));
     let _ = writeln!(out, "\n{}\n", commit.message().unwrap_or("").trim_end());
     let (mut files, mut added, mut removed) = (0usize, 0usize, 0usize);
     let mut stats = String::new();

@@ -88,7 +88,13 @@ fn word(status: Status, staged: bool) -> Option<&'static str> {
             Status::INDEX_TYPECHANGE,
         )
     } else {
-        pick(Status::empty(), Status::WT_MODIFIED, Status::WT_DELETED, Status::WT_RENAMED, Status::WT_TYPECHANGE)
+        pick(
+            Status::empty(),
+            Status::WT_MODIFIED,
+            Status::WT_DELETED,
+            Status::WT_RENAMED,
+            Status::WT_TYPECHANGE,
+        )
     }
 }
 
@@ -100,9 +106,9 @@ fn status(repo: &Repo) -> Result<CallToolResult, ToolError> {
     // An unborn branch: HEAD names it but it has no commit yet.
     let unborn = head.is_none();
     let branch = if unborn {
-        git.find_reference("HEAD")
-            .ok()
-            .and_then(|r| r.symbolic_target().ok().flatten().map(|t| t.trim_start_matches("refs/heads/").to_owned()))
+        git.find_reference("HEAD").ok().and_then(|r| {
+            r.symbolic_target().ok().flatten().map(|t| t.trim_start_matches("refs/heads/").to_owned())
+        })
     } else {
         branch
     };
@@ -119,7 +125,11 @@ fn status(repo: &Repo) -> Result<CallToolResult, ToolError> {
         }
     }
     let mut options = StatusOptions::new();
-    options.include_untracked(true).recurse_untracked_dirs(true).include_ignored(false).renames_head_to_index(true);
+    options
+        .include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_ignored(false)
+        .renames_head_to_index(true);
     let statuses = git.statuses(Some(&mut options)).map_err(fail)?;
     let (mut staged, mut unstaged, mut untracked, mut conflicted) = (vec![], vec![], vec![], vec![]);
     let (mut listed, mut truncated, mut not_shown) = (0usize, false, 0usize);
@@ -180,7 +190,12 @@ fn text_of(v: &Value) -> String {
         if !items.is_empty() {
             let _ = writeln!(out, "\n{title}:");
             for item in items {
-                let _ = writeln!(out, "  {:<10} {}", item["status"].as_str().unwrap_or(""), item["path"].as_str().unwrap_or(""));
+                let _ = writeln!(
+                    out,
+                    "  {:<10} {}",
+                    item["status"].as_str().unwrap_or(""),
+                    item["path"].as_str().unwrap_or("")
+                );
             }
         }
     }
@@ -193,11 +208,17 @@ fn text_of(v: &Value) -> String {
             }
         }
     }
-    if ["staged", "unstaged", "untracked", "conflicted"].iter().all(|k| v[*k].as_array().is_none_or(Vec::is_empty)) {
+    if ["staged", "unstaged", "untracked", "conflicted"]
+        .iter()
+        .all(|k| v[*k].as_array().is_none_or(Vec::is_empty))
+    {
         let _ = writeln!(out, "\nNothing to commit, working tree clean (as far as the served files go).");
     }
     if v["truncated"].as_bool() == Some(true) {
-        let _ = writeln!(out, "\n[only the first {MAX_ENTRIES} changed paths are listed; use git_diff with a path to narrow]");
+        let _ = writeln!(
+            out,
+            "\n[only the first {MAX_ENTRIES} changed paths are listed; use git_diff with a path to narrow]"
+        );
     }
     if v["not_shown"].as_u64().is_some_and(|n| n > 0) {
         let _ = writeln!(out, "\n[{} changed paths not shown: ignored, hidden or excluded]", v["not_shown"]);

@@ -84,7 +84,9 @@ pub(super) fn tools(git: &GitResources) -> Vec<Tool> {
         .annotations(hints(false, true));
     let reset = Tool::new("git_reset")
         .title("Git reset (unstage)")
-        .description("Unstages files: their index entries go back to HEAD's. The working tree is not touched.")
+        .description(
+            "Unstages files: their index entries go back to HEAD's. The working tree is not touched.",
+        )
         .input_schema(paths_schema("files to unstage"))
         .annotations(hints(false, true));
     let commit = Tool::new("git_commit")
@@ -196,12 +198,16 @@ fn commit_staged(repo: &Repo, args: &CommitArgs) -> Result<CallToolResult, ToolE
     let fail = |e| git_failed(TOOL, e);
     let message = args.message.trim();
     if message.is_empty() || message.contains('\0') {
-        return Err(ToolError::new("git_commit: give a message (one line, or a subject, a blank line and a body)"));
+        return Err(ToolError::new(
+            "git_commit: give a message (one line, or a subject, a blank line and a body)",
+        ));
     }
     let git = &repo.repo;
     let mut index = git.index().map_err(fail)?;
     if index.has_conflicts() {
-        return Err(ToolError::new("git_commit: the index has conflicts; resolve them first (see git_status)"));
+        return Err(ToolError::new(
+            "git_commit: the index has conflicts; resolve them first (see git_status)",
+        ));
     }
     let tree = git.find_tree(index.write_tree().map_err(fail)?).map_err(fail)?;
     let parent = git.head().ok().and_then(|h| h.peel_to_commit().ok());
@@ -213,7 +219,9 @@ fn commit_staged(repo: &Repo, args: &CommitArgs) -> Result<CallToolResult, ToolE
         Err(_) => Signature::now("switchboard", "switchboard@localhost").map_err(fail)?,
     };
     let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
-    let id = git.commit(Some("HEAD"), &signature, &signature, &format!("{message}\n"), &tree, &parents).map_err(fail)?;
+    let id = git
+        .commit(Some("HEAD"), &signature, &signature, &format!("{message}\n"), &tree, &parents)
+        .map_err(fail)?;
     let subject = message.lines().next().unwrap_or("");
     Ok(CallToolResult::text(format!("Committed {} {subject}\n", short(git, id))))
 }
