@@ -101,9 +101,36 @@ pub(crate) fn checked_path(path: &str) -> Result<&str, HandlerError> {
     Ok(path)
 }
 
-/// The entry id of `path` in `commit`'s tree, if present.
-pub(crate) fn entry_at(commit: &git2::Commit<'_>, path: &str) -> Option<Oid> {
-    commit.tree().ok()?.get_path(Path::new(path)).ok().map(|e| e.id())
+/// The entry of `path` in `commit`'s tree, if present: its id and
+/// whether it is a folder.
+fn entry_at(commit: &git2::Commit<'_>, path: &str) -> Option<(Oid, bool)> {
+    let entry = commit.tree().ok()?.get_path(Path::new(path)).ok()?;
+    Some((entry.id(), entry.kind() == Some(ObjectType::Tree)))
+}
+
+impl Repo {
+    /// Whether `commit` changed the (shown) file or folder `path` against
+    /// its first parent. For a folder only the files the policy shows
+    /// count, so the log of a folder does not reveal commits that touched
+    /// only hidden files in it.
+    pub fn changed(&self, commit: &git2::Commit<'_>, path: &str) -> bool {
+        let here = entry_at(commit, path);
+        let parent = commit.parent(0).ok();
+        let before = parent.as_ref().and_then(|p| entry_at(p, path));
+        if here == before {
+            return false;
+        }
+        let folder = here.is_some_and(|(_, dir)| dir) || before.is_some_and(|(_, dir)| dir);
+        if !folder {
+            return true;
+        }
+        let mut options = DiffOptions::new();
+        options.pathspec(path).disable_pathspec_match(true);
+        let trees = (parent.and_then(|p| p.tree().ok()), commit.tree().ok());
+        self.repo
+            .diff_tree_to_tree(trees.0.as_ref(), trees.1.as_ref(), Some(&mut options))
+            .is_ok_and(|diff| diff.deltas().any(|d| self.permits_delta(&d)))
+    }
 }
 
 /// `git://log` and `git://log/{+path}`.
@@ -117,6 +144,7 @@ pub(crate) fn log(
     if path.is_some_and(|p| !(repo.permits)(p)) {
         return Err(HandlerError::NotFound);
     }
+    let policy = repo;
     let repo = &repo.repo;
     let mut walk = repo.revwalk().map_err(internal)?;
     walk.set_sorting(Sort::TIME).map_err(internal)?;
@@ -128,12 +156,8 @@ pub(crate) fn log(
     let mut shown = 0;
     for id in walk.take(MAX_WALK) {
         let commit = repo.find_commit(id.map_err(internal)?).map_err(internal)?;
-        if let Some(path) = path {
-            let here = entry_at(&commit, path);
-            let before = commit.parent(0).ok().and_then(|p| entry_at(&p, path));
-            if here == before {
-                continue;
-            }
+        if path.is_some_and(|path| !policy.changed(&commit, path)) {
+            continue;
         }
         let author = commit.author();
         let _ = writeln!(

@@ -263,7 +263,11 @@ fn zero_config_serves_no_byte_of_an_unserved_file() {
     let tools = switchboard.result("tools/list", json!({}));
     let names: Vec<&str> =
         tools["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["search", "read_file"], "zero-config is read-only");
+    assert_eq!(
+        names,
+        ["search", "read_file", "git_status", "git_diff", "git_log", "git_show", "git_blame", "git_branch"],
+        "zero-config is read-only"
+    );
     probe_reads(&mut switchboard);
     probe_subscriptions(&mut switchboard, &p.dir);
     switchboard.finish();

@@ -12,7 +12,7 @@ use switchboard_server::{CallToolResult, Tool, ToolError};
 
 use super::{MAX_OUTPUT_BYTES, checked_path, checked_rev, failed, git_failed, git_tool, structured};
 use crate::GitResources;
-use crate::read::{Repo, date, entry_at, is_unborn, resolve, short};
+use crate::read::{Repo, date, is_unborn, resolve, short};
 
 /// Commits returned at most, whatever `max_count` asks.
 const MAX_COUNT: usize = 500;
@@ -127,12 +127,8 @@ fn log(repo: &Repo, args: &Args, default: usize) -> Result<CallToolResult, ToolE
         }) {
             continue;
         }
-        if let Some(path) = &path {
-            let here = entry_at(&commit, path);
-            let before = commit.parent(0).ok().and_then(|p| entry_at(&p, path));
-            if here == before {
-                continue;
-            }
+        if path.as_deref().is_some_and(|path| !repo.changed(&commit, path)) {
+            continue;
         }
         if commits.len() >= max {
             truncated = true;

@@ -142,13 +142,19 @@ fn checked_paths(tool: &str, repo: &Repo, paths: &[String]) -> Result<Vec<String
     if paths.is_empty() || paths.len() > MAX_PATHS {
         return Err(ToolError::new(format!("{tool}: give 1 to {MAX_PATHS} paths")));
     }
-    paths.iter().map(|p| checked_path(tool, repo, p)).collect()
+    // "." is the whole repository (each file in it still passes the policy).
+    paths.iter().map(|p| if p == "." { Ok(".".to_owned()) } else { checked_path(tool, repo, p) }).collect()
+}
+
+/// The pathspecs of checked paths: everything for ".".
+fn pathspecs(paths: &[String]) -> Vec<String> {
+    if paths.iter().any(|p| p == ".") { vec!["*".to_owned()] } else { paths.to_vec() }
 }
 
 fn stage(repo: &Repo, args: &PathsArgs) -> Result<CallToolResult, ToolError> {
     const TOOL: &str = "git_add";
     let fail = |e| git_failed(TOOL, e);
-    let paths = checked_paths(TOOL, repo, &args.paths)?;
+    let paths = pathspecs(&checked_paths(TOOL, repo, &args.paths)?);
     let mut index = repo.repo.index().map_err(fail)?;
     let staged = RefCell::new(Vec::new());
     // Every path libgit2 would stage passes the policy again (a folder's
@@ -179,18 +185,42 @@ fn unstage(repo: &Repo, args: &PathsArgs) -> Result<CallToolResult, ToolError> {
     let fail = |e| git_failed(TOOL, e);
     let paths = checked_paths(TOOL, repo, &args.paths)?;
     let git = &repo.repo;
-    match git.head().ok().and_then(|h| h.peel_to_commit().ok()) {
-        Some(head) => git.reset_default(Some(head.as_object()), &paths).map_err(fail)?,
+    // Only the staged changes the policy shows are unstaged (a folder's
+    // hidden files keep whatever the user staged).
+    let head = git.head().ok().and_then(|h| h.peel_to_commit().ok());
+    let head_tree = head.as_ref().map(|c| c.tree()).transpose().map_err(fail)?;
+    let mut options = git2::DiffOptions::new();
+    if !paths.iter().any(|p| p == ".") {
+        options.disable_pathspec_match(true);
+        for path in &paths {
+            options.pathspec(path);
+        }
+    }
+    let diff = git.diff_tree_to_index(head_tree.as_ref(), None, Some(&mut options)).map_err(fail)?;
+    let mut files: Vec<String> = diff
+        .deltas()
+        .filter(|d| repo.permits_delta(d))
+        .flat_map(|d| [d.old_file().path(), d.new_file().path()])
+        .flatten()
+        .filter_map(|p| p.to_str().map(str::to_owned))
+        .collect();
+    files.sort();
+    files.dedup();
+    if files.is_empty() {
+        return Ok(CallToolResult::text("Nothing staged at those paths.\n"));
+    }
+    match &head {
+        Some(head) => git.reset_default(Some(head.as_object()), &files).map_err(fail)?,
         None => {
             // No commit yet: unstaging is removing from the index.
             let mut index = git.index().map_err(fail)?;
-            for path in &paths {
-                index.remove_all([path.as_str()], None).map_err(fail)?;
+            for file in &files {
+                index.remove_path(std::path::Path::new(file)).map_err(fail)?;
             }
             index.write().map_err(fail)?;
         }
     }
-    Ok(CallToolResult::text(format!("Unstaged: {}\n", paths.join(", "))))
+    Ok(CallToolResult::text(format!("Unstaged {} paths:\n{}\n", files.len(), files.join("\n"))))
 }
 
 fn commit_staged(repo: &Repo, args: &CommitArgs) -> Result<CallToolResult, ToolError> {
