@@ -9,7 +9,7 @@
 //! | `git://log` | the last `log_limit` commits of HEAD: short id, date, author, subject | `text/plain` |
 //! | `git://log/{+path}` | the same, only commits that changed `path` | `text/plain` |
 //! | `git://commit/{rev}` | one commit: id, parents, author, committer, dates, message, changed files | `text/plain` |
-//! | `git://diff/{rev}` | the commit's unified diff against its first parent (the empty tree for a root commit) | `text/x-diff` |
+//! | `git://diff/{rev}` | the commit's unified diff against its first parent (the empty tree for a root commit); `A..B` diffs A to B, `A...B` their merge base to B | `text/x-diff` |
 //! | `git://file/{rev}/{+path}` | a file as it was at `rev`: text as text, anything else as a blob | from the extension |
 //!
 //! `{rev}` is anything libgit2's rev-parse understands that fits in one URI
@@ -19,7 +19,17 @@
 //! context) or at HEAD. An unknown revision or path is the spec's
 //! resource-not-found error; a file above `max_blob_bytes` is refused with
 //! the limit named. Text is plain text rather than JSON because models read
-//! `git log`-shaped text fluently and it is half the tokens.
+//! `git log`-shaped text fluently and it is half the tokens. A repository
+//! with no commits has an empty log.
+//!
+//! [`GitResources::tools`] adds the same reads, and the working tree's
+//! state, as tools (see the `tools` module): `git_status`, `git_diff`,
+//! `git_log`, `git_show`, `git_blame`, `git_branch`, and on request the
+//! writing ones. Every path shown or accepted, by a resource or a tool,
+//! passes [`GitResources::restrict_paths`] (in the `switchboard` binary: the
+//! served tree's history policy, so what the folder hides now is hidden
+//! from the history too); the writing tools change the work tree only
+//! where [`GitResources::restrict_writes`] allows.
 
 mod read;
 mod resources;
