@@ -166,7 +166,7 @@ impl GitResources {
                 "git://diff/{rev}",
                 "git-diff",
                 "Git diff",
-                "A commit's unified diff against its first parent.",
+                "A commit's unified diff against its first parent; or a range: A..B (A to B), A...B (merge base to B).",
                 Some("text/x-diff"),
             )
             .handler(move |request: ReadRequest, _ctx: RequestContext| {

@@ -110,6 +110,38 @@ async fn status_lists_staged_unstaged_and_untracked_without_hidden_paths() {
     assert_eq!(s["untracked"], json!(["new.txt"]));
     assert_eq!(s["not_shown"], 1);
     assert!(!text.contains("secret") && text.contains("src/lib.rs"), "{text}");
+    assert!(s["upstream"].is_null(), "{s}");
+    // With an upstream one commit behind HEAD: ahead 1, behind 0.
+    repo.remote("origin", "https://example.invalid/demo.git").unwrap();
+    let behind = repo.head().unwrap().peel_to_commit().unwrap().parent_id(0).unwrap();
+    repo.reference("refs/remotes/origin/master", behind, false, "test").unwrap();
+    repo.find_branch("master", git2::BranchType::Local).unwrap().set_upstream(Some("origin/master")).unwrap();
+    let (text, s, _) = call(&mut client, "git_status", json!({})).await;
+    assert_eq!(
+        (s["upstream"].as_str(), s["ahead"].as_u64(), s["behind"].as_u64()),
+        (Some("origin/master"), Some(1), Some(0))
+    );
+    assert!(text.contains("1 ahead, 0 behind"), "{text}");
+}
+
+#[tokio::test]
+async fn big_diffs_are_cut_with_a_notice_that_says_how_to_narrow() {
+    let (dir, _, _) = repository();
+    let mut client = serve(dir.path(), false).await;
+    let big: String = (0..30_000).map(|i| format!("line {i}\n")).collect();
+    write(dir.path(), "src/lib.rs", &big);
+    write(dir.path(), "README.md", "changed\n");
+    let (text, _, error) = call(&mut client, "git_diff", json!({})).await;
+    assert!(!error);
+    assert!(text.len() < 101_000, "{}", text.len());
+    assert!(
+        text.contains("[diff cut at 100000 bytes: ") && text.contains("narrow it with path"),
+        "{}",
+        &text[text.len() - 300..]
+    );
+    // Narrowed to the other file, it is whole.
+    let (text, _, _) = call(&mut client, "git_diff", json!({"path": "README.md"})).await;
+    assert!(text.contains("+changed") && !text.contains("diff cut"), "{text}");
 }
 
 #[tokio::test]

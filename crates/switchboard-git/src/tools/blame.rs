@@ -12,6 +12,7 @@ use switchboard_server::{CallToolResult, Tool, ToolError};
 use super::{MAX_OUTPUT_BYTES, checked_path, checked_rev, failed, git_failed, git_tool, structured};
 use crate::GitResources;
 use crate::read::{Repo, date, resolve, short};
+use crate::resources::Inner;
 
 /// Lines blamed at most in one call.
 const MAX_LINES: usize = 2000;
@@ -63,10 +64,10 @@ pub(super) fn tool(git: &GitResources) -> Tool {
             "required": ["path", "rev", "lines", "total_lines", "truncated"]
         }))
         .read_only();
-    git_tool(git, tool, |repo, _inner, args: Args| blame(repo, &args))
+    git_tool(git, tool, |repo, inner, args: Args| blame(repo, inner, &args))
 }
 
-fn blame(repo: &Repo, args: &Args) -> Result<CallToolResult, ToolError> {
+fn blame(repo: &Repo, inner: &Inner, args: &Args) -> Result<CallToolResult, ToolError> {
     const TOOL: &str = "git_blame";
     let fail = |e| git_failed(TOOL, e);
     let git = &repo.repo;
@@ -82,6 +83,13 @@ fn blame(repo: &Repo, args: &Args) -> Result<CallToolResult, ToolError> {
         return Err(ToolError::new(format!("git_blame: {path:?} is a folder at {rev}; blame a file in it")));
     }
     let blob = git.find_blob(entry.id()).map_err(fail)?;
+    let max = inner.options.max_blob_bytes;
+    if blob.size() as u64 > max {
+        return Err(ToolError::new(format!(
+            "git_blame: {path:?} is {} bytes at {rev}, above the {max}-byte limit (git.max_blob_bytes)",
+            blob.size()
+        )));
+    }
     if blob.is_binary() {
         return Err(ToolError::new(format!("git_blame: {path:?} is a binary file at {rev}")));
     }
