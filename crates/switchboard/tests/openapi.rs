@@ -595,7 +595,8 @@ fn the_example_checks_and_lists_its_tools() {
     let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/openapi");
     let (ok, stdout, stderr) = run(&["check", "."], &example);
     assert!(ok, "{stderr}");
-    assert!(stdout.starts_with("switchboard.toml: ok — 5 tools"), "{stdout}");
+    // The example lives in this repository, so the read-only git tools come too.
+    assert!(stdout.starts_with("switchboard.toml: ok — 11 tools"), "{stdout}");
     let (ok, stdout, stderr) = run(&["list", "--json", "."], &example);
     assert!(ok, "{stderr}");
     let listing: Value = serde_json::from_str(&stdout).unwrap();
@@ -603,6 +604,18 @@ fn the_example_checks_and_lists_its_tools() {
         listing["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["search", "read_file", "httpbin_getAnything", "httpbin_postAnything", "httpbin_getStatus"]
+        [
+            "search",
+            "read_file",
+            "git_status",
+            "git_diff",
+            "git_log",
+            "git_show",
+            "git_blame",
+            "git_branch",
+            "httpbin_getAnything",
+            "httpbin_postAnything",
+            "httpbin_getStatus"
+        ]
     );
 }

@@ -509,7 +509,8 @@ fn the_example_configuration_is_valid_for_this_repository() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap();
     let (ok, stdout, stderr) = run(&["check", "--config", "examples/switchboard.toml", "."], &repo);
     assert!(ok, "{stderr}");
-    assert!(stdout.starts_with("examples/switchboard.toml: ok — 4 tools, 5 prompts"), "{stdout}");
+    // 4 declared and built-in tools, and the 6 read-only git tools of this repository.
+    assert!(stdout.starts_with("examples/switchboard.toml: ok — 10 tools, 5 prompts"), "{stdout}");
 }
 
 /// Starts `switchboard serve --http 127.0.0.1:0` in `dir` with `env`, returns the child and its URL.
