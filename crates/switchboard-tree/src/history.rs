@@ -102,21 +102,30 @@ impl HistoryRules {
     /// fall under a root, as the served path of that root (not shadowed by
     /// a root with a longer mount), and pass [`HistoryRules::permits`].
     pub fn permits_in_workdir(&self, workdir: &Path, relative: &str) -> bool {
-        let Ok(parsed) = ServedPath::parse(relative) else { return false };
-        if parsed.is_root() {
-            return false;
-        }
+        self.served_in_workdir(workdir, relative).is_some_and(|served| self.permits(&served))
+    }
+
+    /// Whether a git operation may create, change or delete the work-tree
+    /// file at `relative` (as in [`HistoryRules::permits_in_workdir`]): only
+    /// where [`ServedTree::writable`] allows a write, so switching branches
+    /// never changes the configuration, a prompt or skills folder, a
+    /// dotfile or an unserved file.
+    pub fn writable_in_workdir(&self, workdir: &Path, relative: &str) -> bool {
+        self.served_in_workdir(workdir, relative).is_some_and(|served| self.tree.writable(&served).is_ok())
+    }
+
+    /// The served path of the work-tree file `relative`, if a root serves
+    /// that place (the root that owns the served path holds the file).
+    fn served_in_workdir(&self, workdir: &Path, relative: &str) -> Option<String> {
+        let parsed = ServedPath::parse(relative).ok().filter(|p| !p.is_root())?;
         let mut absolute = workdir.to_path_buf();
         absolute.extend(parsed.segments());
-        let Some(served) = self.tree.served_path_of(&absolute) else { return false };
-        let Ok(served_parsed) = ServedPath::parse(&served) else { return false };
-        // The root that owns the served path must be the one that holds the file.
-        let owns = self.tree.root_of(served_parsed.segments()).is_some_and(|(root, rest)| {
-            let mut expected = root.dir.clone();
-            expected.extend(rest);
-            expected == absolute
-        });
-        owns && self.permits(&served)
+        let served = self.tree.served_path_of(&absolute)?;
+        let served_parsed = ServedPath::parse(&served).ok()?;
+        let (root, rest) = self.tree.root_of(served_parsed.segments())?;
+        let mut expected = root.dir.clone();
+        expected.extend(rest);
+        (expected == absolute).then_some(served)
     }
 
     /// Whether the ignore files hide `rest` below the root folder `dir`, or

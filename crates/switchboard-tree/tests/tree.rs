@@ -313,4 +313,10 @@ fn history_paths_of_a_work_tree_map_to_served_paths() {
     assert!(!rules.permits_in_workdir(&workdir, "src/../.env"));
     // src/docs/x would be served as docs/x, which belongs to the mount.
     assert!(!rules.permits_in_workdir(&workdir, "src/docs/x.md"));
+    // Writes through git follow the write policy.
+    assert!(rules.writable_in_workdir(&workdir, "src/main.rs"));
+    assert!(rules.writable_in_workdir(&workdir, "src/new/file.rs"));
+    for path in ["src/.env", "src/private.key", "README.md", "src/../x", "/etc/passwd"] {
+        assert!(!rules.writable_in_workdir(&workdir, path), "{path}");
+    }
 }

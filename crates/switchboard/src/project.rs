@@ -134,14 +134,11 @@ impl Project {
         // The git write tools change only what the model may write.
         let git = git.zip(tree.clone()).map(|(git, tree)| {
             let rules = tree.history_rules();
+            let writes = rules.clone();
             let workdir = git.workdir().canonicalize().unwrap_or_else(|_| git.workdir().to_path_buf());
             let writes_in = workdir.clone();
-            let writable = move |p: &str| {
-                let served = tree.served_path_of(&writes_in.join(p));
-                !p.split('/').any(|s| s == ".." || s.is_empty())
-                    && served.is_some_and(|s| tree.writable(&s).is_ok())
-            };
-            git.restrict_paths(move |p| rules.permits_in_workdir(&workdir, p)).restrict_writes(writable)
+            git.restrict_paths(move |p| rules.permits_in_workdir(&workdir, p))
+                .restrict_writes(move |p| writes.writable_in_workdir(&writes_in, p))
         });
         if let Some(git) = &git {
             resources.extend(git.resources());
