@@ -38,6 +38,7 @@
 //! that a secret is there.
 
 mod access;
+mod listing;
 mod path;
 mod rules;
 mod scan;
@@ -48,6 +49,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 pub use access::{Kind, Located, WriteTarget};
+pub use listing::{Entry, EntryKind, Removable};
 pub use path::ServedPath;
 pub use scan::{Scan, ScannedFile};
 
