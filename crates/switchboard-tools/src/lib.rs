@@ -29,7 +29,7 @@
 //! let tool = command_tool(&spec, &tree).unwrap();
 //! assert_eq!(tool.name(), "greet");
 //! let files = file_tools(&tree, &FileToolsOptions::default());
-//! assert_eq!(files.len(), 2); // search and read_file; writing is off by default
+//! assert_eq!(files.len(), 5); // search, read_file and the folder tools; writing is off by default
 //! ```
 //!
 //! # Command argv templates

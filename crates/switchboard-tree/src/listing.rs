@@ -182,7 +182,8 @@ impl ServedTree {
         self.roots()
             .iter()
             .filter(|r| {
-                let mount: Vec<&str> = if r.mount.is_empty() { Vec::new() } else { r.mount.split('/').collect() };
+                let mount: Vec<&str> =
+                    if r.mount.is_empty() { Vec::new() } else { r.mount.split('/').collect() };
                 mount.len() > base.len() && base.iter().zip(&mount).all(|(a, b)| a == b)
             })
             .cloned()

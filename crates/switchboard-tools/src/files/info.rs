@@ -72,7 +72,8 @@ fn info(tree: &ServedTree, path: &str) -> Result<CallToolResult, ToolError> {
     let is_dir = entry.kind == EntryKind::Dir;
     let read = if is_dir { Ok(()) } else { tree.readable(path).map(drop) };
     let write = if is_dir { tree.writable_dir(path).map(drop) } else { tree.writable(path).map(drop) };
-    let (mime, lines) = if is_dir || read.is_err() { (None, None) } else { content_facts(&entry.served, &entry.path) };
+    let (mime, lines) =
+        if is_dir || read.is_err() { (None, None) } else { content_facts(&entry.served, &entry.path) };
     let data = json!({
         "path": entry.served,
         "kind": entry.kind.as_str(),
@@ -95,8 +96,19 @@ fn info(tree: &ServedTree, path: &str) -> Result<CallToolResult, ToolError> {
 fn describe(data: &Value) -> String {
     let mut text = String::new();
     for key in [
-        "path", "kind", "size", "modified", "created", "accessed", "permissions", "mimeType", "lines",
-        "readable", "readReason", "writable", "writeReason",
+        "path",
+        "kind",
+        "size",
+        "modified",
+        "created",
+        "accessed",
+        "permissions",
+        "mimeType",
+        "lines",
+        "readable",
+        "readReason",
+        "writable",
+        "writeReason",
     ] {
         match &data[key] {
             Value::Null => {}

@@ -81,7 +81,12 @@ fn read_call(tree: &ServedTree, args: &Args, limits: Limits) -> Result<CallToolR
     }
 }
 
-fn read_many(tree: &ServedTree, paths: &[String], range: Range, limits: Limits) -> Result<CallToolResult, ToolError> {
+fn read_many(
+    tree: &ServedTree,
+    paths: &[String],
+    range: Range,
+    limits: Limits,
+) -> Result<CallToolResult, ToolError> {
     if paths.is_empty() || paths.len() > MAX_PATHS {
         return Err(ToolError::new(format!("read_file: paths must hold 1 to {MAX_PATHS} paths")));
     }
@@ -126,7 +131,12 @@ fn read_many(tree: &ServedTree, paths: &[String], range: Range, limits: Limits) 
 }
 
 /// A file as content: an image block, or its text (whole or a range).
-fn read_one(tree: &ServedTree, path: &str, range: Range, limits: Limits) -> Result<Vec<ContentBlock>, ToolError> {
+fn read_one(
+    tree: &ServedTree,
+    path: &str,
+    range: Range,
+    limits: Limits,
+) -> Result<Vec<ContentBlock>, ToolError> {
     let file = tree.readable(path).map_err(|e| path_error("read_file", path, &e))?;
     let io = |e: std::io::Error| ToolError::new(format!("read_file: {path:?}: {e}"));
     let mut head = [0u8; 64];

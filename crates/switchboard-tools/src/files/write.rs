@@ -208,7 +208,9 @@ fn apply(content: &str, edits: &[Edit], path: &str) -> Result<String, ToolError>
     for (i, edit) in edits.iter().enumerate() {
         let which = if edits.len() > 1 { format!("edits[{i}].old_text") } else { "old_text".to_owned() };
         if edit.old_text.is_empty() {
-            return Err(ToolError::new(format!("edit_file: {which} is empty; give the exact text to replace")));
+            return Err(ToolError::new(format!(
+                "edit_file: {which} is empty; give the exact text to replace"
+            )));
         }
         match current.matches(&edit.old_text).count() {
             1 => current = current.replacen(&edit.old_text, &edit.new_text, 1),
@@ -242,7 +244,9 @@ fn unified_diff(old: &str, new: &str, path: &str) -> String {
             cut -= 1;
         }
         text.truncate(cut);
-        text.push_str(&format!("\n[diff cut at {MAX_DIFF_BYTES} of {total} bytes; read the file to see the rest]\n"));
+        text.push_str(&format!(
+            "\n[diff cut at {MAX_DIFF_BYTES} of {total} bytes; read the file to see the rest]\n"
+        ));
     }
     text
 }
