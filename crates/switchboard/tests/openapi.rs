@@ -595,7 +595,7 @@ fn the_example_checks_and_lists_its_tools() {
     let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/openapi");
     let (ok, stdout, stderr) = run(&["check", "."], &example);
     assert!(ok, "{stderr}");
-    assert!(stdout.starts_with("switchboard.toml: ok — 5 tools"), "{stdout}");
+    assert!(stdout.starts_with("switchboard.toml: ok — 8 tools"), "{stdout}");
     let (ok, stdout, stderr) = run(&["list", "--json", "."], &example);
     assert!(ok, "{stderr}");
     let listing: Value = serde_json::from_str(&stdout).unwrap();
@@ -603,6 +603,15 @@ fn the_example_checks_and_lists_its_tools() {
         listing["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["search", "read_file", "httpbin_getAnything", "httpbin_postAnything", "httpbin_getStatus"]
+        [
+            "search",
+            "read_file",
+            "list_directory",
+            "find_files",
+            "file_info",
+            "httpbin_getAnything",
+            "httpbin_postAnything",
+            "httpbin_getStatus"
+        ]
     );
 }
