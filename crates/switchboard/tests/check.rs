@@ -124,7 +124,7 @@ fn a_valid_configuration_exits_0_in_text_and_json() {
     assert_eq!(report["ok"], true);
     assert_eq!(report["problems"], json!([]));
     assert_eq!(report["summary"]["problems"], 0);
-    assert_eq!(report["summary"]["tools"], 3);
+    assert_eq!(report["summary"]["tools"], 6);
     assert_eq!(report["summary"]["resources"], 2, "README.md and switchboard.toml");
 }
 
