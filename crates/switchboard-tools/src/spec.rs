@@ -189,7 +189,9 @@ pub struct FileToolsOptions {
     pub search: bool,
     /// Offer `read_file` (one file or several, text or images); default true.
     pub read: bool,
-    /// Offer `list_directory`, `find_files` and `file_info`; default true.
+    /// Offer `list_directory`, `find_files` and `file_info` alongside
+    /// `read_file` (so `read = false` turns them off too, as a
+    /// configuration written before they existed expects); default true.
     pub list: bool,
     /// Offer `write_file`, `edit_file`, `create_directory` and `move_file`; default false.
     pub write: bool,
@@ -384,7 +386,7 @@ impl FileToolsOptions {
         if self.read {
             names.push("read_file");
         }
-        if self.list {
+        if self.read && self.list {
             names.extend(["list_directory", "find_files", "file_info"]);
         }
         if self.write {

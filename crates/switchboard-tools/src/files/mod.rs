@@ -32,7 +32,7 @@ pub fn file_tools(tree: &ServedTree, options: &FileToolsOptions) -> Vec<Tool> {
     if options.read {
         tools.push(read::tool(tree.clone(), options.max_read_bytes, options.max_image_bytes));
     }
-    if options.list {
+    if options.read && options.list {
         tools.push(list::tool(tree.clone()));
         tools.push(find::tool(tree.clone()));
         tools.push(info::tool(tree.clone()));

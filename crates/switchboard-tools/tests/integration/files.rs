@@ -68,6 +68,11 @@ async fn the_options_choose_the_tools() {
     assert_eq!(hints("move_file"), (json!(false), json!(false), json!(false)));
     let only_read = FileToolsOptions { search: false, list: false, ..FileToolsOptions::default() };
     assert_eq!(file_tools(&root.0, &only_read).len(), 1);
+    let no_reads = FileToolsOptions { read: false, ..FileToolsOptions::default() };
+    assert_eq!(
+        names(&client(file_tools(&root.0, &no_reads)).await.list_all_tools().await.unwrap()),
+        ["search"]
+    );
     let parsed: FileToolsOptions = toml::from_str("write = true").unwrap();
     assert!(parsed.search && parsed.read && parsed.list && parsed.write && parsed.max_read_bytes == 1 << 20);
     assert!(!parsed.delete && parsed.max_image_bytes == 5 << 20);
