@@ -623,8 +623,13 @@ mod tests {
     fn the_builtin_names_are_those_of_the_file_tools() {
         let root = tempfile::tempdir().unwrap();
         let tree = switchboard_tree::ServedTree::new(root.path(), &Default::default()).unwrap();
-        for (search, read, write) in [(true, true, false), (false, true, true), (true, false, true)] {
-            let options = FileToolsOptions { search, read, write, ..FileToolsOptions::default() };
+        for (search, read, write, delete) in [
+            (true, true, false, false),
+            (false, true, true, true),
+            (true, false, true, false),
+            (false, false, false, true),
+        ] {
+            let options = FileToolsOptions { search, read, write, delete, ..FileToolsOptions::default() };
             let built: Vec<String> =
                 crate::file_tools(&tree, &options).iter().map(|t| t.name().to_owned()).collect();
             assert_eq!(built, options.tool_names());
