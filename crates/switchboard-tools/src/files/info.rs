@@ -72,8 +72,14 @@ fn info(tree: &ServedTree, path: &str) -> Result<CallToolResult, ToolError> {
     let is_dir = entry.kind == EntryKind::Dir;
     let read = if is_dir { Ok(()) } else { tree.readable(path).map(drop) };
     let write = if is_dir { tree.writable_dir(path).map(drop) } else { tree.writable(path).map(drop) };
-    let (mime, lines) =
-        if is_dir || read.is_err() { (None, None) } else { content_facts(&entry.served, &entry.path) };
+    let (mime, lines) = match (is_dir, &read) {
+        (true, _) => (None, None),
+        (false, Ok(())) => content_facts(&entry.served, &entry.path),
+        // Too large to read: the name still tells the type, if it can.
+        (false, Err(_)) => {
+            (switchboard_files::mime_from_name(Path::new(&entry.served)).map(str::to_owned), None)
+        }
+    };
     let data = json!({
         "path": entry.served,
         "kind": entry.kind.as_str(),

@@ -91,10 +91,12 @@ fn read_many(
         return Err(ToolError::new(format!("read_file: paths must hold 1 to {MAX_PATHS} paths")));
     }
     let mut content = Vec::new();
+    // One call returns at most `max_bytes` of text and `max_image` of images in all.
     let mut budget = limits.max_bytes;
+    let mut image_budget = limits.max_image;
     let mut failed = 0;
     for path in paths {
-        let one = Limits { max_bytes: budget, ..limits };
+        let one = Limits { max_bytes: budget, max_image: image_budget };
         let blocks = if budget == 0 {
             Err(ToolError::new(format!(
                 "read_file: {path:?} was not read: this call reached its {}-byte total; read it in another call",
@@ -106,8 +108,12 @@ fn read_many(
         match blocks {
             Ok(blocks) => {
                 for block in &blocks {
-                    if let ContentBlock::Text(t) = block {
-                        budget = budget.saturating_sub(t.text.len() as u64);
+                    match block {
+                        ContentBlock::Text(t) => budget = budget.saturating_sub(t.text.len() as u64),
+                        ContentBlock::Image(i) => {
+                            image_budget = image_budget.saturating_sub(i.data.len() as u64 / 4 * 3);
+                        }
+                        _ => {}
                     }
                 }
                 content.push(ContentBlock::text(format!("==> {path} <==")));

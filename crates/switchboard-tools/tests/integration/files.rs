@@ -484,6 +484,12 @@ async fn read_file_returns_images_by_content_and_several_files() {
     let mut c2 = client(file_tools(&root.0, &small)).await;
     let r = c2.call_tool("read_file", json!({"path": "picture.dat"})).await.unwrap();
     assert!(is_error(&r) && text(&r).contains("over the 10-byte limit for images"), "{r}");
+    // With paths, the images of one call share the cap.
+    let one_image = FileToolsOptions { max_image_bytes: PNG.len() as u64, ..FileToolsOptions::default() };
+    let mut c3 = client(file_tools(&root.0, &one_image)).await;
+    let r = c3.call_tool("read_file", json!({"paths": ["picture.dat", "picture.dat"]})).await.unwrap();
+    assert_eq!(r["content"][1]["type"], "image", "{r}");
+    assert!(r["content"][2]["text"].as_str().unwrap().contains("limit for images"), "{r}");
 
     let r = c
         .call_tool("read_file", json!({"paths": ["notes.md", "ignored.txt", "picture.dat", "../secret.txt"]}))
