@@ -62,8 +62,10 @@ impl Default for PromptsSection {
 /// ```toml
 /// [tools.builtin]
 /// search = true       # regular-expression search across the served files
-/// read = true         # read_file: a file or a range of its lines
-/// write = false       # write_file and edit_file (off unless enabled)
+/// read = true         # read_file (a file, a range of its lines, images, several files),
+///                     # and list_directory, find_files, file_info
+/// write = false       # write_file, edit_file, create_directory, move_file (off unless enabled)
+/// delete = false      # delete_file (off unless enabled)
 ///
 /// [[tools.command]]   # a program run with arguments from a JSON Schema
 /// name = "run_tests"

@@ -30,7 +30,7 @@ mod watch;
 use std::path::PathBuf;
 
 pub use index::Change;
-pub use mime::mime_from_name;
+pub use mime::{mime_from_content, mime_from_name, mime_of_file};
 pub use provider::FileResources;
 pub use switchboard_tree::{FilesOptions, RootSpec, ServedTree, TreeError};
 pub use watch::{DebouncedWatcher, WatchBatch};

@@ -118,6 +118,18 @@ pub fn mime_from_name(path: &Path) -> Option<&'static str> {
     mime_guess::from_path(path).first_raw()
 }
 
+/// The MIME type of the file at `path`: by name, else by its first bytes
+/// (what the `file://` resources announce; the file tools report it too).
+pub fn mime_of_file(path: &Path) -> String {
+    guess(path)
+}
+
+/// The MIME type of contents starting with `head`, from the bytes alone
+/// (magic numbers, else text or `application/octet-stream`).
+pub fn mime_from_content(head: &[u8]) -> &'static str {
+    sniff(head)
+}
+
 /// The MIME type of the file at `path`: by name, else by its first bytes.
 pub(crate) fn guess(path: &Path) -> String {
     if let Some(mime) = mime_from_name(path) {

@@ -29,7 +29,7 @@
 //! let tool = command_tool(&spec, &tree).unwrap();
 //! assert_eq!(tool.name(), "greet");
 //! let files = file_tools(&tree, &FileToolsOptions::default());
-//! assert_eq!(files.len(), 2); // search and read_file; writing is off by default
+//! assert_eq!(files.len(), 5); // search, read_file and the folder tools; writing is off by default
 //! ```
 //!
 //! # Command argv templates
@@ -84,15 +84,32 @@
 //!
 //! # File tools
 //!
-//! `search` (ripgrep's matching crates), `read_file` (whole file up to
-//! `max_read_bytes`, or a 1-based inclusive line range; an `end_line` past
-//! the end reads to the end, a `start_line` past it is an error), and with
-//! `write = true`, `write_file` and `edit_file`. What they may read and
-//! write is decided by the served tree ([`switchboard_tree::ServedTree`]), the
-//! same policy the `file://` resources follow: ignored, hidden and `.git`
-//! files are neither read nor searched, a search glob only narrows, and
-//! writes never touch dotfiles, ignore files, `.git`, the configuration
-//! in use or the prompt folders.
+//! What they may read and write is decided by the served tree
+//! ([`switchboard_tree::ServedTree`]), the same policy the `file://`
+//! resources follow: ignored, hidden, excluded and `.git` entries are
+//! never listed, found, read or searched, a glob only narrows, and writes
+//! never touch dotfiles, ignore files, `.git`, the configuration in use or
+//! the prompt folders. A path that is not served is refused the same way
+//! whether or not something is there.
+//!
+//! - `search` (ripgrep's matching crates): `path:line:column: text`; a long
+//!   line is shown as windows around its first matches with `…` markers.
+//! - `read_file`: a whole file up to `max_read_bytes`, or a 1-based
+//!   inclusive line range (an `end_line` past the end reads to the end, a
+//!   `start_line` past it is an error); PNG, JPEG, GIF and WebP (known by
+//!   their bytes) as image content up to `max_image_bytes`; several files
+//!   with `paths`, each marked with its path and refused on its own.
+//! - `list_directory`, `find_files`, `file_info` (on by default, `list`):
+//!   a folder's served entries to a depth (mounted roots appear as folders
+//!   of `""`), served files by glob, and one entry's kind, size, times,
+//!   MIME type, lines and what the tree allows with it. Listings are
+//!   bounded and say how many entries they left out.
+//! - With `write = true`: `write_file`, `edit_file` (edits in order, all
+//!   or nothing, a unified diff, `dry_run`), `create_directory` and
+//!   `move_file` (files only; never over an existing file). Writes are
+//!   atomic (a temporary file renamed over the target, its permissions
+//!   kept).
+//! - With `delete = true`: `delete_file` (a file, or an empty folder).
 
 mod argv;
 mod command;

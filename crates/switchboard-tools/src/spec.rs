@@ -178,24 +178,44 @@ pub struct HttpToolSpec {
     pub scopes: Vec<String>,
 }
 
-/// Which built-in file tools to offer (`search`, `read_file`, and with
-/// `write`, `write_file` and `edit_file`).
+/// Which built-in file tools to offer (`search`, `read_file`, the folder
+/// tools `list_directory`, `find_files` and `file_info`, and with `write`,
+/// `write_file`, `edit_file`, `create_directory` and `move_file`; with
+/// `delete`, `delete_file`).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct FileToolsOptions {
     /// Offer `search`; default true.
     pub search: bool,
-    /// Offer `read_file`; default true.
+    /// Offer `read_file` (one file or several, text or images); default true.
     pub read: bool,
-    /// Offer `write_file` and `edit_file`; default false.
+    /// Offer `list_directory`, `find_files` and `file_info` alongside
+    /// `read_file` (so `read = false` turns them off too, as a
+    /// configuration written before they existed expects); default true.
+    pub list: bool,
+    /// Offer `write_file`, `edit_file`, `create_directory` and `move_file`; default false.
     pub write: bool,
+    /// Offer `delete_file` (files and empty folders); default false. Only
+    /// this key turns it on (`write` alone never deletes).
+    pub delete: bool,
     /// Largest file `read_file` returns whole and `edit_file` edits; default 1 MiB.
     pub max_read_bytes: u64,
+    /// Largest PNG, JPEG, GIF or WebP image `read_file` returns as image
+    /// content; default 5 MiB (the tree's `max_file_size` still applies).
+    pub max_image_bytes: u64,
 }
 
 impl Default for FileToolsOptions {
     fn default() -> Self {
-        Self { search: true, read: true, write: false, max_read_bytes: 1024 * 1024 }
+        Self {
+            search: true,
+            read: true,
+            list: true,
+            write: false,
+            delete: false,
+            max_read_bytes: 1024 * 1024,
+            max_image_bytes: 5 * 1024 * 1024,
+        }
     }
 }
 
@@ -366,8 +386,14 @@ impl FileToolsOptions {
         if self.read {
             names.push("read_file");
         }
+        if self.read && self.list {
+            names.extend(["list_directory", "find_files", "file_info"]);
+        }
         if self.write {
-            names.extend(["write_file", "edit_file"]);
+            names.extend(["write_file", "edit_file", "create_directory", "move_file"]);
+        }
+        if self.delete {
+            names.push("delete_file");
         }
         names
     }
@@ -597,8 +623,13 @@ mod tests {
     fn the_builtin_names_are_those_of_the_file_tools() {
         let root = tempfile::tempdir().unwrap();
         let tree = switchboard_tree::ServedTree::new(root.path(), &Default::default()).unwrap();
-        for (search, read, write) in [(true, true, false), (false, true, true), (true, false, true)] {
-            let options = FileToolsOptions { search, read, write, ..FileToolsOptions::default() };
+        for (search, read, write, delete) in [
+            (true, true, false, false),
+            (false, true, true, true),
+            (true, false, true, false),
+            (false, false, false, true),
+        ] {
+            let options = FileToolsOptions { search, read, write, delete, ..FileToolsOptions::default() };
             let built: Vec<String> =
                 crate::file_tools(&tree, &options).iter().map(|t| t.name().to_owned()).collect();
             assert_eq!(built, options.tool_names());

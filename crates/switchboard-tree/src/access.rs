@@ -41,8 +41,9 @@ pub struct WriteTarget {
     pub path: PathBuf,
     /// Whether the file exists (and is served) already.
     pub exists: bool,
-    /// Folders to create first, outermost first.
-    missing_dirs: Vec<PathBuf>,
+    /// Folders to create first, outermost first (for a folder target, the
+    /// last one is the folder itself).
+    pub(crate) missing_dirs: Vec<PathBuf>,
 }
 
 impl WriteTarget {
@@ -91,25 +92,35 @@ impl ServedTree {
     /// file whose deepest existing folder is served; never a name starting
     /// with `.`, an excluded path or a protected one.
     pub fn writable(&self, path: &str) -> Result<WriteTarget, TreeError> {
+        self.write_target(path, Kind::File)
+    }
+
+    /// What [`ServedTree::writable`] decides, for a file or (`Kind::Dir`,
+    /// see [`ServedTree::writable_dir`]) a folder: the same name, exclude,
+    /// served-folder and protection rules for both.
+    pub(crate) fn write_target(&self, path: &str, kind: Kind) -> Result<WriteTarget, TreeError> {
         let parsed = ServedPath::parse(path)?;
         if parsed.is_root() {
-            return Err(TreeError::WrongKind("the served folder itself is not a file"));
+            return Err(TreeError::WrongKind("the served folder itself is never written, moved or removed"));
         }
         if parsed.segments().iter().any(|s| s.starts_with('.')) {
             return Err(TreeError::Protected(DOTNAMES));
         }
         let (root, rest) = self.root_of(parsed.segments()).ok_or(TreeError::NotServed)?;
         if rest.is_empty() {
-            return Err(TreeError::WrongKind("a mounted folder is not a file"));
+            return Err(TreeError::WrongKind("a mounted root folder is never written, moved or removed"));
         }
-        if !self.names_allowed(root, rest) {
+        if !self.names_allowed(root, rest, kind == Kind::Dir) {
             return Err(TreeError::Protected("the path is excluded from the served files ([files] exclude)"));
         }
         let existing = existing_prefix(&root.dir, rest);
         let target = if existing == rest.len() {
             let located = self.locate_parsed(&parsed)?;
-            if located.kind != Kind::File {
-                return Err(TreeError::WrongKind("it is a folder, not a file"));
+            if located.kind != kind {
+                return Err(TreeError::WrongKind(match kind {
+                    Kind::File => "it is a folder, not a file",
+                    Kind::Dir => "it is a file, not a folder",
+                }));
             }
             WriteTarget { path: located.path, exists: true, missing_dirs: Vec::new() }
         } else {
@@ -121,7 +132,7 @@ impl ServedTree {
             let mut missing_dirs = Vec::new();
             for (i, name) in rest[existing..].iter().enumerate() {
                 path.push(name);
-                if existing + i + 1 < rest.len() {
+                if existing + i + 1 < rest.len() || kind == Kind::Dir {
                     missing_dirs.push(path.clone());
                 }
             }
@@ -144,7 +155,7 @@ impl ServedTree {
     /// `exclude` match. The ignore files are not consulted.
     pub fn permits_name(&self, path: &str) -> bool {
         let Ok(parsed) = ServedPath::parse(path) else { return false };
-        self.root_of(parsed.segments()).is_some_and(|(root, rest)| self.names_allowed(root, rest))
+        self.root_of(parsed.segments()).is_some_and(|(root, rest)| self.names_allowed(root, rest, false))
     }
 
     /// Calls `visit` with every served file under `start` (a served path;
@@ -195,7 +206,7 @@ impl ServedTree {
     }
 
     /// The served entry `rest` below `root`.
-    fn located_in(&self, root: &Arc<Root>, rest: &[String]) -> Result<Located, TreeError> {
+    pub(crate) fn located_in(&self, root: &Arc<Root>, rest: &[String]) -> Result<Located, TreeError> {
         let mut target = root.dir.clone();
         target.extend(rest);
         let served = root.served(&target).ok_or(TreeError::NotServed)?;

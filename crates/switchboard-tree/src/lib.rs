@@ -43,6 +43,7 @@
 
 mod access;
 mod history;
+mod listing;
 mod path;
 mod rules;
 mod scan;
@@ -54,6 +55,7 @@ use serde::Deserialize;
 
 pub use access::{Kind, Located, WriteTarget};
 pub use history::HistoryRules;
+pub use listing::{Entry, EntryKind, Removable};
 pub use path::ServedPath;
 pub use scan::{Scan, ScannedFile};
 

@@ -131,11 +131,12 @@ impl ServedTree {
 
     /// Whether every name on `relative`'s way below `root` passes the name
     /// rules (for paths that need not exist, such as a file in git history).
-    pub(crate) fn names_allowed(&self, root: &Root, relative: &[String]) -> bool {
+    /// `last_is_dir` says whether the last name is a folder.
+    pub(crate) fn names_allowed(&self, root: &Root, relative: &[String], last_is_dir: bool) -> bool {
         let mut path = PathBuf::new();
         relative.iter().enumerate().all(|(i, name)| {
             path.push(name);
-            self.name_allowed(root, &path, i + 1 < relative.len())
+            self.name_allowed(root, &path, last_is_dir || i + 1 < relative.len())
         })
     }
 
@@ -148,10 +149,22 @@ impl ServedTree {
         start: &Path,
         keep: impl Fn(&Path) -> bool + Send + Sync + 'static,
     ) -> Walk {
+        self.walk_builder(root, start, keep).build()
+    }
+
+    /// The same walker, not yet built, for callers that bound its depth or
+    /// sort it (listings); the rules it applies are not changed by either.
+    pub(crate) fn walk_builder(
+        &self,
+        root: &Arc<Root>,
+        start: &Path,
+        keep: impl Fn(&Path) -> bool + Send + Sync + 'static,
+    ) -> WalkBuilder {
         let gitignore = self.inner.gitignore;
         let tree = self.clone();
         let rules_root = Arc::clone(root);
-        WalkBuilder::new(start)
+        let mut builder = WalkBuilder::new(start);
+        builder
             .hidden(false)
             .git_ignore(gitignore)
             .git_global(gitignore)
@@ -165,7 +178,7 @@ impl ServedTree {
                 let Ok(relative) = entry.path().strip_prefix(&rules_root.dir) else { return false };
                 let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
                 tree.name_allowed(&rules_root, relative, is_dir) && keep(entry.path())
-            })
-            .build()
+            });
+        builder
     }
 }

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use switchboard_tree::{FilesOptions, Kind, RootSpec, ServedTree, TreeError};
+use switchboard_tree::{EntryKind, FilesOptions, Kind, RootSpec, ServedTree, TreeError};
 
 /// A project as a new user has one: a git folder with secrets kept out of
 /// git, nested ignore files, symlinks in and out, and a secret outside.
@@ -319,4 +319,71 @@ fn history_paths_of_a_work_tree_map_to_served_paths() {
     for path in ["src/.env", "src/private.key", "README.md", "src/../x", "/etc/passwd"] {
         assert!(!rules.writable_in_workdir(&workdir, path), "{path}");
     }
+}
+
+#[test]
+fn a_listing_finds_what_a_scan_serves_and_nothing_else() {
+    let (_base, dir) = project();
+    let tree = tree(&dir);
+    let scan = tree.scan();
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    tree.list("", usize::MAX, |entry| match entry.kind {
+        EntryKind::Dir => dirs.push(entry.served),
+        _ => files.push(entry.served),
+    })
+    .unwrap();
+    files.sort();
+    // big.txt is above max_file_size: listed (and scanned), never read.
+    assert_eq!(files, scan.files.keys().cloned().collect::<Vec<_>>());
+    assert_eq!(dirs, ["docs", "src", "src/nested"]);
+    let mut found = Vec::new();
+    tree.find("", "**", |entry| found.push(entry.served)).unwrap();
+    found.sort();
+    assert_eq!(found, files, "a glob only narrows");
+    for path in NOT_SERVED {
+        assert!(tree.list(path, 1, |_| {}).is_err(), "{path}");
+        assert!(tree.describe(path).is_err(), "{path}");
+        assert!(tree.removable(path).is_err(), "{path}");
+    }
+    #[cfg(unix)]
+    assert_eq!(tree.describe("main-link.rs").unwrap().kind, EntryKind::FileLink);
+    assert!(matches!(tree.list("src/main.rs", 1, |_| {}), Err(TreeError::WrongKind(_))));
+}
+
+#[test]
+fn folders_are_made_and_entries_removed_only_where_files_may_be_written() {
+    let (_base, dir) = project();
+    let tree = tree(&dir);
+    let made = tree.writable_dir("docs/new/deeper").unwrap();
+    assert!(!made.exists);
+    made.prepare().unwrap();
+    assert!(dir.join("docs/new/deeper").is_dir());
+    assert!(tree.writable_dir("docs").unwrap().exists);
+    for path in [
+        ".hidden",
+        "src/.cache",
+        ".git/x",
+        "build/x",
+        "prompts",
+        "prompts/x",
+        "up/x",
+        "docs/secret-notes",
+        "",
+    ] {
+        assert!(tree.writable_dir(path).is_err(), "{path}");
+        assert!(!dir.join(path).join("x").exists(), "{path}");
+    }
+    let removable = tree.removable("docs/guide.md").unwrap();
+    assert_eq!(removable.path, dir.canonicalize().unwrap().join("docs/guide.md"));
+    #[cfg(unix)]
+    {
+        // A link is removed itself, never its target.
+        let link = tree.removable("main-link.rs").unwrap();
+        assert_eq!(
+            (link.kind, link.path.file_name().unwrap().to_str()),
+            (EntryKind::FileLink, Some("main-link.rs"))
+        );
+    }
+    assert!(tree.removable("").is_err());
 }

@@ -117,14 +117,14 @@ fn a_valid_configuration_exits_0_in_text_and_json() {
     std::fs::write(dir.path().join("switchboard.toml"), text).unwrap();
     let (status, stdout, stderr) = switchboard(&["check"], dir.path());
     assert_eq!(status, 0, "{stderr}");
-    assert!(stdout.starts_with("switchboard.toml: ok — 3 tools"), "{stdout}");
+    assert!(stdout.starts_with("switchboard.toml: ok — 6 tools"), "{stdout}");
     let (status, stdout, stderr) = switchboard(&["check", "--json"], dir.path());
     assert_eq!(status, 0, "{stderr}");
     let report: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(report["ok"], true);
     assert_eq!(report["problems"], json!([]));
     assert_eq!(report["summary"]["problems"], 0);
-    assert_eq!(report["summary"]["tools"], 3);
+    assert_eq!(report["summary"]["tools"], 6);
     assert_eq!(report["summary"]["resources"], 2, "README.md and switchboard.toml");
 }
 

@@ -596,7 +596,7 @@ fn the_example_checks_and_lists_its_tools() {
     let (ok, stdout, stderr) = run(&["check", "."], &example);
     assert!(ok, "{stderr}");
     // The example lives in this repository, so the read-only git tools come too.
-    assert!(stdout.starts_with("switchboard.toml: ok — 11 tools"), "{stdout}");
+    assert!(stdout.starts_with("switchboard.toml: ok — 14 tools"), "{stdout}");
     let (ok, stdout, stderr) = run(&["list", "--json", "."], &example);
     assert!(ok, "{stderr}");
     let listing: Value = serde_json::from_str(&stdout).unwrap();
@@ -607,6 +607,9 @@ fn the_example_checks_and_lists_its_tools() {
         [
             "search",
             "read_file",
+            "list_directory",
+            "find_files",
+            "file_info",
             "git_status",
             "git_diff",
             "git_log",

@@ -424,7 +424,23 @@ fn command_and_file_tools_from_the_configuration() {
     let listed = switchboard.result("tools/list", json!({}));
     let names: Vec<&str> =
         listed["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["search", "read_file", "write_file", "edit_file", "greet", "fail", "hang"]);
+    assert_eq!(
+        names,
+        [
+            "search",
+            "read_file",
+            "list_directory",
+            "find_files",
+            "file_info",
+            "write_file",
+            "edit_file",
+            "create_directory",
+            "move_file",
+            "greet",
+            "fail",
+            "hang"
+        ]
+    );
 
     let call = |switchboard: &mut Switchboard, name: &str, args: Value| {
         switchboard.result("tools/call", json!({"name": name, "arguments": args}))
@@ -509,8 +525,8 @@ fn the_example_configuration_is_valid_for_this_repository() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap();
     let (ok, stdout, stderr) = run(&["check", "--config", "examples/switchboard.toml", "."], &repo);
     assert!(ok, "{stderr}");
-    // 4 declared and built-in tools, and the 6 read-only git tools of this repository.
-    assert!(stdout.starts_with("examples/switchboard.toml: ok — 10 tools, 5 prompts"), "{stdout}");
+    // 7 declared and built-in tools, and the 6 read-only git tools of this repository.
+    assert!(stdout.starts_with("examples/switchboard.toml: ok — 13 tools, 5 prompts"), "{stdout}");
 }
 
 /// Starts `switchboard serve --http 127.0.0.1:0` in `dir` with `env`, returns the child and its URL.
@@ -600,7 +616,11 @@ async fn http_authorization_from_the_configuration() {
             .unwrap();
     let names: Vec<&str> =
         listed["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["search", "read_file"], "the reader does not see greet");
+    assert_eq!(
+        names,
+        ["search", "read_file", "list_directory", "find_files", "file_info"],
+        "the reader does not see greet"
+    );
     let r = with_session(
         "reader-secret",
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "greet", "arguments": {}}}),

@@ -265,7 +265,7 @@ fn zero_config_serves_no_byte_of_an_unserved_file() {
         tools["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["search", "read_file", "git_status", "git_diff", "git_log", "git_show", "git_blame", "git_branch"],
+        ["search", "read_file", "list_directory", "find_files", "file_info", "git_status", "git_diff", "git_log", "git_show", "git_blame", "git_branch"],
         "zero-config is read-only"
     );
     probe_reads(&mut switchboard);
@@ -491,7 +491,7 @@ fn a_huge_folder_does_not_hold_up_initialize() {
     let waited = started.elapsed();
     assert!(waited < Duration::from_secs(5), "initialize took {waited:?}");
     let tools = switchboard.result("tools/list", json!({}));
-    assert_eq!(tools["tools"].as_array().unwrap().len(), 2, "{tools}");
+    assert_eq!(tools["tools"].as_array().unwrap().len(), 5, "{tools}");
     // Reads do not wait for the index either: the policy checks one path.
     let r = call(&mut switchboard, "read_file", json!({"path": "etc/hostname"}));
     assert!(
