@@ -91,7 +91,7 @@ impl HistoryRules {
             return false;
         }
         let Some((root, rest)) = self.tree.root_of(parsed.segments()) else { return false };
-        if rest.is_empty() || !self.tree.names_allowed(root, rest) {
+        if rest.is_empty() || !self.tree.names_allowed(root, rest, false) {
             return false;
         }
         !self.tree.inner.gitignore || !self.ignored(&root.dir, rest)
