@@ -335,3 +335,70 @@ struct Output {
     /// Bytes written, stdout and stderr together.
     total: u64,
 }
+
+/// The files of the served folder `root` that `spec` runs directly: its
+/// program when that is a file of the folder (`./scripts/test.sh`, or a
+/// name found on a `PATH` entry inside it), and each literal argument that
+/// names a script by path (`["python3", "tools/gen.py"]`, `["node",
+/// "./build.js"]`). They need not exist yet: the model must not create
+/// them either.
+///
+/// The project makes them protected paths of the served tree, so no write
+/// tool and no path argument of another command tool can change what a
+/// command runs. A literal argument counts when it is a file (not a
+/// folder) relative to the tool's working directory, or, when nothing
+/// is there yet, when it looks like a file path (it holds a `/` or a
+/// `.`); options (`-x`), placeholders and text with spaces (a shell
+/// snippet) do not count. What the program itself then loads (`cargo
+/// test` compiling `tests/`, `make` reading a Makefile) is not listed:
+/// the sandbox contains that.
+pub fn files_run_by(spec: &CommandToolSpec, root: &Path) -> Vec<PathBuf> {
+    let Ok(root) = root.canonicalize() else { return Vec::new() };
+    let cwd = resolve_cwd(&spec.name, &spec.cwd, &root).unwrap_or_else(|_| root.join(&spec.cwd));
+    let Some((program, args)) = spec.command.split_first() else { return Vec::new() };
+    let mut files = Vec::new();
+    if !program.contains('{') {
+        match spec::find_program(program, &cwd) {
+            Ok(found) => files.push(found),
+            Err(_) if program.contains('/') => files.push(cwd.join(program)),
+            Err(_) => {}
+        }
+    }
+    files.extend(args.iter().filter(|arg| names_a_script(arg, &cwd)).map(|arg| cwd.join(arg)));
+    files.into_iter().filter_map(|file| inside(&file, &root)).collect()
+}
+
+/// Whether the literal argument `arg` names a script run from `cwd`.
+fn names_a_script(arg: &str, cwd: &Path) -> bool {
+    if arg.is_empty()
+        || arg.starts_with('-')
+        || arg.contains(['{', '}', '='])
+        || arg.contains(char::is_whitespace)
+    {
+        return false;
+    }
+    let path = cwd.join(arg);
+    match path.metadata() {
+        Ok(meta) => meta.is_file(),
+        Err(_) => arg.contains(['/', '.']),
+    }
+}
+
+/// `file` with `.` and `..` resolved (through its longest existing
+/// ancestor), when that is inside `root`.
+fn inside(file: &Path, root: &Path) -> Option<PathBuf> {
+    let mut missing = Vec::new();
+    let mut existing = file.to_path_buf();
+    let resolved = loop {
+        if let Ok(canonical) = existing.canonicalize() {
+            break missing.iter().rev().fold(canonical, |path, name: &std::ffi::OsString| path.join(name));
+        }
+        let name = existing.file_name()?.to_os_string();
+        if name == ".." {
+            return None;
+        }
+        missing.push(name);
+        existing = existing.parent()?.to_path_buf();
+    };
+    resolved.starts_with(root).then_some(resolved)
+}

@@ -103,7 +103,7 @@ mod large;
 mod paths;
 mod spec;
 
-pub use command::command_tool;
+pub use command::{command_tool, files_run_by};
 pub use error::{Segment, SpecProblem, ToolsError};
 pub use files::file_tools;
 pub use http::{

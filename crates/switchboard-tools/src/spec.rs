@@ -482,7 +482,7 @@ impl HttpToolSpec {
 /// Where `program` will be found when the tool runs in `cwd`: a path with
 /// a `/` relative to `cwd` (or absolute), a bare name on `PATH` (the `PATH`
 /// the tool is given is switchboard's own). The error says why not.
-fn find_program(program: &str, cwd: &Path) -> Result<PathBuf, String> {
+pub(crate) fn find_program(program: &str, cwd: &Path) -> Result<PathBuf, String> {
     if program.contains('/') {
         // `./run.sh` shown as `/served/run.sh`, not `/served/./run.sh`.
         let relative: PathBuf =

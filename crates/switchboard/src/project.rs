@@ -439,8 +439,10 @@ fn served_prompts(config: &Config, files: &[PromptFile]) -> Vec<Prompt> {
 /// What the model may never write, whatever the tools: the configuration
 /// file in use, `switchboard.toml` where switchboard looks for one, the prompt
 /// folders (the configured one and the two zero-config looks for, which
-/// need not exist yet) and the skills folders (`skills/` and the configured one). Dotfiles and dot-folders (`.switchboard/`, `.git/`) are
-/// refused by the tree itself.
+/// need not exist yet), the skills folders (`skills/` and the configured
+/// one) and the files command tools run directly
+/// ([`switchboard_tools::files_run_by`]). Dotfiles and dot-folders
+/// (`.switchboard/`, `.git/`) are refused by the tree itself.
 fn protected_paths(config: &Config) -> Vec<PathBuf> {
     let mut paths =
         vec![config.dir().join(switchboard_config::FILE_NAME), config.resolve(Path::new("prompts"))];
@@ -449,6 +451,12 @@ fn protected_paths(config: &Config) -> Vec<PathBuf> {
     // Skills are instructions hosts load into a model's context later.
     paths.push(config.resolve(Path::new("skills")));
     paths.extend(config.skills.dir_in(config.dir()));
+    // What command tools run directly (`./scripts/test.sh`, `python3
+    // tools/gen.py`): a model that rewrote one would run its own code the
+    // next time the tool is called.
+    for spec in &config.tools.command {
+        paths.extend(switchboard_tools::files_run_by(spec.get_ref(), config.dir()));
+    }
     paths
 }
 
