@@ -101,16 +101,19 @@ mod files;
 mod http;
 mod large;
 mod paths;
+mod sandboxed;
 mod spec;
 
-pub use command::{command_tool, files_run_by};
+pub use command::{command_tool, files_run_by, sandboxed_command_tool};
 pub use error::{Segment, SpecProblem, ToolsError};
 pub use files::file_tools;
 pub use http::{
     HttpAnswer, HttpCaller, HttpLimits, OutgoingRequest, header, http_tool, template_value, until_cancelled,
 };
 pub use large::{LargeOutput, Total, refusal, truncation_notice};
+pub use sandboxed::{CommandSandbox, SandboxOptions};
 pub use spec::{
     BodyMode, CommandToolSpec, FileToolsOptions, HttpToolSpec, TaskMode, default_http_timeout,
     default_max_response, duration_schema,
 };
+pub use switchboard_sandbox::{Launcher, Support};

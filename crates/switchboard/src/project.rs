@@ -46,6 +46,9 @@ pub(crate) struct Project {
     pub notes: Vec<Problem>,
     /// The skills folder, when one is in use (see `crate::skills`).
     pub skills: Option<crate::skills::ProjectSkills>,
+    /// What `switchboard list` says about the sandbox of the command tools
+    /// (see `crate::sandbox`); `None` without command tools.
+    pub sandbox: Option<serde_json::Value>,
     /// `[[upstreams]]`, resolved (environment read, folders checked).
     pub upstreams: Vec<switchboard_proxy::UpstreamConfig>,
     /// The upstreams' supervisor once [`Project::serve`] built the server
@@ -135,8 +138,9 @@ impl Project {
             resources.extend(git.resources());
             templates.extend(git.templates());
         }
+        let sandbox = crate::sandbox::Plan::of(&config);
         let tools = match &tree {
-            Some(tree) => build_tools(&config, tree, &mut problems),
+            Some(tree) => build_tools(&config, tree, &sandbox, &mut problems),
             None => Vec::new(),
         };
         let auth = crate::network::auth_options(&config, &mut problems);
@@ -147,6 +151,8 @@ impl Project {
         };
         problems.extend(loaded.problems);
         let mut notes = loaded.notes;
+        notes.extend(sandbox.notes(&config));
+        let sandbox = sandbox.summary(&config);
         let skills = tree
             .as_ref()
             .and_then(|tree| crate::skills::ProjectSkills::load(&config, tree, &mut problems, &mut notes));
@@ -168,6 +174,7 @@ impl Project {
             prompt_files: loaded.files,
             notes,
             skills,
+            sandbox,
             upstreams,
             gateway: None,
         })
@@ -462,7 +469,12 @@ fn protected_paths(config: &Config) -> Vec<PathBuf> {
 
 /// The built-in file tools and the declared command, HTTP and OpenAPI
 /// tools; each problem is placed on the table that caused it.
-fn build_tools(config: &Config, tree: &ServedTree, problems: &mut Vec<Problem>) -> Vec<Tool> {
+fn build_tools(
+    config: &Config,
+    tree: &ServedTree,
+    sandbox: &crate::sandbox::Plan,
+    problems: &mut Vec<Problem>,
+) -> Vec<Tool> {
     let mut tools = switchboard_tools::file_tools(tree, &config.tools.builtin);
     let mut names: std::collections::HashMap<String, std::ops::Range<usize>> =
         tools.iter().map(|t| (t.name().to_owned(), 0..0)).collect();
@@ -488,7 +500,12 @@ fn build_tools(config: &Config, tree: &ServedTree, problems: &mut Vec<Problem>) 
         }
     };
     for spec in &config.tools.command {
-        add(switchboard_tools::command_tool(spec.get_ref(), tree), spec.span(), problems);
+        let contained = sandbox.for_tool(spec.get_ref());
+        add(
+            switchboard_tools::sandboxed_command_tool(spec.get_ref(), tree, contained),
+            spec.span(),
+            problems,
+        );
     }
     for spec in &config.tools.http {
         add(switchboard_tools::http_tool(spec.get_ref()), spec.span(), problems);
