@@ -86,6 +86,18 @@ pub struct Policy {
     pub write: Vec<PathBuf>,
     /// Whether TCP `connect` and `bind` are allowed.
     pub network: bool,
+    /// Paths inside writable folders that stay read-only: each existing
+    /// one is bind-mounted read-only over itself in a private mount
+    /// namespace before Landlock applies (Landlock grants whole subtrees
+    /// and cannot carve a file out of a writable folder). Landlock then
+    /// forbids the program to change mounts, and a mount point cannot be
+    /// renamed or removed, so give top-level entries of a writable folder
+    /// (a file or folder inside a writable folder whose parent is not
+    /// held can be sidestepped by renaming that parent). Where no mount
+    /// namespace can be made (no user namespaces for a user other than
+    /// root), the program still runs, with a warning on its stderr.
+    #[serde(default)]
+    pub read_only: Vec<PathBuf>,
 }
 
 /// System paths every command may read, each for a reason:
@@ -223,7 +235,13 @@ impl Policy {
         write.extend(DEVICES.iter().map(PathBuf::from));
         let mut read: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();
         read.extend(toolchain_reads(|name| std::env::var_os(name)));
-        Self { read, write, network: false }
+        Self { read, write, network: false, read_only: Vec::new() }
+    }
+
+    /// Adds paths held read-only (see [`Policy::read_only`]).
+    pub fn with_read_only(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        self.read_only.extend(paths);
+        self
     }
 
     /// Adds paths it may read.
@@ -356,6 +374,9 @@ pub fn exec(args: impl IntoIterator<Item = OsString>) -> SandboxError {
         Some(Err(e)) => return SandboxError::Usage(format!("the policy is not valid: {e}")),
         None => return SandboxError::Usage("the policy is not UTF-8".to_owned()),
     };
+    if let Err(reason) = imp::hold_read_only(&policy.read_only) {
+        eprintln!("switchboard sandbox: warning: {reason}; they stay writable for this program");
+    }
     if let Err(e) = imp::restrict(&policy) {
         return e;
     }
@@ -365,6 +386,7 @@ pub fn exec(args: impl IntoIterator<Item = OsString>) -> SandboxError {
 #[cfg(target_os = "linux")]
 mod imp {
     use std::ffi::OsString;
+    use std::path::{Path, PathBuf};
 
     use landlock::{
         ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr,
@@ -410,6 +432,62 @@ mod imp {
         Ok(())
     }
 
+    /// Bind-mounts each existing path of `paths` read-only over itself in
+    /// a new mount namespace (with a user namespace first when this user
+    /// may not make one alone), private so nothing reaches the host's.
+    pub(super) fn hold_read_only(paths: &[PathBuf]) -> Result<(), String> {
+        use nix::mount::{MsFlags, mount};
+        use nix::sched::{CloneFlags, unshare};
+        let existing: Vec<&PathBuf> = paths.iter().filter(|p| p.exists()).collect();
+        if existing.is_empty() {
+            return Ok(());
+        }
+        let shown = existing.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+        let failed =
+            |what: &str, e: &dyn std::fmt::Display| format!("cannot hold {shown} read-only ({what}: {e})");
+        if unshare(CloneFlags::CLONE_NEWNS).is_err() {
+            let (uid, gid) = (nix::unistd::getuid(), nix::unistd::getgid());
+            unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS)
+                .map_err(|e| failed("no mount namespace", &e))?;
+            // Refusing setgroups is what lets an unprivileged user write gid_map.
+            let _ = std::fs::write("/proc/self/setgroups", "deny");
+            std::fs::write("/proc/self/uid_map", format!("{uid} {uid} 1"))
+                .map_err(|e| failed("uid_map", &e))?;
+            std::fs::write("/proc/self/gid_map", format!("{gid} {gid} 1"))
+                .map_err(|e| failed("gid_map", &e))?;
+        }
+        let none: Option<&str> = None;
+        mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)
+            .map_err(|e| failed("private mounts", &e))?;
+        for path in existing {
+            mount(Some(path.as_path()), path.as_path(), none, MsFlags::MS_BIND | MsFlags::MS_REC, none)
+                .map_err(|e| failed("bind", &e))?;
+            let flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | kept_flags(path);
+            mount(none, path.as_path(), none, flags, none).map_err(|e| failed("read-only remount", &e))?;
+        }
+        Ok(())
+    }
+
+    /// The flags of the mount `path` is on that a remount inside a user
+    /// namespace must keep (the kernel locks them).
+    fn kept_flags(path: &Path) -> nix::mount::MsFlags {
+        use nix::mount::MsFlags;
+        use nix::sys::statvfs::{FsFlags, statvfs};
+        let Ok(stat) = statvfs(path) else { return MsFlags::empty() };
+        let flags = stat.flags();
+        [
+            (FsFlags::ST_NOSUID, MsFlags::MS_NOSUID),
+            (FsFlags::ST_NODEV, MsFlags::MS_NODEV),
+            (FsFlags::ST_NOEXEC, MsFlags::MS_NOEXEC),
+            (FsFlags::ST_NOATIME, MsFlags::MS_NOATIME),
+            (FsFlags::ST_NODIRATIME, MsFlags::MS_NODIRATIME),
+            (FsFlags::ST_RELATIME, MsFlags::MS_RELATIME),
+        ]
+        .into_iter()
+        .filter(|(fs, _)| flags.contains(*fs))
+        .fold(MsFlags::empty(), |all, (_, ms)| all | ms)
+    }
+
     pub(super) fn exec(program: &OsString, args: impl Iterator<Item = OsString>) -> SandboxError {
         use std::os::unix::process::CommandExt as _;
         let source = std::process::Command::new(program).args(args).exec();
@@ -425,6 +503,10 @@ mod imp {
 
     pub(super) fn detect() -> Support {
         Support { filesystem: false, tcp: false, scopes: false }
+    }
+
+    pub(super) fn hold_read_only(paths: &[std::path::PathBuf]) -> Result<(), String> {
+        if paths.is_empty() { Ok(()) } else { Err("read-only paths need Linux".to_owned()) }
     }
 
     pub(super) fn restrict(_: &Policy) -> Result<(), SandboxError> {

@@ -423,6 +423,7 @@ impl Runner {
             .with_read(sandbox.program_dirs.iter().cloned())
             .with_read(sandbox.sandbox.read.iter().cloned())
             .with_write(sandbox.sandbox.write.iter().cloned())
+            .with_read_only(sandbox.sandbox.read_only.iter().cloned())
             .with_network(sandbox.network);
         let args: Vec<std::ffi::OsString> = argv.iter().map(Into::into).collect();
         let command = sandbox
@@ -569,4 +570,29 @@ fn inside(file: &Path, root: &Path) -> Option<PathBuf> {
         existing = existing.parent()?.to_path_buf();
     };
     resolved.starts_with(root).then_some(resolved)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(command: &[&str]) -> CommandToolSpec {
+        serde_json::from_value(json!({"name": "t", "command": command})).unwrap()
+    }
+
+    #[test]
+    fn the_files_a_command_runs_are_its_program_and_script_arguments_not_folders_or_options() {
+        let root = tempfile::tempdir().unwrap();
+        let base = root.path().canonicalize().unwrap();
+        std::fs::create_dir_all(base.join("src")).unwrap();
+        std::fs::write(base.join("Makefile"), "all:\n").unwrap();
+        let files = |command: &[&str]| files_run_by(&spec(command), &base);
+        assert_eq!(files(&["./scripts/test.sh"]), [base.join("scripts/test.sh")]);
+        assert_eq!(files(&["python3", "tools/gen.py", "{arg}"]), [base.join("tools/gen.py")]);
+        assert_eq!(files(&["make", "-f", "Makefile"]), [base.join("Makefile")]);
+        // A folder, an option, a word, a shell snippet and a path outside are not scripts.
+        assert!(
+            files(&["ls", "src", "--all", "test", "echo a/b c", "../outside.sh", "/etc/x.sh"]).is_empty()
+        );
+    }
 }

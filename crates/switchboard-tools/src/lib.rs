@@ -65,7 +65,22 @@
 //! size (or, with `on_large_output = "error"`, is an error saying it). A
 //! non-zero exit, a timeout or a kill by a signal make the result
 //! `isError: true`; `structuredContent` is
-//! `{exitCode, stdout, stderr, truncated, timedOut, totalBytes}`.
+//! `{exitCode, stdout, stderr, truncated, timedOut, totalBytes}`. When the
+//! call carries a progress token, output lines become progress
+//! notifications (at most 4 a second; progress = lines so far, the message
+//! = the last line).
+//!
+//! # The sandbox
+//!
+//! [`sandboxed_command_tool`] with a [`CommandSandbox`] runs the program
+//! through a launcher (see the `switchboard-sandbox` crate) that applies a
+//! Landlock policy first: writes only to the served folder and a private
+//! temporary folder (`TMPDIR`, `TMP`, `TEMP`; removed after the call),
+//! reads only the folder, the system and the toolchains, no TCP unless the
+//! spec says `network = true`. Where Landlock is missing, calls are
+//! refused. [`files_run_by`] lists the files a spec runs directly, for the
+//! served tree's protected paths: a model that may write files must not
+//! be able to rewrite them.
 //!
 //! # HTTP tools
 //!

@@ -47,6 +47,7 @@ pub struct CommandSandbox {
     pub(crate) support: Support,
     pub(crate) read: Vec<PathBuf>,
     pub(crate) write: Vec<PathBuf>,
+    pub(crate) read_only: Vec<PathBuf>,
 }
 
 impl CommandSandbox {
@@ -55,7 +56,15 @@ impl CommandSandbox {
     /// system whose Landlock holds `support`. Where it holds nothing,
     /// calls of sandboxed tools are refused.
     pub fn new(launcher: Launcher, support: Support) -> Self {
-        Self { launcher, support, read: Vec::new(), write: Vec::new() }
+        Self { launcher, support, read: Vec::new(), write: Vec::new(), read_only: Vec::new() }
+    }
+
+    /// Paths of the served folder that stay read-only for sandboxed
+    /// programs (see [`switchboard_sandbox::Policy::read_only`]): what
+    /// configures the server, `.git`, what unsandboxed tools run.
+    pub fn with_read_only(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        self.read_only.extend(paths);
+        self
     }
 
     /// Adds the extra paths of `options`, relative ones resolved against `base`.

@@ -451,6 +451,20 @@ fn served_prompts(config: &Config, files: &[PromptFile]) -> Vec<Prompt> {
 /// ([`switchboard_tools::files_run_by`]). Dotfiles and dot-folders
 /// (`.switchboard/`, `.git/`) are refused by the tree itself.
 fn protected_paths(config: &Config) -> Vec<PathBuf> {
+    let mut paths = configuration_paths(config);
+    // What command tools run directly (`./scripts/test.sh`, `python3
+    // tools/gen.py`): a model that rewrote one would run its own code the
+    // next time the tool is called.
+    for spec in &config.tools.command {
+        paths.extend(switchboard_tools::files_run_by(spec.get_ref(), config.dir()));
+    }
+    paths
+}
+
+/// The paths that configure the server: the configuration file in use,
+/// `switchboard.toml`, the prompt folders and the skills folders (they
+/// need not exist yet).
+pub(crate) fn configuration_paths(config: &Config) -> Vec<PathBuf> {
     let mut paths =
         vec![config.dir().join(switchboard_config::FILE_NAME), config.resolve(Path::new("prompts"))];
     paths.extend(config.path().map(Path::to_path_buf));
@@ -458,12 +472,6 @@ fn protected_paths(config: &Config) -> Vec<PathBuf> {
     // Skills are instructions hosts load into a model's context later.
     paths.push(config.resolve(Path::new("skills")));
     paths.extend(config.skills.dir_in(config.dir()));
-    // What command tools run directly (`./scripts/test.sh`, `python3
-    // tools/gen.py`): a model that rewrote one would run its own code the
-    // next time the tool is called.
-    for spec in &config.tools.command {
-        paths.extend(switchboard_tools::files_run_by(spec.get_ref(), config.dir()));
-    }
     paths
 }
 

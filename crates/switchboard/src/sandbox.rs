@@ -14,6 +14,7 @@
 //! sandboxed tools refuse every call rather than run uncontained) or one
 //! that lacks part of it.
 
+use std::path::{Component, PathBuf};
 use std::sync::OnceLock;
 
 use serde_json::{Value, json};
@@ -42,10 +43,11 @@ impl Plan {
                 (Launcher::new("switchboard"), Support { filesystem: false, tcp: false, scopes: false })
             }
         };
-        Self {
-            sandbox: CommandSandbox::new(launcher, support).with_options(&config.sandbox, config.dir()),
-            default_on: config.sandbox.on_by_default(config.tools.builtin.write),
-        }
+        let default_on = config.sandbox.on_by_default(config.tools.builtin.write);
+        let sandbox = CommandSandbox::new(launcher, support)
+            .with_options(&config.sandbox, config.dir())
+            .with_read_only(read_only_entries(config, default_on));
+        Self { sandbox, default_on }
     }
 
     /// The sandbox `spec` runs in, if any.
@@ -120,6 +122,39 @@ impl Plan {
             "unsandboxed": names(outside),
         }))
     }
+}
+
+/// The top-level entries of the served folder that sandboxed programs may
+/// not change, though they may write the rest of the folder: those that
+/// hold what configures the server (a changed `switchboard.toml` would be
+/// applied by a live reload, and could take tools out of the sandbox),
+/// `.git` (a hook or `core.fsmonitor` would run later, outside) and the
+/// files unsandboxed tools run. Top-level entries, because a mount point
+/// cannot be renamed while a file below one could be sidestepped by
+/// renaming its folder.
+fn read_only_entries(config: &Config, default_on: bool) -> Vec<PathBuf> {
+    let Ok(root) = config.dir().canonicalize() else { return Vec::new() };
+    let mut held = crate::project::configuration_paths(config);
+    held.push(root.join(".git"));
+    for spec in &config.tools.command {
+        if !spec.get_ref().sandbox.unwrap_or(default_on) {
+            held.extend(switchboard_tools::files_run_by(spec.get_ref(), &root));
+        }
+    }
+    let mut entries: Vec<PathBuf> = held
+        .iter()
+        .filter_map(|path| {
+            let inside = path.strip_prefix(config.dir()).or_else(|_| path.strip_prefix(&root)).ok()?;
+            if inside.components().any(|c| c == Component::ParentDir) {
+                return None;
+            }
+            let first = inside.components().find(|c| matches!(c, Component::Normal(_)))?;
+            Some(root.join(first))
+        })
+        .collect();
+    entries.sort();
+    entries.dedup();
+    entries
 }
 
 /// The text lines `switchboard list` prints for a [`Plan::summary`].

@@ -405,3 +405,36 @@ fn list_and_check_say_what_is_sandboxed() {
     assert!(notes.contains("commands may still run code the model edits"), "{notes}");
     assert!(notes.contains("bash_open") && notes.contains("runs outside the sandbox"), "{notes}");
 }
+
+/// A sandboxed command may write the served folder but not what
+/// configures the server (a live reload would apply it), nor `.git` (a
+/// hook would run later, outside the sandbox): not by writing, renaming
+/// or removing them.
+#[test]
+fn a_sandboxed_command_cannot_change_the_configuration_or_git() {
+    let scratch = sandbox_scratch();
+    let status =
+        std::process::Command::new("git").args(["init", "-q"]).current_dir(&scratch.dir).status().unwrap();
+    assert!(status.success());
+    put(&scratch.dir, "prompts/hello.md", "---\ndescription: hi\n---\nhello\n");
+    let config_before = std::fs::read_to_string(scratch.dir.join("switchboard.toml")).unwrap();
+    let mut switchboard = scratch.start();
+    let script = "echo '[[tools.command]]' >> switchboard.toml; mv switchboard.toml moved.toml; \
+                  rm -f switchboard.toml; echo planted > prompts/evil.md; mv prompts p2; \
+                  echo 'id' > .git/hooks/pre-commit; mv .git gitx; echo ran";
+    let r = call(&mut switchboard, "bash", json!({"script": script}));
+    let out = text(&r);
+    assert!(out.contains("ran"), "{r}");
+    assert_eq!(std::fs::read_to_string(scratch.dir.join("switchboard.toml")).unwrap(), config_before);
+    assert!(!scratch.dir.join("moved.toml").exists() && !scratch.dir.join("p2").exists(), "{out}");
+    assert!(!scratch.dir.join("prompts/evil.md").exists(), "{out}");
+    assert!(
+        !scratch.dir.join(".git/hooks/pre-commit").exists() && !scratch.dir.join("gitx").exists(),
+        "{out}"
+    );
+    assert!(!out.contains("warning"), "the read-only mounts were not made: {out}");
+    // The rest of the folder stays writable.
+    let r = call(&mut switchboard, "bash", json!({"script": "echo ok > src.txt && cat src.txt"}));
+    assert!(text(&r).contains("ok"), "{r}");
+    switchboard.finish();
+}
