@@ -287,6 +287,9 @@ fn network_true_allows_tcp_and_sandbox_false_runs_unrestricted() {
     assert!(!text(&r).contains("supersecret"), "network = true opened the files too: {r}");
     let r = call(&mut switchboard, "bash_open", json!({"script": "cat ../beside.txt"}));
     assert!(text(&r).contains("supersecret-beside"), "sandbox = false is not the old behaviour: {r}");
+    // Said at start, on stderr.
+    let stderr = switchboard.wait_stderr("runs outside the sandbox");
+    assert!(stderr.contains("bash_open"), "{stderr}");
     switchboard.finish();
 }
 
