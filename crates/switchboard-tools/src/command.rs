@@ -110,7 +110,8 @@ pub fn sandboxed_command_tool(
         folder: tree.base().to_path_buf(),
         program_dirs: switchboard_sandbox::program_dirs(
             spec.command[0].as_ref(),
-            env.iter().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_ref()),
+            // `set_env` comes last and wins, as in the program's environment.
+            env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_ref()),
             &cwd,
         ),
         network: spec.network,
