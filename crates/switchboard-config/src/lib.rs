@@ -79,6 +79,9 @@ pub struct Config {
     /// `[tools]`: built-in file tools, command tools, HTTP tools, OpenAPI documents.
     #[serde(default)]
     pub tools: ToolsSection,
+    /// `[sandbox]`: how command tools are contained (Linux Landlock).
+    #[serde(default)]
+    pub sandbox: switchboard_tools::SandboxOptions,
     /// `[limits]`: rate limits, requests in flight, timeouts, sizes.
     #[serde(default)]
     pub limits: LimitsSection,

@@ -1,6 +1,7 @@
 //! Command tools: run a configured program with an argv built from
 //! validated arguments, in its own process group, with a cleared
-//! environment, a timeout and an output cap.
+//! environment, a timeout and an output cap, optionally in the sandbox
+//! (see `sandboxed.rs`), reporting output lines as progress.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -17,10 +18,19 @@ use crate::argv::{ArgvTemplate, TemplateError};
 use crate::error::{Segment, SpecProblem, ToolsError};
 use crate::large::{self, LargeOutput, Total};
 use crate::paths::PathArguments;
+use crate::sandboxed::CommandSandbox;
 use crate::spec::{self, CommandToolSpec};
 
 /// How long to wait for the pipes to close after the group was killed.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// How often, at most, output lines become a progress notification (4/s):
+/// often enough for a client that resets its timeout on progress, rarely
+/// enough that a chatty build does not flood the connection.
+const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
+
+/// The longest progress message, in bytes (the rest of the line is cut).
+const PROGRESS_LINE_MAX: usize = 200;
 
 /// Everything a call needs, shared by the calls of one tool.
 #[derive(Debug)]
@@ -32,13 +42,40 @@ struct Runner {
     timeout: Duration,
     max_output: usize,
     on_large_output: LargeOutput,
+    /// Set when the program runs in the sandbox.
+    sandbox: Option<RunSandbox>,
+}
+
+/// How one tool's program is contained.
+#[derive(Debug)]
+struct RunSandbox {
+    sandbox: CommandSandbox,
+    /// The served folder: written and read.
+    folder: PathBuf,
+    /// The program's own folders, read.
+    program_dirs: Vec<PathBuf>,
+    network: bool,
 }
 
 /// Builds the tool for `spec` over `tree`: `cwd` resolves against the
 /// served folder, and path arguments must pass the tree's policy (see
 /// the `paths` module). Fails when the schema, the command template or the
-/// working directory is unusable.
+/// working directory is unusable. The program runs unsandboxed; a spec
+/// with `sandbox = true` is refused (use [`sandboxed_command_tool`]).
 pub fn command_tool(spec: &CommandToolSpec, tree: &ServedTree) -> Result<Tool, ToolsError> {
+    sandboxed_command_tool(spec, tree, None)
+}
+
+/// [`command_tool`], running the program in `sandbox` when given. A spec
+/// with `sandbox = true` and no sandbox given is refused. When `sandbox`
+/// holds nothing on this system (no Landlock), every call is refused
+/// with a message saying so: a tool meant to be contained never runs
+/// uncontained unless its configuration says `sandbox = false`.
+pub fn sandboxed_command_tool(
+    spec: &CommandToolSpec,
+    tree: &ServedTree,
+    sandbox: Option<&CommandSandbox>,
+) -> Result<Tool, ToolsError> {
     let tool = spec.name.clone();
     let (schema, properties) = spec::input_schema(&tool, spec.input_schema.as_ref())?;
     let argv =
@@ -61,6 +98,24 @@ pub fn command_tool(spec: &CommandToolSpec, tree: &ServedTree) -> Result<Tool, T
         }
     }
     env.extend(spec.set_env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    if spec.sandbox == Some(true) && sandbox.is_none() {
+        return Err(ToolsError::InvalidSetting {
+            tool,
+            setting: "sandbox",
+            reason: "no sandbox launcher is configured for command tools here".to_owned(),
+        });
+    }
+    let sandbox = sandbox.map(|sandbox| RunSandbox {
+        sandbox: sandbox.clone(),
+        folder: tree.base().to_path_buf(),
+        program_dirs: switchboard_sandbox::program_dirs(
+            spec.command[0].as_ref(),
+            // `set_env` comes last and wins, as in the program's environment.
+            env.iter().rev().find(|(k, _)| k == "PATH").map(|(_, v)| v.as_ref()),
+            &cwd,
+        ),
+        network: spec.network,
+    });
     let runner = Arc::new(Runner {
         name: tool.clone(),
         argv,
@@ -69,6 +124,7 @@ pub fn command_tool(spec: &CommandToolSpec, tree: &ServedTree) -> Result<Tool, T
         timeout: spec.timeout,
         max_output: spec.max_output,
         on_large_output: spec.on_large_output,
+        sandbox,
     });
     let t = spec
         .metadata()
@@ -151,18 +207,67 @@ struct Capped {
     total: u64,
 }
 
-async fn drain(mut stream: impl AsyncRead + Unpin, cap: usize, into: Arc<Mutex<Capped>>) {
+/// The complete output lines so far (stdout and stderr), for progress.
+#[derive(Debug, Default)]
+struct Lines {
+    count: u64,
+    /// The last complete, non-blank line, cut to [`PROGRESS_LINE_MAX`].
+    last: String,
+}
+
+impl Lines {
+    /// Counts the lines `chunk` completes; `partial` is the stream's line
+    /// so far (kept up to [`PROGRESS_LINE_MAX`] bytes).
+    fn add(&mut self, partial: &mut Vec<u8>, chunk: &[u8]) {
+        for &byte in chunk {
+            if byte == b'\n' {
+                self.count += 1;
+                let line = String::from_utf8_lossy(partial);
+                if !line.trim().is_empty() {
+                    self.last = line.trim().to_owned();
+                }
+                partial.clear();
+            } else if partial.len() < PROGRESS_LINE_MAX {
+                partial.push(byte);
+            }
+        }
+    }
+}
+
+async fn drain(
+    mut stream: impl AsyncRead + Unpin,
+    cap: usize,
+    into: Arc<Mutex<Capped>>,
+    lines: Arc<Mutex<Lines>>,
+) {
     let mut buf = [0u8; 8192];
+    let mut partial = Vec::new();
     loop {
         match stream.read(&mut buf).await {
             Ok(0) | Err(_) => break,
             Ok(n) => {
-                let mut c = into.lock().unwrap_or_else(|p| p.into_inner());
-                let room = cap.saturating_sub(c.kept.len());
-                c.kept.extend_from_slice(&buf[..n.min(room)]);
-                c.total += n as u64;
+                {
+                    let mut c = into.lock().unwrap_or_else(|p| p.into_inner());
+                    let room = cap.saturating_sub(c.kept.len());
+                    c.kept.extend_from_slice(&buf[..n.min(room)]);
+                    c.total += n as u64;
+                }
+                lines.lock().unwrap_or_else(|p| p.into_inner()).add(&mut partial, &buf[..n]);
             }
         }
+    }
+}
+
+/// Sends a progress notification when lines were completed since `sent`:
+/// progress is the number of lines, the message the last one.
+async fn report_progress(ctx: &RequestContext, lines: &Mutex<Lines>, sent: &mut u64) {
+    let (count, last) = {
+        let lines = lines.lock().unwrap_or_else(|p| p.into_inner());
+        (lines.count, lines.last.clone())
+    };
+    if count > *sent {
+        *sent = count;
+        ctx.progress(count as f64, None, Some(&last)).await;
     }
 }
 
@@ -184,9 +289,19 @@ impl Runner {
         };
         let argv = self.argv.expand(&args).map_err(|e| ToolError::new(format!("{}: {e}", self.name)))?;
         let program = self.argv.program();
-        let mut command = tokio::process::Command::new(program);
+        // The private temporary folder lives until this call returns.
+        let (mut command, temp) = match &self.sandbox {
+            Some(sandbox) => {
+                let (command, temp) = self.sandboxed(sandbox, program, &argv)?;
+                (command, Some(temp))
+            }
+            None => {
+                let mut command = tokio::process::Command::new(program);
+                command.args(&argv);
+                (command, None)
+            }
+        };
         command
-            .args(&argv)
             .current_dir(&self.cwd)
             .env_clear()
             .envs(self.env.iter().map(|(k, v)| (k, v)))
@@ -194,6 +309,11 @@ impl Runner {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
+        if let Some(temp) = &temp {
+            for name in ["TMPDIR", "TMP", "TEMP"] {
+                command.env(name, temp.path());
+            }
+        }
         // In a process group of its own, registered: `group` kills it and
         // everything it started when dropped (so a cancelled call, whose
         // future the server drops, kills them too), and so does
@@ -210,19 +330,34 @@ impl Runner {
         })?;
         let out = Arc::new(Mutex::new(Capped::default()));
         let err = Arc::new(Mutex::new(Capped::default()));
+        let lines = Arc::new(Mutex::new(Lines::default()));
         let mut readers = Vec::new();
         if let Some(s) = child.stdout.take() {
-            readers.push(tokio::spawn(drain(s, self.max_output, Arc::clone(&out))));
+            readers.push(tokio::spawn(drain(s, self.max_output, Arc::clone(&out), Arc::clone(&lines))));
         }
         if let Some(s) = child.stderr.take() {
-            readers.push(tokio::spawn(drain(s, self.max_output, Arc::clone(&err))));
+            readers.push(tokio::spawn(drain(s, self.max_output, Arc::clone(&err), Arc::clone(&lines))));
         }
         let finished = async {
-            let status = child.wait().await;
-            for r in &mut readers {
-                let _ = r.await;
+            let ended = async {
+                let status = child.wait().await;
+                for r in &mut readers {
+                    let _ = r.await;
+                }
+                status
+            };
+            tokio::pin!(ended);
+            let mut tick = tokio::time::interval(PROGRESS_INTERVAL);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut sent = 0;
+            loop {
+                tokio::select! {
+                    status = &mut ended => break status,
+                    _ = tick.tick(), if ctx.progress_token().is_some() => {
+                        report_progress(&ctx, &lines, &mut sent).await;
+                    }
+                }
             }
-            status
         };
         let ending = tokio::select! {
             status = finished => Ending::Exited(status.map_err(|e| ToolError::new(format!("{}: waiting for {program:?} failed: {e}", self.name)))?),
@@ -263,6 +398,41 @@ impl Runner {
                 Ok(self.result(head, code, output, false))
             }
         }
+    }
+
+    /// The launcher command that runs `program` with `argv` in `sandbox`,
+    /// and the private temporary folder it may write (removed when
+    /// dropped). Refused when this system's Landlock holds nothing.
+    fn sandboxed(
+        &self,
+        sandbox: &RunSandbox,
+        program: &str,
+        argv: &[String],
+    ) -> Result<(tokio::process::Command, tempfile::TempDir), ToolError> {
+        if !sandbox.sandbox.support.filesystem {
+            return Err(ToolError::new(format!(
+                "{}: refused: this tool runs in the sandbox, and {}. Ask the user to run it on Linux with \
+                 Landlock, or to set sandbox = false for this tool in switchboard.toml",
+                self.name,
+                sandbox.sandbox.support.describe()
+            )));
+        }
+        let temp = tempfile::Builder::new().prefix("switchboard-command-").tempdir().map_err(|e| {
+            ToolError::new(format!("{}: cannot create the private temporary folder: {e}", self.name))
+        })?;
+        let policy = switchboard_sandbox::Policy::new(&sandbox.folder, temp.path())
+            .with_read(sandbox.program_dirs.iter().cloned())
+            .with_read(sandbox.sandbox.read.iter().cloned())
+            .with_write(sandbox.sandbox.write.iter().cloned())
+            .with_read_only(sandbox.sandbox.read_only.iter().cloned())
+            .with_network(sandbox.network);
+        let args: Vec<std::ffi::OsString> = argv.iter().map(Into::into).collect();
+        let command = sandbox
+            .sandbox
+            .launcher
+            .command(&policy, program.as_ref(), &args)
+            .map_err(|e| ToolError::new(format!("{}: {e}", self.name)))?;
+        Ok((tokio::process::Command::from(command), temp))
     }
 
     /// Applies the shared cap: stdout first, stderr gets what is left.
@@ -334,4 +504,96 @@ struct Output {
     kept: usize,
     /// Bytes written, stdout and stderr together.
     total: u64,
+}
+
+/// The files of the served folder `root` that `spec` runs directly: its
+/// program when that is a file of the folder (`./scripts/test.sh`, or a
+/// name found on a `PATH` entry inside it), and each literal argument that
+/// names a script by path (`["python3", "tools/gen.py"]`, `["node",
+/// "./build.js"]`). They need not exist yet: the model must not create
+/// them either.
+///
+/// The project makes them protected paths of the served tree, so no write
+/// tool and no path argument of another command tool can change what a
+/// command runs. A literal argument counts when it is a file (not a
+/// folder) relative to the tool's working directory, or, when nothing
+/// is there yet, when it looks like a file path (it holds a `/` or a
+/// `.`); options (`-x`), placeholders and text with spaces (a shell
+/// snippet) do not count. What the program itself then loads (`cargo
+/// test` compiling `tests/`, `make` reading a Makefile) is not listed:
+/// the sandbox contains that.
+pub fn files_run_by(spec: &CommandToolSpec, root: &Path) -> Vec<PathBuf> {
+    let Ok(root) = root.canonicalize() else { return Vec::new() };
+    let cwd = resolve_cwd(&spec.name, &spec.cwd, &root).unwrap_or_else(|_| root.join(&spec.cwd));
+    let Some((program, args)) = spec.command.split_first() else { return Vec::new() };
+    let mut files = Vec::new();
+    if !program.contains('{') {
+        match spec::find_program(program, &cwd) {
+            Ok(found) => files.push(found),
+            Err(_) if program.contains('/') => files.push(cwd.join(program)),
+            Err(_) => {}
+        }
+    }
+    files.extend(args.iter().filter(|arg| names_a_script(arg, &cwd)).map(|arg| cwd.join(arg)));
+    files.into_iter().filter_map(|file| inside(&file, &root)).collect()
+}
+
+/// Whether the literal argument `arg` names a script run from `cwd`.
+fn names_a_script(arg: &str, cwd: &Path) -> bool {
+    if arg.is_empty()
+        || arg.starts_with('-')
+        || arg.contains(['{', '}', '='])
+        || arg.contains(char::is_whitespace)
+    {
+        return false;
+    }
+    let path = cwd.join(arg);
+    match path.metadata() {
+        Ok(meta) => meta.is_file(),
+        Err(_) => arg.contains(['/', '.']),
+    }
+}
+
+/// `file` with `.` and `..` resolved (through its longest existing
+/// ancestor), when that is inside `root`.
+fn inside(file: &Path, root: &Path) -> Option<PathBuf> {
+    let mut missing = Vec::new();
+    let mut existing = file.to_path_buf();
+    let resolved = loop {
+        if let Ok(canonical) = existing.canonicalize() {
+            break missing.iter().rev().fold(canonical, |path, name: &std::ffi::OsString| path.join(name));
+        }
+        let name = existing.file_name()?.to_os_string();
+        if name == ".." {
+            return None;
+        }
+        missing.push(name);
+        existing = existing.parent()?.to_path_buf();
+    };
+    resolved.starts_with(root).then_some(resolved)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(command: &[&str]) -> CommandToolSpec {
+        serde_json::from_value(json!({"name": "t", "command": command})).unwrap()
+    }
+
+    #[test]
+    fn the_files_a_command_runs_are_its_program_and_script_arguments_not_folders_or_options() {
+        let root = tempfile::tempdir().unwrap();
+        let base = root.path().canonicalize().unwrap();
+        std::fs::create_dir_all(base.join("src")).unwrap();
+        std::fs::write(base.join("Makefile"), "all:\n").unwrap();
+        let files = |command: &[&str]| files_run_by(&spec(command), &base);
+        assert_eq!(files(&["./scripts/test.sh"]), [base.join("scripts/test.sh")]);
+        assert_eq!(files(&["python3", "tools/gen.py", "{arg}"]), [base.join("tools/gen.py")]);
+        assert_eq!(files(&["make", "-f", "Makefile"]), [base.join("Makefile")]);
+        // A folder, an option, a word, a shell snippet and a path outside are not scripts.
+        assert!(
+            files(&["ls", "src", "--all", "test", "echo a/b c", "../outside.sh", "/etc/x.sh"]).is_empty()
+        );
+    }
 }

@@ -65,7 +65,22 @@
 //! size (or, with `on_large_output = "error"`, is an error saying it). A
 //! non-zero exit, a timeout or a kill by a signal make the result
 //! `isError: true`; `structuredContent` is
-//! `{exitCode, stdout, stderr, truncated, timedOut, totalBytes}`.
+//! `{exitCode, stdout, stderr, truncated, timedOut, totalBytes}`. When the
+//! call carries a progress token, output lines become progress
+//! notifications (at most 4 a second; progress = lines so far, the message
+//! = the last line).
+//!
+//! # The sandbox
+//!
+//! [`sandboxed_command_tool`] with a [`CommandSandbox`] runs the program
+//! through a launcher (see the `switchboard-sandbox` crate) that applies a
+//! Landlock policy first: writes only to the served folder and a private
+//! temporary folder (`TMPDIR`, `TMP`, `TEMP`; removed after the call),
+//! reads only the folder, the system and the toolchains, no TCP unless the
+//! spec says `network = true`. Where Landlock is missing, calls are
+//! refused. [`files_run_by`] lists the files a spec runs directly, for the
+//! served tree's protected paths: a model that may write files must not
+//! be able to rewrite them.
 //!
 //! # HTTP tools
 //!
@@ -118,16 +133,19 @@ mod files;
 mod http;
 mod large;
 mod paths;
+mod sandboxed;
 mod spec;
 
-pub use command::command_tool;
+pub use command::{command_tool, files_run_by, sandboxed_command_tool};
 pub use error::{Segment, SpecProblem, ToolsError};
 pub use files::file_tools;
 pub use http::{
     HttpAnswer, HttpCaller, HttpLimits, OutgoingRequest, header, http_tool, template_value, until_cancelled,
 };
 pub use large::{LargeOutput, Total, refusal, truncation_notice};
+pub use sandboxed::{CommandSandbox, SandboxOptions};
 pub use spec::{
     BodyMode, CommandToolSpec, FileToolsOptions, HttpToolSpec, TaskMode, default_http_timeout,
     default_max_response, duration_schema,
 };
+pub use switchboard_sandbox::{Launcher, Support};

@@ -87,6 +87,16 @@ pub struct CommandToolSpec {
     /// builds and test runs; `timeout` still bounds the program.
     #[serde(default)]
     pub task: TaskMode,
+    /// Run the program in the sandbox (Linux Landlock: writes only to the
+    /// served folder and a private temporary folder, reads only the folder,
+    /// system folders and toolchains). Default: `[sandbox] enabled`, which
+    /// is on when `[tools.builtin] write = true`. `false` runs it as
+    /// switchboard's own user, unrestricted.
+    #[serde(default)]
+    pub sandbox: Option<bool>,
+    /// In the sandbox, allow TCP (connect and bind); default false.
+    #[serde(default)]
+    pub network: bool,
 }
 
 /// When a command tool runs as a task (`task` in `[[tools.command]]`).
@@ -508,7 +518,7 @@ impl HttpToolSpec {
 /// Where `program` will be found when the tool runs in `cwd`: a path with
 /// a `/` relative to `cwd` (or absolute), a bare name on `PATH` (the `PATH`
 /// the tool is given is switchboard's own). The error says why not.
-fn find_program(program: &str, cwd: &Path) -> Result<PathBuf, String> {
+pub(crate) fn find_program(program: &str, cwd: &Path) -> Result<PathBuf, String> {
     if program.contains('/') {
         // `./run.sh` shown as `/served/run.sh`, not `/served/./run.sh`.
         let relative: PathBuf =

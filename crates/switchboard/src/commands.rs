@@ -43,7 +43,8 @@ pub(crate) fn list(source: &Source, as_json: bool) -> anyhow::Result<()> {
     let mut project = load(source)?;
     let server = project.serve(ServerOptions::default(), |b| b)?;
     let skills = project.skills.as_ref().map(crate::skills::ProjectSkills::listed).unwrap_or_default();
-    let listing = Listing { server: &server, skills: &skills, upstreams: None };
+    let sandbox = project.sandbox.clone();
+    let listing = Listing { server: &server, skills: &skills, upstreams: None, sandbox: sandbox.as_ref() };
     if project.upstreams.is_empty() {
         return print_listing(&listing, as_json);
     }
@@ -63,12 +64,14 @@ pub(crate) struct Listing<'a> {
     pub server: &'a Server,
     pub skills: &'a [switchboard_skills::SkillInfo],
     pub upstreams: Option<&'a [switchboard_proxy::UpstreamStatus]>,
+    /// The command tools' sandbox (see `crate::sandbox`).
+    pub sandbox: Option<&'a Value>,
 }
 
 /// Prints a listing as text or JSON.
 pub(crate) fn print_listing(listing: &Listing<'_>, as_json: bool) -> anyhow::Result<()> {
     use std::fmt::Write as _;
-    let Listing { server, skills, upstreams } = *listing;
+    let Listing { server, skills, upstreams, sandbox } = *listing;
     let mut out = String::new();
     if as_json {
         let mut listing = json!({
@@ -88,6 +91,9 @@ pub(crate) fn print_listing(listing: &Listing<'_>, as_json: bool) -> anyhow::Res
         if let Some(upstreams) = upstreams {
             listing["upstreams"] = json!(upstreams);
         }
+        if let Some(sandbox) = sandbox {
+            listing["sandbox"] = sandbox.clone();
+        }
         writeln!(out, "{}", serde_json::to_string_pretty(&listing)?)?;
         return print(&out);
     }
@@ -101,6 +107,9 @@ pub(crate) fn print_listing(listing: &Listing<'_>, as_json: bool) -> anyhow::Res
     writeln!(out, "Tools ({}):", tools.len())?;
     for tool in tools {
         writeln!(out, "  {:<24} {}", tool.name, first_line(tool.description.as_deref()))?;
+    }
+    if let Some(sandbox) = sandbox {
+        out.push_str(&crate::sandbox::describe(sandbox));
     }
     let prompts = server.prompts();
     writeln!(out, "Prompts ({}):", prompts.len())?;

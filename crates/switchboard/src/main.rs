@@ -24,6 +24,7 @@ mod live;
 mod network;
 mod project;
 mod proxy;
+mod sandbox;
 mod serve;
 mod shutdown;
 mod skills;
@@ -313,6 +314,13 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Started as the sandbox launcher of a command tool (hidden
+    // subcommand `__sandbox-exec`): Landlock restricts the calling thread,
+    // so this comes before any runtime or thread starts. It becomes the
+    // program, or returns the exit status of its failure.
+    if let Some(code) = switchboard_sandbox::launch_if_asked() {
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     let cli = Cli::parse();
     // Logs go to stderr only: stdout carries nothing but MCP messages.
     let _telemetry = telemetry::init();
@@ -381,7 +389,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             .build()
             .context("building the server")?;
             commands::print_listing(
-                &commands::Listing { server: &server, skills: &[], upstreams: None },
+                &commands::Listing { server: &server, skills: &[], upstreams: None, sandbox: None },
                 json,
             )
         }

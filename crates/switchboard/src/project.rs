@@ -46,6 +46,9 @@ pub(crate) struct Project {
     pub notes: Vec<Problem>,
     /// The skills folder, when one is in use (see `crate::skills`).
     pub skills: Option<crate::skills::ProjectSkills>,
+    /// What `switchboard list` says about the sandbox of the command tools
+    /// (see `crate::sandbox`); `None` without command tools.
+    pub sandbox: Option<serde_json::Value>,
     /// `[[upstreams]]`, resolved (environment read, folders checked).
     pub upstreams: Vec<switchboard_proxy::UpstreamConfig>,
     /// The upstreams' supervisor once [`Project::serve`] built the server
@@ -144,8 +147,9 @@ impl Project {
             resources.extend(git.resources());
             templates.extend(git.templates());
         }
+        let sandbox = crate::sandbox::Plan::of(&config);
         let tools = match &tree {
-            Some(tree) => build_tools(&config, tree, git.as_ref(), &mut problems),
+            Some(tree) => build_tools(&config, tree, git.as_ref(), &sandbox, &mut problems),
             None => Vec::new(),
         };
         let auth = crate::network::auth_options(&config, &mut problems);
@@ -156,6 +160,8 @@ impl Project {
         };
         problems.extend(loaded.problems);
         let mut notes = loaded.notes;
+        notes.extend(sandbox.notes(&config));
+        let sandbox = sandbox.summary(&config);
         let skills = tree
             .as_ref()
             .and_then(|tree| crate::skills::ProjectSkills::load(&config, tree, &mut problems, &mut notes));
@@ -177,6 +183,7 @@ impl Project {
             prompt_files: loaded.files,
             notes,
             skills,
+            sandbox,
             upstreams,
             gateway: None,
         })
@@ -448,9 +455,25 @@ fn served_prompts(config: &Config, files: &[PromptFile]) -> Vec<Prompt> {
 /// What the model may never write, whatever the tools: the configuration
 /// file in use, `switchboard.toml` where switchboard looks for one, the prompt
 /// folders (the configured one and the two zero-config looks for, which
-/// need not exist yet) and the skills folders (`skills/` and the configured one). Dotfiles and dot-folders (`.switchboard/`, `.git/`) are
-/// refused by the tree itself.
+/// need not exist yet), the skills folders (`skills/` and the configured
+/// one) and the files command tools run directly
+/// ([`switchboard_tools::files_run_by`]). Dotfiles and dot-folders
+/// (`.switchboard/`, `.git/`) are refused by the tree itself.
 fn protected_paths(config: &Config) -> Vec<PathBuf> {
+    let mut paths = configuration_paths(config);
+    // What command tools run directly (`./scripts/test.sh`, `python3
+    // tools/gen.py`): a model that rewrote one would run its own code the
+    // next time the tool is called.
+    for spec in &config.tools.command {
+        paths.extend(switchboard_tools::files_run_by(spec.get_ref(), config.dir()));
+    }
+    paths
+}
+
+/// The paths that configure the server: the configuration file in use,
+/// `switchboard.toml`, the prompt folders and the skills folders (they
+/// need not exist yet).
+pub(crate) fn configuration_paths(config: &Config) -> Vec<PathBuf> {
     let mut paths =
         vec![config.dir().join(switchboard_config::FILE_NAME), config.resolve(Path::new("prompts"))];
     paths.extend(config.path().map(Path::to_path_buf));
@@ -467,6 +490,7 @@ fn build_tools(
     config: &Config,
     tree: &ServedTree,
     git: Option<&GitResources>,
+    sandbox: &crate::sandbox::Plan,
     problems: &mut Vec<Problem>,
 ) -> Vec<Tool> {
     let mut tools = switchboard_tools::file_tools(tree, &config.tools.builtin);
@@ -496,7 +520,12 @@ fn build_tools(
         }
     };
     for spec in &config.tools.command {
-        add(switchboard_tools::command_tool(spec.get_ref(), tree), spec.span(), problems);
+        let contained = sandbox.for_tool(spec.get_ref());
+        add(
+            switchboard_tools::sandboxed_command_tool(spec.get_ref(), tree, contained),
+            spec.span(),
+            problems,
+        );
     }
     for spec in &config.tools.http {
         add(switchboard_tools::http_tool(spec.get_ref()), spec.span(), problems);

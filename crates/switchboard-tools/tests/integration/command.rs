@@ -481,3 +481,28 @@ async fn a_command_tool_can_run_as_a_task() {
     let mut plain = c.request("tools/call", json!({"name": "slow_build", "arguments": {}})).await.unwrap();
     assert_eq!(plain["structuredContent"]["stdout"].take(), "built\n");
 }
+
+/// Where Landlock holds nothing, a tool meant for the sandbox refuses its
+/// calls, saying why and how to opt out, and never runs the program; a
+/// spec that asks for the sandbox where none is configured is refused at
+/// load.
+#[tokio::test]
+async fn a_sandboxed_tool_without_landlock_refuses_its_calls() {
+    use switchboard_tools::{CommandSandbox, Launcher, Support, sandboxed_command_tool};
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let toml_text = format!("name = \"touch\"\ncommand = [\"touch\", {:?}]\n", marker.display().to_string());
+    let none = Support { filesystem: false, tcp: false, scopes: false };
+    let sandbox = CommandSandbox::new(Launcher::new("/nonexistent/launcher"), none);
+    let tool =
+        sandboxed_command_tool(&spec::<CommandToolSpec>(&toml_text), &tree(dir.path()), Some(&sandbox))
+            .expect("the tool builds");
+    let mut c = client(vec![tool]).await;
+    let r = c.call_tool("touch", json!({})).await.unwrap();
+    assert!(is_error(&r), "{r}");
+    assert!(text(&r).contains("Landlock is not available") && text(&r).contains("sandbox = false"), "{r}");
+    assert!(!marker.exists(), "the program ran unsandboxed");
+    let asks = format!("{toml_text}sandbox = true\n");
+    let e = load_error(&asks, dir.path());
+    assert!(e.to_string().contains("sandbox"), "{e}");
+}
