@@ -107,7 +107,7 @@ impl Project {
         // The folder's one access policy: the file resources, the file
         // tools, command-tool path arguments and git paths all consult it.
         let tree = match ServedTree::with_protected(config.dir(), &config.files, protected_paths(&config)) {
-            Ok(tree) => Some(tree),
+            Ok(tree) => Some(tree.never_serving(never_served_paths(&config))),
             Err(e) => {
                 problems.push(config.problem(format!("[files]: {e}")));
                 None
@@ -449,6 +449,15 @@ fn protected_paths(config: &Config) -> Vec<PathBuf> {
     // Skills are instructions hosts load into a model's context later.
     paths.push(config.resolve(Path::new("skills")));
     paths.extend(config.skills.dir_in(config.dir()));
+    paths
+}
+
+/// What the model may never see, like `.env`: the configuration file in
+/// use and `switchboard.toml` where switchboard looks for one (a literal
+/// token in a header would otherwise be one `search` away).
+fn never_served_paths(config: &Config) -> Vec<PathBuf> {
+    let mut paths = vec![config.dir().join(switchboard_config::FILE_NAME)];
+    paths.extend(config.path().map(Path::to_path_buf));
     paths
 }
 
