@@ -19,7 +19,9 @@
 //!    ([`json_schema`], module `schema`), which reports all violations
 //!    where serde stops at the first (module `shape`);
 //! 3. meaning, for every part whose shape is right: tool names, input
-//!    schemas, `{placeholders}`, URLs, methods, headers, limits, programs
+//!    schemas, `{placeholders}`, URLs, methods, headers (a `${SECRET}`
+//!    that is not set only alongside other problems: alone it leaves out
+//!    what needs it, not the file), limits, programs
 //!    that must exist, globs, root folders, duplicate tool names, upstreams
 //!    and the names they clash on when that can be known from the file
 //!    (module `meaning`, using the checks of the crates that own those values).
@@ -167,6 +169,34 @@ impl Config {
         Problem::at(self.origin.path.as_deref(), &self.origin.text, span, message.into())
     }
 
+    /// A problem at the value that `path` (keys, and array indexes as
+    /// numbers: `["tools", "http", "0", "headers", "X-Api-Key"]`) leads to
+    /// in this file, or at the nearest value on the way that is written
+    /// (a table at its name), so a problem
+    /// found after parsing still gets its real line.
+    pub fn problem_at_path(&self, path: &[&str], message: impl Into<String>) -> Problem {
+        let span = document::Document::parse(&self.origin.text).ok().and_then(|doc| {
+            (1..=path.len()).rev().find_map(|n| {
+                let pointer: String = path[..n].iter().map(|s| format!("/{}", document::escape(s))).collect();
+                let place = doc.place(&pointer)?;
+                // A table: its name (in its `[header]` or as a dotted key).
+                let table = place.found == "a table" || place.value.is_empty();
+                let span = if table { place.key.clone()? } else { place.value.clone() };
+                (!span.is_empty()).then_some(span)
+            })
+        });
+        match span {
+            Some(span) => self.problem_at(span, message),
+            None => self.problem(message),
+        }
+    }
+
+    /// The configured `env_file` (`[server] env_file`), resolved against the
+    /// served folder.
+    pub fn env_file(&self) -> Option<PathBuf> {
+        self.server.env_file.as_deref().map(|f| self.resolve(f))
+    }
+
     /// A problem with the file as a whole (line 1, column 1) or, for
     /// problems in other files, use [`Problem::new`].
     pub fn problem(&self, message: impl Into<String>) -> Problem {
@@ -199,8 +229,17 @@ fn check(text: &str, dir: &Path) -> Vec<(Range<usize>, String)> {
     };
     let shape = shape::problems(&doc);
     let bad: Vec<String> = shape.iter().map(|(pointer, _, _)| pointer.clone()).collect();
-    let meaning = meaning::problems(&doc, dir, &bad);
-    shape.into_iter().map(|(_, span, message)| (span, message)).chain(meaning).collect()
+    let mut unset_secrets = Vec::new();
+    let meaning = meaning::problems(&doc, dir, &bad, &mut unset_secrets);
+    let mut found: Vec<_> =
+        shape.into_iter().map(|(_, span, message)| (span, message)).chain(meaning).collect();
+    // Alone, an unset secret leaves out only what needs it (the project
+    // notes it); with other problems it is listed with them, so a fix
+    // does not reveal one more problem on the next run.
+    if !found.is_empty() {
+        found.extend(unset_secrets);
+    }
+    found
 }
 
 fn folder_name(dir: &Path) -> String {

@@ -96,6 +96,7 @@
 
 mod argv;
 mod command;
+mod environment;
 mod error;
 mod files;
 mod http;
@@ -104,6 +105,7 @@ mod paths;
 mod spec;
 
 pub use command::command_tool;
+pub use environment::{env_var, parse_env_file, set_env_file_values};
 pub use error::{Segment, SpecProblem, ToolsError};
 pub use files::file_tools;
 pub use http::{

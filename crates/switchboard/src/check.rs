@@ -6,7 +6,8 @@
 //! (see `switchboard_config::Config::parse`: unknown keys, wrong types,
 //! placeholders, globs, headers, schemas, names, programs that must
 //! exist), then builds the whole project as `serve` would, so prompt files
-//! and the rest are checked too.
+//! and the rest are checked too. What `serve` would leave out because a
+//! secret it needs is not set (see `crate::secrets`) is a problem here.
 //!
 //! Text output (the default): one `file:line:column: message` line per
 //! problem on stderr, like a compiler, or `FILE: ok — N tools, …` on
@@ -60,6 +61,11 @@ pub(crate) fn run(source: &Source, json: bool) -> anyhow::Result<()> {
     let cwd = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok()).unwrap_or_default();
     let loaded = with_spinner("loading the configuration and scanning files", || {
         let project = Project::load(&source.dir, source.config.as_deref())?;
+        // `serve` leaves out what needs a secret that is not set and serves
+        // the rest; for `check` that is a problem to fix.
+        if !project.left_out.is_empty() {
+            return Err(project.left_out);
+        }
         project.scan_files();
         Ok::<_, Vec<Problem>>(project)
     });

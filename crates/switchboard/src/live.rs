@@ -222,7 +222,8 @@ async fn reload(server: &Server, current: Project, source: &Source) -> Project {
 }
 
 /// Tells the clients what a reload left out that was not left out before
-/// (a prompt file that stopped loading): like a refused reload, it would
+/// (a prompt file that stopped loading, a tool whose secret is not set):
+/// like a refused reload, it would
 /// otherwise reach only stderr.
 fn notify_new_notes(server: &Server, next: &Project, current: &Project) {
     let notes: Vec<String> = next.new_notes(&current.notes).map(ToString::to_string).collect();
@@ -232,6 +233,9 @@ fn notify_new_notes(server: &Server, next: &Project, current: &Project) {
     server.log_to_clients(
         switchboard_server::types::logging::LoggingLevel::Warning,
         Some("switchboard"),
-        serde_json::json!({"message": "configuration reloaded; some prompt files did not load", "notes": notes}),
+        serde_json::json!({
+            "message": "configuration reloaded; some prompt files did not load or some entries were left out",
+            "notes": notes,
+        }),
     );
 }

@@ -24,6 +24,7 @@ mod live;
 mod network;
 mod project;
 mod proxy;
+mod secrets;
 mod serve;
 mod shutdown;
 mod skills;
@@ -381,7 +382,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             .build()
             .context("building the server")?;
             commands::print_listing(
-                &commands::Listing { server: &server, skills: &[], upstreams: None },
+                &commands::Listing { server: &server, skills: &[], upstreams: None, left_out: &[] },
                 json,
             )
         }

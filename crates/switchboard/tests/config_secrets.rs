@@ -5,6 +5,12 @@
 //! 2026-07-28), never shows a byte of `switchboard.toml`, of a `--config`
 //! file or of the `env_file` it reads secrets from, even with
 //! `hidden = true`. Every such byte carries `supersecret`.
+//!
+//! And a secret that is not set leaves out only what needs it: an HTTP
+//! tool, an OpenAPI entry or an upstream whose variable is set neither in
+//! the environment nor in the `env_file` is left out with a note on stderr
+//! (and to clients on a reload), the rest is served, and `check` and
+//! `list` say so.
 
 mod common;
 
@@ -22,6 +28,9 @@ const SECRET_PATTERN: &str = "super[s]ecret";
 /// A configuration that serves dotfiles, allows writes and has a
 /// read-only command tool with a path argument; its comment is the secret.
 const CONFIG: &str = r#"# supersecret-config: the model never reads this line
+[server]
+env_file = "secrets/tokens.env"
+
 [limits]
 tool_calls_per_minute = 100000
 tool_calls_burst = 10000
@@ -152,9 +161,9 @@ fn probe(switchboard: &mut Switchboard, secret_paths: &[&str]) {
 
 #[test]
 fn the_configuration_in_use_is_never_served_even_with_hidden_files() {
-    let dir = project(CONFIG, &[]);
+    let dir = project(CONFIG, &[("secrets/tokens.env", "TOKEN=supersecret-env-file\n")]);
     let mut switchboard = Switchboard::start(&["serve", "."], dir.path());
-    probe(&mut switchboard, &["switchboard.toml"]);
+    probe(&mut switchboard, &["switchboard.toml", "secrets/tokens.env"]);
     switchboard.finish();
     assert_eq!(std::fs::read_to_string(dir.path().join("switchboard.toml")).unwrap(), CONFIG);
 }
@@ -196,4 +205,170 @@ fn over_http_2026_07_28_a_search_never_finds_the_configuration() {
     });
     // Give the child a moment to be killed before the folder goes.
     std::thread::sleep(Duration::from_millis(50));
+}
+
+/// An HTTP API that echoes the `Authorization` header it got.
+struct EchoApi {
+    port: u16,
+    _runtime: tokio::runtime::Runtime,
+}
+
+fn start_echo_api() -> EchoApi {
+    use axum::http::HeaderMap;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let app = axum::Router::new().route(
+        "/echo",
+        axum::routing::get(|headers: HeaderMap| async move {
+            let auth = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+            axum::Json(json!({"authorization": auth}))
+        }),
+    );
+    runtime.spawn(async move { axum::serve(listener, app).await.unwrap() });
+    EchoApi { port, _runtime: runtime }
+}
+
+/// A configuration whose secrets come from an `env_file` (one tool), from
+/// nowhere (an HTTP tool, an OpenAPI entry, an upstream) and from a
+/// variable a test may set later.
+fn secrets_config(port: u16) -> String {
+    format!(
+        r#"[server]
+env_file = ".switchboard.env"
+
+[[tools.http]]
+name = "from_file"
+description = "Echoes the authorization header (token from the env_file)."
+url = "http://127.0.0.1:{port}/echo"
+headers = {{ Authorization = "Bearer ${{SWITCHBOARD_TEST_FILE_TOKEN}}" }}
+
+[[tools.http]]
+name = "needs_unset"
+description = "Needs a token that is set nowhere."
+url = "http://127.0.0.1:{port}/echo"
+[tools.http.headers]
+Authorization = "Bearer ${{SWITCHBOARD_TEST_SURELY_UNSET}}"
+
+[[tools.http]]
+name = "later"
+description = "Needs a token the env_file may drop."
+url = "http://127.0.0.1:{port}/echo"
+headers = {{ X-Token = "${{SWITCHBOARD_TEST_LATER}}" }}
+
+[[tools.openapi]]
+document = "api.json"
+prefix = "api"
+base_url = "http://127.0.0.1:{port}"
+auth = {{ type = "bearer", token_env = "SWITCHBOARD_TEST_SURELY_UNSET_API" }}
+
+[[upstreams]]
+name = "remote"
+url = "http://127.0.0.1:9/mcp"
+bearer_token_env = "SWITCHBOARD_TEST_SURELY_UNSET_UPSTREAM"
+"#
+    )
+}
+
+const API_DOCUMENT: &str = r#"{"openapi": "3.1.0", "info": {"title": "echo", "version": "1"},
+  "paths": {"/echo": {"get": {"operationId": "echo", "responses": {"200": {"description": "ok"}}}}}}"#;
+
+fn secrets_project(port: u16, env_file: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "switchboard.toml", &secrets_config(port));
+    put(dir.path(), ".switchboard.env", env_file);
+    put(dir.path(), "api.json", API_DOCUMENT);
+    dir
+}
+
+fn tool_names(switchboard: &mut Switchboard) -> Vec<String> {
+    let tools = switchboard.result("tools/list", json!({}));
+    tools["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn an_entry_whose_secret_is_unset_is_left_out_and_the_rest_is_served() {
+    let api = start_echo_api();
+    let dir =
+        secrets_project(api.port, "SWITCHBOARD_TEST_FILE_TOKEN=from-the-file\nSWITCHBOARD_TEST_LATER=x\n");
+    let mut switchboard = Switchboard::start(&["serve", "."], dir.path());
+    switchboard.result("logging/setLevel", json!({"level": "warning"}));
+    let names = tool_names(&mut switchboard);
+    assert!(names.contains(&"from_file".to_owned()) && names.contains(&"later".to_owned()), "{names:?}");
+    assert!(!names.iter().any(|n| n == "needs_unset" || n.starts_with("api")), "{names:?}");
+    // The tool whose token the env_file holds works, with that token.
+    let r = call(&mut switchboard, "from_file", json!({}));
+    assert_eq!(r["structuredContent"]["authorization"], "Bearer from-the-file", "{r}");
+    // stderr says what was left out, where and why, for each.
+    for needle in [
+        "SWITCHBOARD_TEST_SURELY_UNSET}, which is not set",
+        "\"SWITCHBOARD_TEST_SURELY_UNSET_API\" is not set",
+        "SWITCHBOARD_TEST_SURELY_UNSET_UPSTREAM, which is not set",
+    ] {
+        let stderr = switchboard.wait_stderr(needle);
+        let line = stderr.lines().find(|l| l.contains(needle)).unwrap();
+        assert!(line.contains("left out until it is set") && line.contains("switchboard.toml:"), "{line}");
+        assert!(!line.contains("from-the-file"), "no secret in the log: {line}");
+    }
+    // A reload whose env_file no longer sets a variable leaves that tool
+    // out too, and tells the connected client.
+    put(dir.path(), ".switchboard.env", "SWITCHBOARD_TEST_FILE_TOKEN=from-the-file\n");
+    put(dir.path(), "switchboard.toml", &format!("{}\n# edited\n", secrets_config(api.port)));
+    let message = switchboard.notification("notifications/message", None);
+    assert_eq!(message["params"]["level"], "warning", "{message}");
+    assert!(message.to_string().contains("SWITCHBOARD_TEST_LATER"), "{message}");
+    let names = tool_names(&mut switchboard);
+    assert!(names.contains(&"from_file".to_owned()) && !names.contains(&"later".to_owned()), "{names:?}");
+    switchboard.finish();
+}
+
+#[test]
+fn the_environment_comes_before_the_env_file() {
+    let api = start_echo_api();
+    let dir = secrets_project(api.port, "SWITCHBOARD_TEST_FILE_TOKEN=from-the-file\n");
+    let env = [("SWITCHBOARD_TEST_FILE_TOKEN", "from-the-host")];
+    let mut switchboard = Switchboard::start_with_env(&["serve", "."], dir.path(), &env);
+    let r = call(&mut switchboard, "from_file", json!({}));
+    assert_eq!(r["structuredContent"]["authorization"], "Bearer from-the-host", "{r}");
+    switchboard.finish();
+}
+
+#[test]
+fn check_reports_an_unset_secret_at_its_line_and_list_shows_what_is_left_out() {
+    let dir = secrets_project(
+        9,
+        "SWITCHBOARD_TEST_FILE_TOKEN=from-the-file\nSWITCHBOARD_TEST_LATER=x\nnot a line\n",
+    );
+    let (ok, _, stderr) = common::run(&["check"], dir.path());
+    assert!(!ok, "{stderr}");
+    let config = secrets_config(9);
+    let line_of = |needle: &str| config.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    for (needle, at) in [
+        ("SWITCHBOARD_TEST_SURELY_UNSET}", line_of("${SWITCHBOARD_TEST_SURELY_UNSET}")),
+        ("SWITCHBOARD_TEST_SURELY_UNSET_API", line_of("SWITCHBOARD_TEST_SURELY_UNSET_API")),
+        ("SWITCHBOARD_TEST_SURELY_UNSET_UPSTREAM", line_of("SWITCHBOARD_TEST_SURELY_UNSET_UPSTREAM")),
+    ] {
+        let line = stderr
+            .lines()
+            .find(|l| l.contains(needle) && !l.contains(" WARN "))
+            .unwrap_or_else(|| panic!("{needle}: {stderr}"));
+        assert!(line.starts_with(&format!("switchboard.toml:{at}:")), "{needle} placed at line {at}: {line}");
+    }
+    // A line of the env_file that is not NAME=value is placed there, unquoted.
+    let bad =
+        stderr.lines().find(|l| l.starts_with(".switchboard.env:3:1:")).unwrap_or_else(|| panic!("{stderr}"));
+    assert!(!bad.contains("not a line"), "{bad}");
+    let (ok, stdout, stderr) = common::run(&["list"], dir.path());
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("Left out (4):"), "{stdout}");
+    assert!(stdout.contains("SWITCHBOARD_TEST_SURELY_UNSET_UPSTREAM"), "{stdout}");
+    // With everything set, check passes.
+    let env = [
+        ("SWITCHBOARD_TEST_SURELY_UNSET", "a"),
+        ("SWITCHBOARD_TEST_SURELY_UNSET_API", "b"),
+        ("SWITCHBOARD_TEST_SURELY_UNSET_UPSTREAM", "c"),
+    ];
+    put(dir.path(), ".switchboard.env", "SWITCHBOARD_TEST_FILE_TOKEN=t\nSWITCHBOARD_TEST_LATER=x\n");
+    let (ok, stdout, stderr) = common::run_with_env(&["check"], dir.path(), &env);
+    assert!(ok, "{stdout}{stderr}");
 }
