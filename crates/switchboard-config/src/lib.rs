@@ -118,6 +118,30 @@ impl Config {
         Self::parse(&text, Some(&candidate), dir)
     }
 
+    /// For a file that has problems: a configuration good enough to check
+    /// the files it names anyway (prompt files, skills), so one run reports
+    /// those with the file's own problems. It keeps the `[prompts]`,
+    /// `[skills]` and `[files]` sections that read as they are (a section
+    /// that does not is turned off, or the default for `[files]`) and
+    /// defaults for the rest. `None` when the file cannot be read or is not
+    /// TOML at all (its folders cannot be known then).
+    pub fn fallback(dir: &Path, explicit: Option<&Path>) -> Option<Self> {
+        let path = explicit.map(Path::to_path_buf).unwrap_or_else(|| dir.join(FILE_NAME));
+        let text = std::fs::read_to_string(&path).ok()?;
+        let table: toml::Table = toml::from_str(&text).ok()?;
+        fn section<T: serde::de::DeserializeOwned>(table: &toml::Table, key: &str) -> Option<T> {
+            table.get(key).cloned().map_or_else(|| toml::from_str("").ok(), |v| v.try_into().ok())
+        }
+        let mut config: Config = toml::from_str("").ok()?;
+        config.prompts = section(&table, "prompts")
+            .unwrap_or(PromptsSection { enabled: false, ..PromptsSection::default() });
+        config.skills = section(&table, "skills")
+            .unwrap_or(switchboard_skills::SkillsOptions { enabled: false, ..Default::default() });
+        config.files = section(&table, "files").unwrap_or_default();
+        config.origin = Origin { path: Some(path), dir: dir.to_path_buf(), text };
+        Some(config)
+    }
+
     /// Parses `text` (read from `file`, or the embedded default when `None`)
     /// for serving `dir`.
     pub fn parse(text: &str, file: Option<&Path>, dir: &Path) -> Result<Self, Vec<Problem>> {

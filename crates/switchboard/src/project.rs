@@ -79,7 +79,11 @@ impl Project {
     /// `carried` (zero-config; with a configuration file it is a problem),
     /// and only the notes that `carried` did not have are logged again.
     pub fn reload(dir: &Path, explicit: Option<&Path>, carried: &Carried) -> Result<Self, Vec<Problem>> {
-        let config = Config::load(dir, explicit)?;
+        let config = Config::load(dir, explicit).map_err(|mut problems| {
+            // Every problem in one run: the prompt files and skills too.
+            problems.extend(Config::fallback(dir, explicit).map(named_file_problems).unwrap_or_default());
+            problems
+        })?;
         let project = Self::build(config, &carried.prompt_files)?;
         for note in project.new_notes(&carried.notes) {
             tracing::warn!("{note}");
@@ -347,6 +351,19 @@ impl Project {
 /// `[server]` without what a reload applies by itself (the `env_file`).
 fn identity(config: &Config) -> switchboard_config::ServerSection {
     switchboard_config::ServerSection { env_file: None, ..config.server.clone() }
+}
+
+/// The problems of the files `config` (a [`Config::fallback`]) names: its
+/// prompt files and skills, as a configuration file reads them.
+fn named_file_problems(config: Config) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    if let Some(dir) = config.prompts_dir() {
+        problems.extend(PromptPolicy::Strict.load(&dir, &[]).problems);
+    }
+    if let Ok(tree) = ServedTree::new(config.dir(), &config.files) {
+        crate::skills::ProjectSkills::load(&config, &tree, &mut problems, &mut Vec::new());
+    }
+    problems
 }
 
 /// How strictly the prompts folder is read.
