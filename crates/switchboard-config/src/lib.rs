@@ -26,6 +26,10 @@
 //!    and the names they clash on when that can be known from the file
 //!    (module `meaning`, using the checks of the crates that own those values).
 //!
+//! Apart from these, literal credentials (a token where `${NAME}` belongs,
+//! module `credentials`) are found and kept on the configuration
+//! ([`Config::literal_credentials`]) for `check` to refuse.
+//!
 //! Only a file with no problem is deserialized. Problems found later by
 //! whoever builds the server (a prompt file that does not compile) are
 //! placed with [`Config::problem_at`] on the span of the table that caused
@@ -34,6 +38,7 @@
 //! Relative paths in the file resolve against the served folder
 //! ([`Config::dir`]).
 
+mod credentials;
 mod document;
 mod meaning;
 mod net;
@@ -93,6 +98,8 @@ pub struct Config {
     pub upstreams: Vec<toml::Spanned<UpstreamSpec>>,
     #[serde(skip)]
     origin: Origin,
+    #[serde(skip)]
+    literal_credentials: Vec<Problem>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -147,7 +154,7 @@ impl Config {
     pub fn parse(text: &str, file: Option<&Path>, dir: &Path) -> Result<Self, Vec<Problem>> {
         let origin =
             Origin { path: file.map(Path::to_path_buf), dir: dir.to_path_buf(), text: text.to_owned() };
-        let mut found = check(text, dir);
+        let (mut found, literal_credentials) = check(text, dir);
         if !found.is_empty() {
             found.sort_by_key(|(span, _)| span.start);
             let path = origin.path.as_deref();
@@ -158,6 +165,10 @@ impl Config {
         }
         match toml::from_str::<Config>(text) {
             Ok(mut config) => {
+                config.literal_credentials = literal_credentials
+                    .into_iter()
+                    .map(|(span, message)| Problem::at(origin.path.as_deref(), text, span, message))
+                    .collect();
                 config.origin = origin;
                 if config.server.name.is_none() {
                     config.server.name = Some(folder_name(dir));
@@ -215,6 +226,13 @@ impl Config {
         }
     }
 
+    /// The credentials written literally in the file (a token where
+    /// `${NAME}` belongs), each placed at its value and never quoted.
+    /// `serve` logs them as warnings; `switchboard check` refuses them.
+    pub fn literal_credentials(&self) -> &[Problem] {
+        &self.literal_credentials
+    }
+
     /// The configured `env_file` (`[server] env_file`), resolved against the
     /// served folder.
     pub fn env_file(&self) -> Option<PathBuf> {
@@ -245,12 +263,14 @@ impl Config {
 
 /// Every problem of `text` for serving `dir`, as (byte range, message):
 /// the syntax errors, or else the shape problems and the meaning problems
-/// of the parts whose shape is right.
-fn check(text: &str, dir: &Path) -> Vec<(Range<usize>, String)> {
+/// of the parts whose shape is right; and apart, the literal credentials
+/// (module `credentials`), which alone do not make the file invalid.
+fn check(text: &str, dir: &Path) -> (Vec<(Range<usize>, String)>, Vec<(Range<usize>, String)>) {
     let doc = match document::Document::parse(text) {
         Ok(doc) => doc,
-        Err(syntax) => return syntax,
+        Err(syntax) => return (syntax, Vec::new()),
     };
+    let literal_credentials = credentials::literal_credentials(&doc);
     let shape = shape::problems(&doc);
     let bad: Vec<String> = shape.iter().map(|(pointer, _, _)| pointer.clone()).collect();
     let mut unset_secrets = Vec::new();
@@ -262,8 +282,10 @@ fn check(text: &str, dir: &Path) -> Vec<(Range<usize>, String)> {
     // does not reveal one more problem on the next run.
     if !found.is_empty() {
         found.extend(unset_secrets);
+        found.extend(literal_credentials);
+        return (found, Vec::new());
     }
-    found
+    (found, literal_credentials)
 }
 
 fn folder_name(dir: &Path) -> String {

@@ -261,3 +261,39 @@ env = "SWITCHBOARD_CHECK_SURELY_UNSET_TOKEN"
     assert!(problems[0].2.contains("resource must be this server's URL"), "{stderr}");
     assert!(problems[1].2.contains("SWITCHBOARD_CHECK_SURELY_UNSET_TOKEN"), "{stderr}");
 }
+
+#[test]
+fn a_literal_credential_is_a_placed_problem_and_a_variable_is_fine() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = |auth: &str| {
+        format!(
+            "[[tools.http]]\nname = \"api\"\ndescription = \"Calls the API.\"\nurl = \"https://api.example.com/items\"\n\
+             headers = {{ Authorization = \"{auth}\" }}\n\n[[upstreams]]\nname = \"remote\"\n\
+             url = \"https://mcp.example.com/mcp?api_key=k3y-literal\"\n"
+        )
+    };
+    let token = "sk-abcdefghijklmnopqrstuvwxyz012345";
+    std::fs::write(dir.path().join("switchboard.toml"), tool(&format!("Bearer {token}"))).unwrap();
+    let (status, _, stderr) = switchboard(&["check"], dir.path());
+    assert_eq!(status, 3, "{stderr}");
+    let problems = problems_in(&stderr, "switchboard.toml");
+    let places: Vec<(usize, usize)> = problems.iter().map(|(l, c, _)| (*l, *c)).collect();
+    assert_eq!(places, [(5, 29), (9, 7)], "{stderr}");
+    assert!(problems[0].2.contains("${NAME}") && problems[0].2.contains("env_file"), "{stderr}");
+    assert!(problems[1].2.contains("\"api_key\""), "{stderr}");
+    assert!(
+        !stderr.contains(token) && !stderr.contains("k3y-literal"),
+        "the secret is never repeated: {stderr}"
+    );
+
+    // Written as a variable (set where switchboard starts), the file is fine.
+    let fine = tool("Bearer ${SWITCHBOARD_CHECK_TOKEN}").replace("?api_key=k3y-literal", "");
+    std::fs::write(dir.path().join("switchboard.toml"), fine).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("check")
+        .current_dir(dir.path())
+        .env("SWITCHBOARD_CHECK_TOKEN", "t")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
