@@ -261,11 +261,14 @@ impl Config {
     }
 }
 
+/// A problem found in the text: its byte range and message.
+type Found = (Range<usize>, String);
+
 /// Every problem of `text` for serving `dir`, as (byte range, message):
 /// the syntax errors, or else the shape problems and the meaning problems
 /// of the parts whose shape is right; and apart, the literal credentials
 /// (module `credentials`), which alone do not make the file invalid.
-fn check(text: &str, dir: &Path) -> (Vec<(Range<usize>, String)>, Vec<(Range<usize>, String)>) {
+fn check(text: &str, dir: &Path) -> (Vec<Found>, Vec<Found>) {
     let doc = match document::Document::parse(text) {
         Ok(doc) => doc,
         Err(syntax) => return (syntax, Vec::new()),
