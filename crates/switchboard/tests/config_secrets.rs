@@ -372,3 +372,21 @@ fn check_reports_an_unset_secret_at_its_line_and_list_shows_what_is_left_out() {
     let (ok, stdout, stderr) = common::run_with_env(&["check"], dir.path(), &env);
     assert!(ok, "{stdout}{stderr}");
 }
+
+#[test]
+fn serve_starts_with_a_literal_credential_and_warns_without_repeating_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    let config = format!(
+        "[[tools.http]]\nname = \"api\"\ndescription = \"Calls the API.\"\nurl = \"http://127.0.0.1:9/x\"\n\
+         headers = {{ Authorization = \"Bearer {token}\" }}\n"
+    );
+    put(dir.path(), "switchboard.toml", &config);
+    let mut switchboard = Switchboard::start(&["serve", "."], dir.path());
+    assert!(tool_names(&mut switchboard).contains(&"api".to_owned()));
+    let stderr = switchboard.wait_stderr("holds a literal credential");
+    let line = stderr.lines().find(|l| l.contains("holds a literal credential")).unwrap();
+    assert!(line.contains("switchboard.toml:5:29:"), "placed at the value: {line}");
+    assert!(!stderr.contains(token), "the token is never repeated: {stderr}");
+    switchboard.finish();
+}
