@@ -319,6 +319,17 @@ fn an_entry_whose_secret_is_unset_is_left_out_and_the_rest_is_served() {
     assert!(message.to_string().contains("SWITCHBOARD_TEST_LATER"), "{message}");
     let names = tool_names(&mut switchboard);
     assert!(names.contains(&"from_file".to_owned()) && !names.contains(&"later".to_owned()), "{names:?}");
+    // An edit of the env_file alone reloads too: the variable is back.
+    put(
+        dir.path(),
+        ".switchboard.env",
+        "SWITCHBOARD_TEST_FILE_TOKEN=from-the-file\nSWITCHBOARD_TEST_LATER=y\n",
+    );
+    let back = (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        tool_names(&mut switchboard).contains(&"later".to_owned())
+    });
+    assert!(back, "the env_file edit was not applied: {}", switchboard.stderr());
     switchboard.finish();
 }
 
