@@ -19,10 +19,16 @@
 //!    ([`json_schema`], module `schema`), which reports all violations
 //!    where serde stops at the first (module `shape`);
 //! 3. meaning, for every part whose shape is right: tool names, input
-//!    schemas, `{placeholders}`, URLs, methods, headers, limits, programs
+//!    schemas, `{placeholders}`, URLs, methods, headers (a `${SECRET}`
+//!    that is not set only alongside other problems: alone it leaves out
+//!    what needs it, not the file), limits, programs
 //!    that must exist, globs, root folders, duplicate tool names, upstreams
 //!    and the names they clash on when that can be known from the file
 //!    (module `meaning`, using the checks of the crates that own those values).
+//!
+//! Apart from these, literal credentials (a token where `${NAME}` belongs,
+//! module `credentials`) are found and kept on the configuration
+//! ([`Config::literal_credentials`]) for `check` to refuse.
 //!
 //! Only a file with no problem is deserialized. Problems found later by
 //! whoever builds the server (a prompt file that does not compile) are
@@ -32,6 +38,7 @@
 //! Relative paths in the file resolve against the served folder
 //! ([`Config::dir`]).
 
+mod credentials;
 mod document;
 mod meaning;
 mod net;
@@ -94,6 +101,8 @@ pub struct Config {
     pub upstreams: Vec<toml::Spanned<UpstreamSpec>>,
     #[serde(skip)]
     origin: Origin,
+    #[serde(skip)]
+    literal_credentials: Vec<Problem>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -119,12 +128,36 @@ impl Config {
         Self::parse(&text, Some(&candidate), dir)
     }
 
+    /// For a file that has problems: a configuration good enough to check
+    /// the files it names anyway (prompt files, skills), so one run reports
+    /// those with the file's own problems. It keeps the `[prompts]`,
+    /// `[skills]` and `[files]` sections that read as they are (a section
+    /// that does not is turned off, or the default for `[files]`) and
+    /// defaults for the rest. `None` when the file cannot be read or is not
+    /// TOML at all (its folders cannot be known then).
+    pub fn fallback(dir: &Path, explicit: Option<&Path>) -> Option<Self> {
+        let path = explicit.map(Path::to_path_buf).unwrap_or_else(|| dir.join(FILE_NAME));
+        let text = std::fs::read_to_string(&path).ok()?;
+        let table: toml::Table = toml::from_str(&text).ok()?;
+        fn section<T: serde::de::DeserializeOwned>(table: &toml::Table, key: &str) -> Option<T> {
+            table.get(key).cloned().map_or_else(|| toml::from_str("").ok(), |v| v.try_into().ok())
+        }
+        let mut config: Config = toml::from_str("").ok()?;
+        config.prompts = section(&table, "prompts")
+            .unwrap_or(PromptsSection { enabled: false, ..PromptsSection::default() });
+        config.skills = section(&table, "skills")
+            .unwrap_or(switchboard_skills::SkillsOptions { enabled: false, ..Default::default() });
+        config.files = section(&table, "files").unwrap_or_default();
+        config.origin = Origin { path: Some(path), dir: dir.to_path_buf(), text };
+        Some(config)
+    }
+
     /// Parses `text` (read from `file`, or the embedded default when `None`)
     /// for serving `dir`.
     pub fn parse(text: &str, file: Option<&Path>, dir: &Path) -> Result<Self, Vec<Problem>> {
         let origin =
             Origin { path: file.map(Path::to_path_buf), dir: dir.to_path_buf(), text: text.to_owned() };
-        let mut found = check(text, dir);
+        let (mut found, literal_credentials) = check(text, dir);
         if !found.is_empty() {
             found.sort_by_key(|(span, _)| span.start);
             let path = origin.path.as_deref();
@@ -135,6 +168,10 @@ impl Config {
         }
         match toml::from_str::<Config>(text) {
             Ok(mut config) => {
+                config.literal_credentials = literal_credentials
+                    .into_iter()
+                    .map(|(span, message)| Problem::at(origin.path.as_deref(), text, span, message))
+                    .collect();
                 config.origin = origin;
                 if config.server.name.is_none() {
                     config.server.name = Some(folder_name(dir));
@@ -170,6 +207,41 @@ impl Config {
         Problem::at(self.origin.path.as_deref(), &self.origin.text, span, message.into())
     }
 
+    /// A problem at the value that `path` (keys, and array indexes as
+    /// numbers: `["tools", "http", "0", "headers", "X-Api-Key"]`) leads to
+    /// in this file, or at the nearest value on the way that is written
+    /// (a table at its name), so a problem
+    /// found after parsing still gets its real line.
+    pub fn problem_at_path(&self, path: &[&str], message: impl Into<String>) -> Problem {
+        let span = document::Document::parse(&self.origin.text).ok().and_then(|doc| {
+            (1..=path.len()).rev().find_map(|n| {
+                let pointer: String = path[..n].iter().map(|s| format!("/{}", document::escape(s))).collect();
+                let place = doc.place(&pointer)?;
+                // A table: its name (in its `[header]` or as a dotted key).
+                let table = place.found == "a table" || place.value.is_empty();
+                let span = if table { place.key.clone()? } else { place.value.clone() };
+                (!span.is_empty()).then_some(span)
+            })
+        });
+        match span {
+            Some(span) => self.problem_at(span, message),
+            None => self.problem(message),
+        }
+    }
+
+    /// The credentials written literally in the file (a token where
+    /// `${NAME}` belongs), each placed at its value and never quoted.
+    /// `serve` logs them as warnings; `switchboard check` refuses them.
+    pub fn literal_credentials(&self) -> &[Problem] {
+        &self.literal_credentials
+    }
+
+    /// The configured `env_file` (`[server] env_file`), resolved against the
+    /// served folder.
+    pub fn env_file(&self) -> Option<PathBuf> {
+        self.server.env_file.as_deref().map(|f| self.resolve(f))
+    }
+
     /// A problem with the file as a whole (line 1, column 1) or, for
     /// problems in other files, use [`Problem::new`].
     pub fn problem(&self, message: impl Into<String>) -> Problem {
@@ -192,18 +264,34 @@ impl Config {
     }
 }
 
+/// A problem found in the text: its byte range and message.
+type Found = (Range<usize>, String);
+
 /// Every problem of `text` for serving `dir`, as (byte range, message):
 /// the syntax errors, or else the shape problems and the meaning problems
-/// of the parts whose shape is right.
-fn check(text: &str, dir: &Path) -> Vec<(Range<usize>, String)> {
+/// of the parts whose shape is right; and apart, the literal credentials
+/// (module `credentials`), which alone do not make the file invalid.
+fn check(text: &str, dir: &Path) -> (Vec<Found>, Vec<Found>) {
     let doc = match document::Document::parse(text) {
         Ok(doc) => doc,
-        Err(syntax) => return syntax,
+        Err(syntax) => return (syntax, Vec::new()),
     };
+    let literal_credentials = credentials::literal_credentials(&doc);
     let shape = shape::problems(&doc);
     let bad: Vec<String> = shape.iter().map(|(pointer, _, _)| pointer.clone()).collect();
-    let meaning = meaning::problems(&doc, dir, &bad);
-    shape.into_iter().map(|(_, span, message)| (span, message)).chain(meaning).collect()
+    let mut unset_secrets = Vec::new();
+    let meaning = meaning::problems(&doc, dir, &bad, &mut unset_secrets);
+    let mut found: Vec<_> =
+        shape.into_iter().map(|(_, span, message)| (span, message)).chain(meaning).collect();
+    // Alone, an unset secret leaves out only what needs it (the project
+    // notes it); with other problems it is listed with them, so a fix
+    // does not reveal one more problem on the next run.
+    if !found.is_empty() {
+        found.extend(unset_secrets);
+        found.extend(literal_credentials);
+        return (found, Vec::new());
+    }
+    (found, literal_credentials)
 }
 
 fn folder_name(dir: &Path) -> String {

@@ -24,13 +24,20 @@ use crate::document::{Document, escape};
 /// The meaning problems of `doc` for serving `dir`, as (byte range,
 /// message). `bad` holds the pointers of the values with a shape problem:
 /// they are left out (a table then falls back to its defaults, or is
-/// skipped when something it needs is gone).
-pub(crate) fn problems(doc: &Document, dir: &Path, bad: &[String]) -> Vec<(Range<usize>, String)> {
+/// skipped when something it needs is gone). Secrets that are not set go
+/// to `unset_secrets` instead: alone they do not make the file invalid
+/// (the project leaves out what needs them).
+pub(crate) fn problems(
+    doc: &Document,
+    dir: &Path,
+    bad: &[String],
+    unset_secrets: &mut Vec<(Range<usize>, String)>,
+) -> Vec<(Range<usize>, String)> {
     let mut out = Vec::new();
     if let Some(files) = typed::<FilesOptions>(doc, "/files", bad, Lists::DropItems) {
         out.extend(files_problems(doc, dir, files));
     }
-    out.extend(tool_problems(doc, dir, bad));
+    out.extend(tool_problems(doc, dir, bad, unset_secrets));
     out.extend(duplicate_names(doc, bad));
     out.extend(skills_problems(doc, dir, bad));
     out.extend(upstream_problems(doc, dir, bad));
@@ -223,8 +230,14 @@ fn value_span(doc: &Document, pointer: &str) -> Range<usize> {
     doc.place(pointer).map_or(0..0, |p| p.value.clone())
 }
 
-/// Each declared command and HTTP tool's problems, on their keys.
-fn tool_problems(doc: &Document, dir: &Path, bad: &[String]) -> Vec<(Range<usize>, String)> {
+/// Each declared command, HTTP and OpenAPI tool's problems, on their keys;
+/// a secret that is not set goes to `unset_secrets`.
+fn tool_problems(
+    doc: &Document,
+    dir: &Path,
+    bad: &[String],
+    unset_secrets: &mut Vec<(Range<usize>, String)>,
+) -> Vec<(Range<usize>, String)> {
     let mut out = Vec::new();
     for (i, _) in array(doc, "/tools/command").iter().enumerate() {
         let pointer = format!("/tools/command/{i}");
@@ -235,7 +248,11 @@ fn tool_problems(doc: &Document, dir: &Path, bad: &[String]) -> Vec<(Range<usize
     for (i, _) in array(doc, "/tools/http").iter().enumerate() {
         let pointer = format!("/tools/http/{i}");
         if let Some(spec) = typed::<HttpToolSpec>(doc, &pointer, bad, Lists::DropList) {
-            out.extend(spec.problems().into_iter().map(|p| place(doc, &pointer, p)));
+            for problem in spec.problems() {
+                let unset = problem.error.is_missing_secret();
+                let placed = place(doc, &pointer, problem);
+                if unset { unset_secrets.push(placed) } else { out.push(placed) }
+            }
         }
     }
     // The document itself is read when the tools are built (a URL is
@@ -243,11 +260,10 @@ fn tool_problems(doc: &Document, dir: &Path, bad: &[String]) -> Vec<(Range<usize
     for (i, _) in array(doc, "/tools/openapi").iter().enumerate() {
         let pointer = format!("/tools/openapi/{i}");
         if let Some(spec) = typed::<OpenApiSpec>(doc, &pointer, bad, Lists::DropList) {
-            out.extend(
-                spec.problems(dir)
-                    .into_iter()
-                    .map(|p| place_at(doc, &pointer, &p.at, p.in_key, p.error.to_string())),
-            );
+            for p in spec.problems(dir) {
+                let placed = place_at(doc, &pointer, &p.at, p.in_key, p.error.to_string());
+                if p.error.is_missing_secret() { unset_secrets.push(placed) } else { out.push(placed) }
+            }
         }
     }
     out

@@ -15,6 +15,7 @@ use serde::Deserialize;
 /// title = "My project"
 /// description = "Sources and scripts of my project"
 /// instructions = "Run the tests with run_tests before proposing a change."
+/// env_file = ".switchboard.env" # NAME=value lines for ${NAME} and *_env; never served
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
@@ -31,6 +32,11 @@ pub struct ServerSection {
     pub instructions: Option<String>,
     /// The project's website.
     pub website_url: Option<String>,
+    /// A file of `NAME=value` lines (relative to the served folder) that
+    /// `${NAME}` in headers and the `*_env` keys read when the environment
+    /// switchboard starts with does not set the variable (the environment
+    /// wins). It is never served, like the configuration itself.
+    pub env_file: Option<PathBuf>,
 }
 
 /// `[prompts]`: prompts from Markdown files, and the built-in ones.

@@ -62,12 +62,41 @@ pub enum OpenApiError {
         /// What is wrong, with where in the document (`paths./pets.get`).
         reason: String,
     },
+    /// A credential's variable (`auth.token_env` …) is set neither in the
+    /// environment nor in the `env_file`: the entry is left out until it is.
+    #[error(
+        "{setting}: environment variable {variable:?} is not set (or empty); set it in the environment \
+         switchboard starts with (a host's `env` block) or in the `[server] env_file`"
+    )]
+    MissingSecret {
+        /// The key in the configuration (`auth.token_env`, …).
+        setting: String,
+        /// The variable it names.
+        variable: String,
+    },
     /// A tool setting shared with the HTTP tools (a header, a limit).
     #[error(transparent)]
     Tool(#[from] ToolsError),
 }
 
 impl OpenApiError {
+    /// Whether this is only a secret that is not set (a credential's
+    /// variable, or a header's `${NAME}`): the entry is left out and the
+    /// rest is served, rather than refusing the configuration.
+    pub fn is_missing_secret(&self) -> bool {
+        self.missing_secret_key().is_some()
+    }
+
+    /// When this is a missing secret, the keys in the entry's table that
+    /// name it (`["auth", "token_env"]`, `["headers", "X-Api-Key"]`).
+    pub fn missing_secret_key(&self) -> Option<Vec<&str>> {
+        match self {
+            OpenApiError::MissingSecret { setting, .. } => Some(setting.split('.').collect()),
+            OpenApiError::Tool(e) => e.missing_secret_key().map(Vec::from),
+            _ => None,
+        }
+    }
+
     /// The place in the document file this error is about (file, 1-based
     /// line and column), when it is a syntax error of a file.
     pub fn document_place(&self) -> Option<(&Path, usize, usize)> {

@@ -300,16 +300,11 @@ impl AuthSpec {
                 );
                 return Err((None, OpenApiError::setting("auth", reason)));
             };
-            match std::env::var(name) {
-                Ok(value) if !value.is_empty() => Ok(value),
+            match switchboard_tools::env_var(name) {
+                Some(value) if !value.is_empty() => Ok(value),
                 _ => Err((
                     Some(key),
-                    OpenApiError::setting(
-                        format!("auth.{key}"),
-                        format!(
-                            "environment variable {name:?} is not set (or empty, or not UTF-8); set it where switchboard starts"
-                        ),
-                    ),
+                    OpenApiError::MissingSecret { setting: format!("auth.{key}"), variable: name.clone() },
                 )),
             }
         };

@@ -53,37 +53,50 @@ impl std::fmt::Debug for PromptFile {
 }
 
 impl PromptFile {
-    /// Parses and checks the prompt file `path` whose contents are `text`.
+    /// Parses and checks the prompt file `path` whose contents are `text`;
+    /// on problems, the first (see [`PromptFile::parse_all`]).
     pub fn parse(path: &Path, text: &str) -> Result<Self, PromptError> {
-        let split = split(path, text)?;
+        Self::parse_all(path, text).map_err(|mut errors| errors.swap_remove(0))
+    }
+
+    /// Parses and checks the prompt file `path` whose contents are `text`,
+    /// finding every problem in one pass, each at its line: the name, each
+    /// argument, each message's template and each undeclared variable (a
+    /// front matter that does not parse stops there: nothing after it can
+    /// be read). The error list is never empty.
+    pub fn parse_all(path: &Path, text: &str) -> Result<Self, Vec<PromptError>> {
+        let split = split(path, text).map_err(|e| vec![e])?;
         let front = split.front;
+        let mut errors = Vec::new();
         let name = match front.name {
             Some(name) => name,
-            None => path.file_stem().and_then(|s| s.to_str()).map(str::to_owned).ok_or_else(|| {
-                PromptError::new(path, 1, 1, "the file name is not valid UTF-8; set `name`")
-            })?,
+            None => path.file_stem().and_then(|s| s.to_str()).map(str::to_owned).unwrap_or_else(|| {
+                errors.push(PromptError::new(path, 1, 1, "the file name is not valid UTF-8; set `name`"));
+                String::new()
+            }),
         };
-        if name.trim().is_empty() {
-            return Err(PromptError::new(path, 1, 1, "the prompt name is empty"));
+        if name.trim().is_empty() && errors.is_empty() {
+            let (line, column) = front_place(text, split.body_line, "name");
+            errors.push(PromptError::new(path, line, column, "the prompt name is empty"));
         }
         let mut seen = std::collections::HashSet::new();
         for argument in &front.arguments {
+            let (line, column) = front_place(text, split.body_line, &argument.name);
             if !is_identifier(&argument.name) {
-                return Err(PromptError::new(
+                errors.push(PromptError::new(
                     path,
-                    1,
-                    1,
+                    line,
+                    column,
                     format!(
                         "argument name {:?} must be letters, digits and underscores, not starting with a digit",
                         argument.name
                     ),
                 ));
-            }
-            if !seen.insert(argument.name.as_str()) {
-                return Err(PromptError::new(
+            } else if !seen.insert(argument.name.as_str()) {
+                errors.push(PromptError::new(
                     path,
-                    1,
-                    1,
+                    line,
+                    column,
                     format!("argument {:?} is declared twice", argument.name),
                 ));
             }
@@ -95,24 +108,39 @@ impl PromptFile {
         let mut messages = Vec::new();
         for (i, (role, line, source)) in messages_of(split.body, split.body_line).into_iter().enumerate() {
             let template = format!("{}#{i}", path.display());
-            env.add_template_owned(template.clone(), source.clone())
-                .map_err(|e| template_error(path, line, &e))?;
-            let compiled = env.get_template(&template).map_err(|e| template_error(path, line, &e))?;
-            for variable in compiled.undeclared_variables(false) {
-                if !seen.contains(variable.as_str()) && env.globals().all(|(g, _)| g != variable) {
-                    let (l, c) = find(&source, &variable).map_or((line, 1), |(l, c)| (line + l - 1, c));
-                    return Err(PromptError::new(
-                        path,
-                        l,
-                        c,
-                        format!(
-                            "the template uses `{variable}`, which is not a declared argument; \
-                             declare it under `arguments` in the front matter"
-                        ),
-                    ));
+            if let Err(e) = env.add_template_owned(template.clone(), source.clone()) {
+                errors.push(template_error(path, line, &e));
+                continue;
+            }
+            let compiled = match env.get_template(&template) {
+                Ok(compiled) => compiled,
+                Err(e) => {
+                    errors.push(template_error(path, line, &e));
+                    continue;
                 }
+            };
+            let mut undeclared: Vec<String> = compiled
+                .undeclared_variables(false)
+                .into_iter()
+                .filter(|v| !seen.contains(v.as_str()) && env.globals().all(|(g, _)| g != v))
+                .collect();
+            undeclared.sort_by_key(|v| find(&source, v));
+            for variable in undeclared {
+                let (l, c) = find(&source, &variable).map_or((line, 1), |(l, c)| (line + l - 1, c));
+                errors.push(PromptError::new(
+                    path,
+                    l,
+                    c,
+                    format!(
+                        "the template uses `{variable}`, which is not a declared argument; \
+                         declare it under `arguments` in the front matter"
+                    ),
+                ));
             }
             messages.push(Message { role, template, line });
+        }
+        if !errors.is_empty() {
+            return Err(errors);
         }
         Ok(Self {
             inner: Arc::new(Inner {
@@ -228,6 +256,13 @@ fn template_error(path: &Path, first_line: usize, e: &minijinja::Error) -> Promp
     let line = e.line().map_or(first_line, |l| first_line + l - 1);
     let detail = e.detail().map(str::to_owned).unwrap_or_else(|| e.kind().to_string());
     PromptError::new(path, line, 1, format!("template: {detail}"))
+}
+
+/// Where `word` is first written in the front matter of `text` (which
+/// ends before `body_line`), for placing a problem of the front matter;
+/// line 1 when it is not found there.
+fn front_place(text: &str, body_line: usize, word: &str) -> (usize, usize) {
+    find(text, word).filter(|(line, _)| *line > 1 && *line < body_line).unwrap_or((1, 1))
 }
 
 /// The 1-based (line, column) of the first `needle` in `text` as a whole word.

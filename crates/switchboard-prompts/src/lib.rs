@@ -153,8 +153,8 @@ pub fn starts_with_front_matter(bytes: &[u8]) -> bool {
 }
 
 /// Loads the prompt files of `dir` (see the [crate docs](crate) for what
-/// one is), sorted by path. A prompt file that does not load becomes a
-/// [`PromptError`] and does not stop the others; two files that define the
+/// one is), sorted by path. A prompt file that does not load becomes its
+/// [`PromptError`]s (every problem of the file) and does not stop the others; two files that define the
 /// same prompt name are an error naming both (the first by path wins).
 pub fn load_dir(dir: &Path) -> LoadedDir {
     let mut loaded = LoadedDir::default();
@@ -193,9 +193,9 @@ pub fn load_dir(dir: &Path) -> LoadedDir {
                 let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
                 let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
                 let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
-                PromptError::new(&path, line, column, "not valid UTF-8 text")
+                vec![PromptError::new(&path, line, column, "not valid UTF-8 text")]
             })
-            .and_then(|text| PromptFile::parse(&path, &text));
+            .and_then(|text| PromptFile::parse_all(&path, &text));
         match parsed {
             Ok(prompt) => {
                 if let Some(first) = loaded.prompts.iter().find(|p| p.name() == prompt.name()) {
@@ -213,7 +213,7 @@ pub fn load_dir(dir: &Path) -> LoadedDir {
                     loaded.prompts.push(prompt);
                 }
             }
-            Err(e) => loaded.errors.push(e),
+            Err(errors) => loaded.errors.extend(errors),
         }
     }
     loaded
@@ -230,9 +230,15 @@ impl LoadedDir {
         last_good: impl IntoIterator<Item = &'a PromptFile>,
     ) -> Vec<(PromptError, PromptFile)> {
         let mut last_good: Vec<&PromptFile> = last_good.into_iter().collect();
-        let mut kept = Vec::new();
+        let mut kept: Vec<(PromptError, PromptFile)> = Vec::new();
         let mut errors = Vec::new();
         for error in std::mem::take(&mut self.errors) {
+            // A file with several problems: each is covered by the one kept.
+            if let Some((_, prompt)) = kept.iter().find(|(e, _)| e.path == error.path) {
+                let prompt = prompt.clone();
+                kept.push((error, prompt));
+                continue;
+            }
             let found = last_good
                 .iter()
                 .position(|p| p.path() == error.path && self.prompts.iter().all(|q| q.name() != p.name()));

@@ -328,7 +328,7 @@ fn assemble(found: Vec<Found>) -> (SkillSet, Vec<SkillsError>) {
         let Some(path) = rel.strip_suffix("/SKILL.md") else { continue };
         match check_skill(path, file, &files) {
             Ok(skill) => skills.push(skill),
-            Err(problem) => problems.push(problem),
+            Err(found) => problems.extend(found),
         }
     }
     (index(skills, &files), problems)
@@ -342,63 +342,74 @@ struct Checked {
     frontmatter: Map<String, Value>,
 }
 
+/// Checks one skill, finding every problem of its `SKILL.md` in one pass
+/// (a folder name that cannot be a URI, text that is not UTF-8 or a front
+/// matter that does not parse stop there: nothing after can be read).
 fn check_skill(
     path: &str,
     skill_md: &Found,
     files: &BTreeMap<String, Found>,
-) -> Result<Checked, SkillsError> {
+) -> Result<Checked, Vec<SkillsError>> {
     let at = |(line, column): (usize, usize), message: String| {
         SkillsError::skill(&skill_md.place, line, column, message)
     };
     let folder = path.rsplit('/').next().unwrap_or(path);
     if let Some(bad) = path.split('/').find(|s| !plain_segment(s)) {
-        return Err(at(
+        return Err(vec![at(
             (1, 1),
             format!(
                 "the folder name {bad:?} cannot be part of a skill URI: use letters, digits, '-', '.', '_' \
                  and '~' only"
             ),
-        ));
+        )]);
     }
     let text = std::str::from_utf8(&skill_md.bytes)
-        .map_err(|e| at((1, 1), format!("SKILL.md is not UTF-8 text ({e})")))?;
-    let fm = FrontMatter::parse(text).map_err(|(line, column, message)| at((line, column), message))?;
+        .map_err(|e| vec![at((1, 1), format!("SKILL.md is not UTF-8 text ({e})"))])?;
+    let fm = FrontMatter::parse(text).map_err(|(line, column, message)| vec![at((line, column), message)])?;
+    let mut problems = Vec::new();
     let name = match fm.fields.get("name") {
-        Some(Value::String(name)) => name.clone(),
+        Some(Value::String(name)) => Some(name.clone()),
         Some(_) => {
-            return Err(at(fm.place_of("name"), "`name` must be text, like `name: pdf-processing`".into()));
+            problems.push(at(fm.place_of("name"), "`name` must be text, like `name: pdf-processing`".into()));
+            None
         }
         None => {
-            return Err(at((1, 1), format!("the front matter has no `name`; add `name: {folder}`")));
+            problems.push(at((1, 1), format!("the front matter has no `name`; add `name: {folder}`")));
+            None
         }
     };
-    if !valid_name(&name) {
-        return Err(at(
-            fm.place_of("name"),
-            format!(
-                "`name: {name}` breaks the skill naming rules: 1 to 64 lowercase letters, digits and \
-                 hyphens, no hyphen first, last or twice in a row (like `pdf-processing`)"
-            ),
-        ));
-    }
-    if name != folder {
-        return Err(at(
-            fm.place_of("name"),
-            format!("`name: {name}` must equal the skill's folder name {folder:?}: rename one of them"),
-        ));
+    if let Some(name) = &name {
+        if !valid_name(name) {
+            problems.push(at(
+                fm.place_of("name"),
+                format!(
+                    "`name: {name}` breaks the skill naming rules: 1 to 64 lowercase letters, digits and \
+                     hyphens, no hyphen first, last or twice in a row (like `pdf-processing`)"
+                ),
+            ));
+        } else if name != folder {
+            problems.push(at(
+                fm.place_of("name"),
+                format!("`name: {name}` must equal the skill's folder name {folder:?}: rename one of them"),
+            ));
+        }
     }
     let description = match fm.fields.get("description") {
-        Some(Value::String(d)) if !d.trim().is_empty() => d.clone(),
+        Some(Value::String(d)) if !d.trim().is_empty() => Some(d.clone()),
         Some(Value::String(_)) | None => {
-            return Err(at(
+            problems.push(at(
                 fm.place_of("description"),
                 "the front matter needs a `description`: what the skill does and when to use it".into(),
             ));
+            None
         }
-        Some(_) => return Err(at(fm.place_of("description"), "`description` must be text".into())),
+        Some(_) => {
+            problems.push(at(fm.place_of("description"), "`description` must be text".into()));
+            None
+        }
     };
-    if description.chars().count() > MAX_DESCRIPTION {
-        return Err(at(
+    if description.as_ref().is_some_and(|d| d.chars().count() > MAX_DESCRIPTION) {
+        problems.push(at(
             fm.place_of("description"),
             format!("`description` is longer than {MAX_DESCRIPTION} characters"),
         ));
@@ -406,7 +417,7 @@ fn check_skill(
     if let Some(Value::Object(metadata)) = fm.fields.get("metadata")
         && let Some(key) = metadata.keys().find(|k| k.starts_with("io.modelcontextprotocol/"))
     {
-        return Err(at(
+        problems.push(at(
             fm.place_of("metadata"),
             format!(
                 "`metadata` key {key:?}: keys under io.modelcontextprotocol/ are reserved for MCP extensions"
@@ -419,18 +430,23 @@ fn check_skill(
         .take_while(|(rel, _)| rel.starts_with(&own))
         .fold((0usize, 0u64), |(n, total), (_, f)| (n + 1, total + f.bytes.len() as u64));
     if count > MAX_FILES_PER_SKILL {
-        return Err(at(
+        problems.push(at(
             (1, 1),
             format!("the skill has {count} files; serve at most {MAX_FILES_PER_SKILL} per skill"),
         ));
     }
     if bytes > MAX_BYTES_PER_SKILL {
-        return Err(at(
+        problems.push(at(
             (1, 1),
             format!("the skill's files add up to {bytes} bytes; serve at most 16 MiB per skill"),
         ));
     }
-    Ok(Checked { path: path.to_owned(), name, description, frontmatter: fm.fields })
+    match (name, description) {
+        (Some(name), Some(description)) if problems.is_empty() => {
+            Ok(Checked { path: path.to_owned(), name, description, frontmatter: fm.fields })
+        }
+        _ => Err(problems),
+    }
 }
 
 /// Indexes the good skills: their files (each once), entries and folders.

@@ -76,6 +76,20 @@ pub enum ToolsError {
         /// What is wrong.
         reason: String,
     },
+    /// A header names a `${VARIABLE}` that neither the environment nor the
+    /// `env_file` sets: the tool is left out until it is set.
+    #[error(
+        "tool {tool:?}: header {header:?} reads ${{{variable}}}, which is not set; set it in the environment \
+         switchboard starts with (a host's `env` block) or in the `[server] env_file`"
+    )]
+    MissingSecret {
+        /// The tool.
+        tool: String,
+        /// The header's name.
+        header: String,
+        /// The variable.
+        variable: String,
+    },
     /// A setting has a value that cannot work (a zero timeout or limit, an
     /// environment variable name with `=`).
     #[error("tool {tool:?}: {setting}: {reason}")]
@@ -113,6 +127,24 @@ pub enum ToolsError {
         /// Why.
         reason: String,
     },
+}
+
+impl ToolsError {
+    /// Whether this is only a secret that is not set ([`ToolsError::MissingSecret`]):
+    /// the entry is left out and the rest is served, rather than refusing
+    /// the configuration.
+    pub fn is_missing_secret(&self) -> bool {
+        self.missing_secret_key().is_some()
+    }
+
+    /// For a [`ToolsError::MissingSecret`], the keys in the tool's table that
+    /// name the secret (`["headers", "Authorization"]`).
+    pub fn missing_secret_key(&self) -> Option<[&str; 2]> {
+        match self {
+            Self::MissingSecret { header, .. } => Some(["headers", header]),
+            _ => None,
+        }
+    }
 }
 
 /// One step from a tool's table down to the value a problem is about.

@@ -366,15 +366,30 @@ pub fn header(tool: &str, name: &str, value: &str) -> Result<(HeaderName, Header
         let reason = "not a valid header name: use letters, digits and '-', like \"X-Api-Key\"";
         (true, bad(reason.to_owned()))
     })?;
-    let value = substitute_env(value).map_err(|e| (false, bad(e)))?;
+    let value = substitute_env(value).map_err(|e| match e {
+        Substitution::Unset(variable) => {
+            (false, ToolsError::MissingSecret { tool: tool.to_owned(), header: name.to_owned(), variable })
+        }
+        Substitution::Malformed(reason) => (false, bad(reason)),
+    })?;
     let mut value = HeaderValue::from_str(&value)
         .map_err(|_| (false, bad("the value has characters a header cannot carry (a line break?)".into())))?;
     value.set_sensitive(true);
     Ok((header, value))
 }
 
-/// Replaces `${NAME}` with the variable's value; `$$` is a literal `$`.
-fn substitute_env(value: &str) -> Result<String, String> {
+/// Why a header value's `${NAME}`s could not be substituted.
+#[derive(Debug, PartialEq, Eq)]
+enum Substitution {
+    /// The variable is set neither in the environment nor in the `env_file`.
+    Unset(String),
+    /// The value is not well formed (an unclosed `${`).
+    Malformed(String),
+}
+
+/// Replaces `${NAME}` with the variable's value ([`crate::env_var`]); `$$`
+/// is a literal `$`.
+fn substitute_env(value: &str) -> Result<String, Substitution> {
     let mut out = String::new();
     let mut rest = value;
     while let Some(i) = rest.find('$') {
@@ -384,10 +399,11 @@ fn substitute_env(value: &str) -> Result<String, String> {
             out.push('$');
             rest = after;
         } else if let Some(body) = after.strip_prefix('{') {
-            let end = body.find('}').ok_or_else(|| format!("unclosed ${{ in {value:?}"))?;
+            let end = body.find('}').ok_or_else(|| {
+                Substitution::Malformed("an unclosed ${ (write ${NAME}, or $$ for a literal $)".to_owned())
+            })?;
             let name = &body[..end];
-            let v = std::env::var(name)
-                .map_err(|_| format!("environment variable {name:?} is not set (or not UTF-8)"))?;
+            let v = crate::env_var(name).ok_or_else(|| Substitution::Unset(name.to_owned()))?;
             out.push_str(&v);
             rest = &body[end + 1..];
         } else {
@@ -470,7 +486,10 @@ mod tests {
         assert_eq!(substitute_env("Bearer ${PATH}").unwrap(), format!("Bearer {path}"));
         assert_eq!(substitute_env("a $$ b $c").unwrap(), "a $ b $c");
         let e = substitute_env("${SWITCHBOARD_TOOLS_SURELY_UNSET_VAR}").unwrap_err();
-        assert!(e.contains("SWITCHBOARD_TOOLS_SURELY_UNSET_VAR"), "{e}");
-        assert!(substitute_env("${OPEN").is_err());
+        assert_eq!(e, Substitution::Unset("SWITCHBOARD_TOOLS_SURELY_UNSET_VAR".to_owned()));
+        assert!(matches!(substitute_env("${OPEN"), Err(Substitution::Malformed(_))));
+        let (_, missing) =
+            header("t", "Authorization", "Bearer ${SWITCHBOARD_TOOLS_SURELY_UNSET_VAR}").unwrap_err();
+        assert!(missing.is_missing_secret(), "{missing}");
     }
 }

@@ -128,6 +128,7 @@
 
 mod argv;
 mod command;
+mod environment;
 mod error;
 mod files;
 mod http;
@@ -137,6 +138,7 @@ mod sandboxed;
 mod spec;
 
 pub use command::{command_tool, files_run_by, sandboxed_command_tool};
+pub use environment::{env_var, parse_env_file, set_env_file_values};
 pub use error::{Segment, SpecProblem, ToolsError};
 pub use files::file_tools;
 pub use http::{

@@ -428,6 +428,14 @@ fn schema_checked(tool: &str, schema: Option<&Value>) -> Result<Vec<String>, Spe
     })
 }
 
+/// The property names a schema that is not usable still declares (the
+/// keys of its `properties` table), so a placeholder typo is reported
+/// in the same run as the schema's own problem.
+fn declared_properties(schema: Option<&Value>) -> Option<Vec<String>> {
+    let properties = schema?.get("properties")?.as_object()?;
+    Some(properties.keys().cloned().collect())
+}
+
 impl CommandToolSpec {
     /// Every problem of this tool at once, each placed on its key: what
     /// [`crate::command_tool`] refuses (name, schema, placeholders, `cwd`,
@@ -439,7 +447,12 @@ impl CommandToolSpec {
         let mut problems: Vec<SpecProblem> = name_problem(tool).into_iter().collect();
         match schema_checked(tool, self.input_schema.as_ref()) {
             Ok(properties) => problems.extend(self.command_problems(&properties)),
-            Err(problem) => problems.push(problem),
+            Err(problem) => {
+                problems.push(problem);
+                if let Some(properties) = declared_properties(self.input_schema.as_ref()) {
+                    problems.extend(self.command_problems(&properties));
+                }
+            }
         }
         let cwd = match crate::command::resolve_cwd(tool, &self.cwd, root) {
             Ok(cwd) => Some(cwd),
@@ -484,7 +497,10 @@ impl HttpToolSpec {
     pub fn problems(&self) -> Vec<SpecProblem> {
         let tool = self.name.as_str();
         let mut problems: Vec<SpecProblem> = name_problem(tool).into_iter().collect();
-        let properties = schema_checked(tool, self.input_schema.as_ref()).map_err(|p| problems.push(p)).ok();
+        let properties = schema_checked(tool, self.input_schema.as_ref())
+            .map_err(|p| problems.push(p))
+            .ok()
+            .or_else(|| declared_properties(self.input_schema.as_ref()));
         match crate::http::parse_url(tool, &self.url) {
             Ok(template) => {
                 let unknown = template

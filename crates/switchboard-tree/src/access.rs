@@ -67,7 +67,8 @@ impl WriteTarget {
 
 const DOTNAMES: &str = "names starting with '.' are never written (dotfiles such as .env, .gitignore and \
                         .ignore; folders such as .git, .switchboard and .vscode)";
-const PROTECTED: &str = "the server's configuration and its prompt folders are never written";
+const PROTECTED: &str =
+    "the server's configuration, the files it reads secrets from and its prompt folders are never written";
 
 impl ServedTree {
     /// The served file or folder at `path` (a served path), checked now.
@@ -109,6 +110,9 @@ impl ServedTree {
         let (root, rest) = self.root_of(parsed.segments()).ok_or(TreeError::NotServed)?;
         if rest.is_empty() {
             return Err(TreeError::WrongKind("a mounted root folder is never written, moved or removed"));
+        }
+        if self.never_served(root, &rest.iter().collect::<PathBuf>()) {
+            return Err(TreeError::Protected(PROTECTED));
         }
         if !self.names_allowed(root, rest, kind == Kind::Dir) {
             return Err(TreeError::Protected("the path is excluded from the served files ([files] exclude)"));
@@ -152,7 +156,7 @@ impl ServedTree {
 
     /// Whether a path that need not exist (a file at a git revision) passes
     /// the name rules: no `.git`, no hidden name unless `hidden`, no
-    /// `exclude` match. The ignore files are not consulted.
+    /// never-served path, no `exclude` match. The ignore files are not consulted.
     pub fn permits_name(&self, path: &str) -> bool {
         let Ok(parsed) = ServedPath::parse(path) else { return false };
         self.root_of(parsed.segments()).is_some_and(|(root, rest)| self.names_allowed(root, rest, false))

@@ -27,11 +27,18 @@
 //!   cannot reconfigure the server or plant code that runs later.
 //! - **paths that need not exist** (a file at an old git revision, a name
 //!   in a diff): [`ServedTree::permits_history_path`] (and its cached form,
-//!   [`HistoryRules`]) applies the name rules (hidden, `.git`, `exclude`)
+//!   [`HistoryRules`]) applies the name rules (hidden, `.git`, `exclude`, never served)
 //!   *and* the ignore files in force now, on every folder on the way, as
 //!   the walker would; so a file committed before `.gitignore` hid it, or a
 //!   `.env` committed once, is hidden in every view of the history.
 //!   [`ServedTree::permits_name`] is the name rules alone.
+//! - **what is never served** ([`ServedTree::never_serving`]): the server's
+//!   own configuration and the files it names as holding secrets. They are
+//!   a name rule like `.git`, checked wherever the name rules are (the
+//!   walker's filter, so every scan, walk and [`ServedTree::locate`];
+//!   [`ServedTree::permits_name`]; [`ServedTree::writable`]), whatever
+//!   `hidden`, `exclude` or the ignore files say: the configuration is the
+//!   user's, not the model's.
 //!
 //! Paths given by a client are `/`-separated and relative to the served
 //! folder (a root mounted at `docs` serves `docs/…`). They are parsed once
@@ -197,6 +204,7 @@ pub struct ServedTree {
     inner: Arc<Inner>,
 }
 
+#[derive(Clone)]
 struct Inner {
     /// The served folder (canonical): relative roots and settings resolve
     /// against it.
@@ -208,6 +216,8 @@ struct Inner {
     max_file_size: u64,
     /// Paths (files or folders, absolute) that are never written.
     protected: Vec<PathBuf>,
+    /// Paths (files or folders, absolute) that are never served at all.
+    never_served: Vec<PathBuf>,
 }
 
 impl std::fmt::Debug for ServedTree {
@@ -218,6 +228,7 @@ impl std::fmt::Debug for ServedTree {
             .field("gitignore", &self.inner.gitignore)
             .field("max_file_size", &self.inner.max_file_size)
             .field("protected", &self.inner.protected)
+            .field("never_served", &self.inner.never_served)
             .finish()
     }
 }
@@ -247,8 +258,19 @@ impl ServedTree {
                 gitignore: options.gitignore,
                 max_file_size: options.max_file_size,
                 protected,
+                never_served: Vec::new(),
             }),
         })
+    }
+
+    /// The same tree with `paths` (relative ones resolve against the
+    /// served folder; they need not exist) never served: not listed, read,
+    /// searched, written, nor shown from history, like `.git`.
+    #[must_use]
+    pub fn never_serving(self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        let mut inner = Arc::unwrap_or_clone(self.inner);
+        inner.never_served.extend(paths.into_iter().map(|p| canonical_lexically(&inner.base.join(p))));
+        Self { inner: Arc::new(inner) }
     }
 
     /// The served folder (canonical), which relative settings such as a

@@ -115,8 +115,8 @@ impl ServedTree {
     }
 
     /// The name rules for one entry below `root`: never `.git`; a name
-    /// starting with `.` only with `hidden`; nothing an `exclude` glob
-    /// matches. `relative` is the entry's path below the root.
+    /// starting with `.` only with `hidden`; never a never-served path;
+    /// nothing an `exclude` glob matches. `relative` is the entry's path below the root.
     pub(crate) fn name_allowed(&self, root: &Root, relative: &Path, is_dir: bool) -> bool {
         let Some(name) = relative.file_name().and_then(|n| n.to_str()) else {
             // The root itself has no name to judge; names that are not
@@ -126,7 +126,20 @@ impl ServedTree {
         if name == ".git" || (name.starts_with('.') && !self.inner.hidden) {
             return false;
         }
-        !root.excludes.matched(relative, is_dir).is_ignore()
+        !self.never_served(root, relative) && !root.excludes.matched(relative, is_dir).is_ignore()
+    }
+
+    /// Whether the entry `relative` below `root` is (or is inside) one of
+    /// the paths that are never served ([`ServedTree::never_serving`]).
+    /// `root.dir` is canonical and the walk enters no linked folder, so the
+    /// joined path compares as is; a symlink to such a file is judged at
+    /// its target ([`ServedTree::link_target`]).
+    pub(crate) fn never_served(&self, root: &Root, relative: &Path) -> bool {
+        let never = &self.inner.never_served;
+        !never.is_empty() && {
+            let path = root.dir.join(relative);
+            never.iter().any(|p| path.starts_with(p))
+        }
     }
 
     /// Whether every name on `relative`'s way below `root` passes the name

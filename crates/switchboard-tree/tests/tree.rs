@@ -387,3 +387,67 @@ fn folders_are_made_and_entries_removed_only_where_files_may_be_written() {
     }
     assert!(tree.removable("").is_err());
 }
+
+#[test]
+fn never_served_paths_are_not_listed_read_walked_written_or_named() {
+    let (base, dir) = project();
+    std::fs::write(dir.join("switchboard.toml"), "# supersecret config\n").unwrap();
+    std::fs::write(dir.join(".switchboard.env"), "TOKEN=supersecret\n").unwrap();
+    std::fs::write(base.path().join("elsewhere.toml"), "# supersecret explicit\n").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(dir.join("switchboard.toml"), dir.join("config-link.toml")).unwrap();
+    // Whatever `hidden` and the other rules say, and with a root above
+    // the project that reaches the explicit configuration file too.
+    let roots = vec![
+        RootSpec { path: ".".into(), mount: String::new() },
+        RootSpec { path: "..".into(), mount: "up".into() },
+    ];
+    let options = FilesOptions { hidden: true, gitignore: false, roots, ..Default::default() };
+    let tree = ServedTree::new(&dir, &options).unwrap().never_serving([
+        dir.join("switchboard.toml"),
+        ".switchboard.env".into(),
+        base.path().join("elsewhere.toml"),
+    ]);
+    for path in [
+        "switchboard.toml",
+        "./switchboard.toml",
+        ".switchboard.env",
+        "config-link.toml",
+        "up/elsewhere.toml",
+        "up/project/switchboard.toml",
+        "up/project/.switchboard.env",
+    ] {
+        assert!(matches!(tree.locate(path), Err(TreeError::NotServed)), "{path} located");
+        assert!(tree.readable(path).is_err(), "{path} readable");
+        // A name rule: a link is judged at its target when it is used.
+        assert!(path == "config-link.toml" || !tree.permits_name(path), "{path} permitted by name");
+        assert!(tree.writable(path).is_err(), "{path} writable");
+        assert!(path == "config-link.toml" || !tree.permits_history_path(path), "{path} in history");
+    }
+    let scan = tree.scan();
+    assert!(
+        !scan.files.keys().any(|k| {
+            k.ends_with("switchboard.toml") || k.ends_with(".switchboard.env") || k.contains("elsewhere")
+        }),
+        "{:?}",
+        scan.files.keys()
+    );
+    let mut walked = Vec::new();
+    tree.walk_files("", None, |f| {
+        walked.push(f.served);
+        true
+    })
+    .unwrap();
+    assert!(
+        walked.iter().all(|p| !p.contains("switchboard.toml") && !p.ends_with(".switchboard.env")),
+        "{walked:?}"
+    );
+    // The rest is served as before (hidden = true: the old .env too).
+    assert!(tree.readable("src/main.rs").is_ok());
+    assert!(tree.readable(".env").is_ok());
+    assert!(tree.permits_name("src/main.rs"));
+    // A configuration file that does not exist yet cannot be created.
+    let fresh =
+        ServedTree::new(&dir, &FilesOptions::default()).unwrap().never_serving([dir.join("new.toml")]);
+    assert!(matches!(fresh.writable("new.toml"), Err(TreeError::Protected(_))));
+}

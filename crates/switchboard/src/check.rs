@@ -6,7 +6,10 @@
 //! (see `switchboard_config::Config::parse`: unknown keys, wrong types,
 //! placeholders, globs, headers, schemas, names, programs that must
 //! exist), then builds the whole project as `serve` would, so prompt files
-//! and the rest are checked too.
+//! and the rest are checked too. What `serve` would leave out because a
+//! secret it needs is not set (see `crate::secrets`), and a credential
+//! written literally in the file (which `serve` only warns about), are
+//! problems here.
 //!
 //! Text output (the default): one `file:line:column: message` line per
 //! problem on stderr, like a compiler, or `FILE: ok — N tools, …` on
@@ -60,6 +63,15 @@ pub(crate) fn run(source: &Source, json: bool) -> anyhow::Result<()> {
     let cwd = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok()).unwrap_or_default();
     let loaded = with_spinner("loading the configuration and scanning files", || {
         let project = Project::load(&source.dir, source.config.as_deref())?;
+        // `serve` leaves out what needs a secret that is not set and serves
+        // the rest, and serves a file with a literal credential in it; for
+        // `check` each is a problem to fix.
+        let mut refused = project.config.literal_credentials().to_vec();
+        refused.extend(project.left_out.iter().cloned());
+        if !refused.is_empty() {
+            refused.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+            return Err(refused);
+        }
         project.scan_files();
         Ok::<_, Vec<Problem>>(project)
     });

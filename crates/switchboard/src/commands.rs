@@ -44,7 +44,13 @@ pub(crate) fn list(source: &Source, as_json: bool) -> anyhow::Result<()> {
     let server = project.serve(ServerOptions::default(), |b| b)?;
     let skills = project.skills.as_ref().map(crate::skills::ProjectSkills::listed).unwrap_or_default();
     let sandbox = project.sandbox.clone();
-    let listing = Listing { server: &server, skills: &skills, upstreams: None, sandbox: sandbox.as_ref() };
+    let listing = Listing {
+        server: &server,
+        skills: &skills,
+        upstreams: None,
+        sandbox: sandbox.as_ref(),
+        left_out: &project.left_out,
+    };
     if project.upstreams.is_empty() {
         return print_listing(&listing, as_json);
     }
@@ -66,12 +72,14 @@ pub(crate) struct Listing<'a> {
     pub upstreams: Option<&'a [switchboard_proxy::UpstreamStatus]>,
     /// The command tools' sandbox (see `crate::sandbox`).
     pub sandbox: Option<&'a Value>,
+    /// What is left out because a secret it needs is not set, and why.
+    pub left_out: &'a [switchboard_config::Problem],
 }
 
 /// Prints a listing as text or JSON.
 pub(crate) fn print_listing(listing: &Listing<'_>, as_json: bool) -> anyhow::Result<()> {
     use std::fmt::Write as _;
-    let Listing { server, skills, upstreams, sandbox } = *listing;
+    let Listing { server, skills, upstreams, sandbox, left_out } = *listing;
     let mut out = String::new();
     if as_json {
         let mut listing = json!({
@@ -94,8 +102,17 @@ pub(crate) fn print_listing(listing: &Listing<'_>, as_json: bool) -> anyhow::Res
         if let Some(sandbox) = sandbox {
             listing["sandbox"] = sandbox.clone();
         }
+        if !left_out.is_empty() {
+            listing["leftOut"] = left_out.iter().map(|p| json!(p.to_string())).collect();
+        }
         writeln!(out, "{}", serde_json::to_string_pretty(&listing)?)?;
         return print(&out);
+    }
+    if !left_out.is_empty() {
+        writeln!(out, "Left out ({}):", left_out.len())?;
+        for problem in left_out {
+            writeln!(out, "  {problem}")?;
+        }
     }
     if let Some(upstreams) = upstreams {
         writeln!(out, "Upstreams ({}):", upstreams.len())?;

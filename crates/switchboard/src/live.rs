@@ -58,7 +58,8 @@ pub(crate) async fn run(
         tracing::debug!(paths = ?batch.paths, overflow = batch.overflow, "changes on disk");
         let config_touched = batch.touches(&source.config_path())
             || project.prompts_dir.as_deref().is_some_and(|d| batch.touches(d))
-            || crate::project::openapi_documents(&project.config).iter().any(|d| batch.touches(d));
+            || crate::project::openapi_documents(&project.config).iter().any(|d| batch.touches(d))
+            || project.config.env_file().is_some_and(|f| batch.touches(&f));
         // A batch made only of writes inside .git (`git status` refreshing
         // the index, a commit) changes no served file: no rescan for it.
         let only_git = !batch.overflow
@@ -138,6 +139,8 @@ impl Watched {
         // OpenAPI document files: an edit reloads their tools.
         let documents = crate::project::openapi_documents(&project.config);
         flat.extend(documents.iter().filter_map(|d| d.parent().map(std::path::Path::to_path_buf)));
+        // The env_file: an edit reloads what reads its secrets.
+        flat.extend(project.config.env_file().and_then(|f| f.parent().map(std::path::Path::to_path_buf)));
         let mut recursive: BTreeSet<PathBuf> = project.prompts_dir.iter().cloned().collect();
         recursive.extend(project.skills.as_ref().map(|s| s.dir().to_path_buf()));
         if let Some(git) = &project.git {
@@ -222,7 +225,8 @@ async fn reload(server: &Server, current: Project, source: &Source) -> Project {
 }
 
 /// Tells the clients what a reload left out that was not left out before
-/// (a prompt file that stopped loading): like a refused reload, it would
+/// (a prompt file that stopped loading, a tool whose secret is not set):
+/// like a refused reload, it would
 /// otherwise reach only stderr.
 fn notify_new_notes(server: &Server, next: &Project, current: &Project) {
     let notes: Vec<String> = next.new_notes(&current.notes).map(ToString::to_string).collect();
@@ -232,6 +236,9 @@ fn notify_new_notes(server: &Server, next: &Project, current: &Project) {
     server.log_to_clients(
         switchboard_server::types::logging::LoggingLevel::Warning,
         Some("switchboard"),
-        serde_json::json!({"message": "configuration reloaded; some prompt files did not load", "notes": notes}),
+        serde_json::json!({
+            "message": "configuration reloaded; some prompt files did not load or some entries were left out",
+            "notes": notes,
+        }),
     );
 }

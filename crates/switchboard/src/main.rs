@@ -25,6 +25,7 @@ mod network;
 mod project;
 mod proxy;
 mod sandbox;
+mod secrets;
 mod serve;
 mod shutdown;
 mod skills;
@@ -389,7 +390,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             .build()
             .context("building the server")?;
             commands::print_listing(
-                &commands::Listing { server: &server, skills: &[], upstreams: None, sandbox: None },
+                &commands::Listing { server: &server, skills: &[], upstreams: None, sandbox: None, left_out: &[] },
                 json,
             )
         }

@@ -31,35 +31,51 @@ pub(crate) fn server_options(limits: &LimitsSection, mut options: ServerOptions)
 pub(crate) fn auth_options(config: &Config, problems: &mut Vec<Problem>) -> Option<AuthOptions> {
     let section: &AuthSection = config.http.auth.as_ref()?;
     let before = problems.len();
-    let mut problem = |message: String| problems.push(config.problem(format!("[http.auth]: {message}")));
+    // Each problem at the key it is about (the `[http.auth]` table itself
+    // when a key is missing).
+    let mut problem = |at: &[&str], message: String| {
+        let path: Vec<&str> = ["http", "auth"].iter().chain(at).copied().collect();
+        problems.push(config.problem_at_path(&path, format!("[http.auth]: {message}")));
+    };
     if !(section.resource.starts_with("https://") || section.resource.starts_with("http://")) {
-        problem(format!(
-            "resource must be this server's URL, e.g. \"https://mcp.example.com/mcp\" (got {:?})",
-            section.resource
-        ));
+        problem(
+            &["resource"],
+            format!(
+                "resource must be this server's URL, e.g. \"https://mcp.example.com/mcp\" (got {:?})",
+                section.resource
+            ),
+        );
     }
     if section.authorization_servers.is_empty() {
-        problem("name at least one authorization server in authorization_servers".into());
+        problem(
+            &["authorization_servers"],
+            "name at least one authorization server in authorization_servers".into(),
+        );
     }
     let mut validators: Vec<Arc<dyn TokenValidator>> = Vec::new();
     if !section.tokens.is_empty() {
         let mut tokens = StaticTokens::new();
-        for t in &section.tokens {
-            match std::env::var(&t.env) {
-                Ok(value) if !value.trim().is_empty() => {
+        for (i, t) in section.tokens.iter().enumerate() {
+            match switchboard_tools::env_var(&t.env) {
+                Some(value) if !value.trim().is_empty() => {
                     tokens = tokens
                         .with(value.trim(), Principal::new(&t.subject).with_scopes(t.scopes.iter().cloned()));
                 }
-                _ => {
-                    problem(format!("the token of {:?} is read from ${}, which is not set", t.subject, t.env))
-                }
+                _ => problem(
+                    &["tokens", &i.to_string(), "env"],
+                    format!(
+                        "the token of {:?} is read from ${}, which is not set; set it in the environment \
+                         switchboard starts with or in the `[server] env_file`",
+                        t.subject, t.env
+                    ),
+                ),
             }
         }
         validators.push(Arc::new(tokens));
     }
     let jwt = match (&section.jwks_url, &section.jwks_file) {
         (Some(_), Some(_)) => {
-            problem("give jwks_url or jwks_file, not both".into());
+            problem(&["jwks_file"], "give jwks_url or jwks_file, not both".into());
             None
         }
         (Some(url), None) => Some(JwtValidator::from_jwks_url(url.clone(), section.resource.clone())),
@@ -67,7 +83,7 @@ pub(crate) fn auth_options(config: &Config, problems: &mut Vec<Problem>) -> Opti
             match JwtValidator::from_jwks_file(&config.resolve(file), section.resource.clone()) {
                 Ok(v) => Some(v),
                 Err(e) => {
-                    problem(e.to_string());
+                    problem(&["jwks_file"], e.to_string());
                     None
                 }
             }
@@ -82,7 +98,7 @@ pub(crate) fn auth_options(config: &Config, problems: &mut Vec<Problem>) -> Opti
         validators.push(Arc::new(jwt));
     }
     if section.tokens.is_empty() && section.jwks_url.is_none() && section.jwks_file.is_none() {
-        problem("say how tokens are checked: jwks_url, jwks_file, or [[http.auth.tokens]]".into());
+        problem(&[], "say how tokens are checked: jwks_url, jwks_file, or [[http.auth.tokens]]".into());
     }
     if problems.len() > before {
         return None;

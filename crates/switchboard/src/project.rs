@@ -44,6 +44,12 @@ pub(crate) struct Project {
     /// not prompt files and the prompt files that do not load. They are
     /// logged as warnings when the project loads; `check` may print them.
     pub notes: Vec<Problem>,
+    /// What was left out because a secret it needs is not set (an HTTP
+    /// tool, an OpenAPI entry, an upstream), and what is wrong with the
+    /// `env_file`, one placed line each (see `crate::secrets`). They are
+    /// in `notes` too (logged, and told to clients on a reload); `check`
+    /// reports them as problems.
+    pub left_out: Vec<Problem>,
     /// The skills folder, when one is in use (see `crate::skills`).
     pub skills: Option<crate::skills::ProjectSkills>,
     /// What `switchboard list` says about the sandbox of the command tools
@@ -76,7 +82,11 @@ impl Project {
     /// `carried` (zero-config; with a configuration file it is a problem),
     /// and only the notes that `carried` did not have are logged again.
     pub fn reload(dir: &Path, explicit: Option<&Path>, carried: &Carried) -> Result<Self, Vec<Problem>> {
-        let config = Config::load(dir, explicit)?;
+        let config = Config::load(dir, explicit).map_err(|mut problems| {
+            // Every problem in one run: the prompt files and skills too.
+            problems.extend(Config::fallback(dir, explicit).map(named_file_problems).unwrap_or_default());
+            problems
+        })?;
         let project = Self::build(config, &carried.prompt_files)?;
         for note in project.new_notes(&carried.notes) {
             tracing::warn!("{note}");
@@ -110,7 +120,7 @@ impl Project {
         // The folder's one access policy: the file resources, the file
         // tools, command-tool path arguments and git paths all consult it.
         let tree = match ServedTree::with_protected(config.dir(), &config.files, protected_paths(&config)) {
-            Ok(tree) => Some(tree),
+            Ok(tree) => Some(tree.never_serving(never_served_paths(&config))),
             Err(e) => {
                 problems.push(config.problem(format!("[files]: {e}")));
                 None
@@ -147,9 +157,11 @@ impl Project {
             resources.extend(git.resources());
             templates.extend(git.templates());
         }
+        // The secrets' file first: the tools read their headers from it.
+        let mut left_out = crate::secrets::load_env_file(&config);
         let sandbox = crate::sandbox::Plan::of(&config);
         let tools = match &tree {
-            Some(tree) => build_tools(&config, tree, git.as_ref(), &sandbox, &mut problems),
+            Some(tree) => build_tools(&config, tree, git.as_ref(), &sandbox, &mut problems, &mut left_out),
             None => Vec::new(),
         };
         let auth = crate::network::auth_options(&config, &mut problems);
@@ -166,10 +178,13 @@ impl Project {
             .as_ref()
             .and_then(|tree| crate::skills::ProjectSkills::load(&config, tree, &mut problems, &mut notes));
         let prompts = served_prompts(&config, &loaded.files);
-        let upstreams = crate::upstreams::configs(&config, &mut problems);
+        let upstreams = crate::upstreams::configs(&config, &mut problems, &mut left_out);
         if !problems.is_empty() {
             return Err(problems);
         }
+        notes.extend(left_out.iter().cloned());
+        // Served anyway (the model never reads the file), but `check` refuses them.
+        notes.extend(config.literal_credentials().iter().cloned());
         Ok(Self {
             config,
             files,
@@ -182,6 +197,7 @@ impl Project {
             auth,
             prompt_files: loaded.files,
             notes,
+            left_out,
             skills,
             sandbox,
             upstreams,
@@ -277,7 +293,8 @@ impl Project {
         }
         self.start_upstreams();
         let changed: Vec<&str> = [
-            ("[server]", old.config.server != self.config.server),
+            // The env_file is read again on every reload: no restart.
+            ("[server]", identity(&old.config) != identity(&self.config)),
             ("[limits]", old.config.limits != self.config.limits),
             ("[http]", old.config.http != self.config.http),
         ]
@@ -347,6 +364,24 @@ impl Project {
         server.update_resources(upserts, &removals)?;
         Ok(local)
     }
+}
+
+/// `[server]` without what a reload applies by itself (the `env_file`).
+fn identity(config: &Config) -> switchboard_config::ServerSection {
+    switchboard_config::ServerSection { env_file: None, ..config.server.clone() }
+}
+
+/// The problems of the files `config` (a [`Config::fallback`]) names: its
+/// prompt files and skills, as a configuration file reads them.
+fn named_file_problems(config: Config) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    if let Some(dir) = config.prompts_dir() {
+        problems.extend(PromptPolicy::Strict.load(&dir, &[]).problems);
+    }
+    if let Ok(tree) = ServedTree::new(config.dir(), &config.files) {
+        crate::skills::ProjectSkills::load(&config, &tree, &mut problems, &mut Vec::new());
+    }
+    problems
 }
 
 /// How strictly the prompts folder is read.
@@ -484,6 +519,17 @@ pub(crate) fn configuration_paths(config: &Config) -> Vec<PathBuf> {
     paths
 }
 
+/// What the model may never see, like `.env`: the configuration file in
+/// use, `switchboard.toml` where switchboard looks for one (a literal
+/// token in a header would otherwise be one `search` away) and the
+/// `env_file` it reads secrets from.
+fn never_served_paths(config: &Config) -> Vec<PathBuf> {
+    let mut paths = vec![config.dir().join(switchboard_config::FILE_NAME)];
+    paths.extend(config.path().map(Path::to_path_buf));
+    paths.extend(config.env_file());
+    paths
+}
+
 /// The built-in file and git tools and the declared command, HTTP and OpenAPI
 /// tools; each problem is placed on the table that caused it.
 fn build_tools(
@@ -492,6 +538,7 @@ fn build_tools(
     git: Option<&GitResources>,
     sandbox: &crate::sandbox::Plan,
     problems: &mut Vec<Problem>,
+    left_out: &mut Vec<Problem>,
 ) -> Vec<Tool> {
     let mut tools = switchboard_tools::file_tools(tree, &config.tools.builtin);
     // Git tools when the folder is a repository; the writing ones with the file writes.
@@ -527,12 +574,27 @@ fn build_tools(
             problems,
         );
     }
-    for spec in &config.tools.http {
-        add(switchboard_tools::http_tool(spec.get_ref()), spec.span(), problems);
+    for (i, spec) in config.tools.http.iter().enumerate() {
+        let index = i.to_string();
+        match switchboard_tools::http_tool(spec.get_ref()) {
+            Err(e) if e.is_missing_secret() => {
+                let key = e.missing_secret_key().into_iter().flatten();
+                let at: Vec<&str> = ["tools", "http", &index].into_iter().chain(key).collect();
+                left_out.push(crate::secrets::left_out(config, &at, &e.to_string(), "this tool"));
+            }
+            tool => add(tool, spec.span(), problems),
+        }
     }
-    for spec in &config.tools.openapi {
+    for (i, spec) in config.tools.openapi.iter().enumerate() {
         match switchboard_openapi::openapi_tools(spec.get_ref(), config.dir()) {
             Ok(built) => built.into_iter().for_each(|tool| add(Ok(tool), spec.span(), problems)),
+            Err(e) if e.is_missing_secret() => {
+                let index = i.to_string();
+                let key = e.missing_secret_key().into_iter().flatten();
+                let at: Vec<&str> = ["tools", "openapi", &index].into_iter().chain(key).collect();
+                let what = "the tools of this entry are";
+                left_out.push(crate::secrets::left_out(config, &at, &e.to_string(), what));
+            }
             // A syntax error of the document file is placed in that file.
             Err(e) => problems.push(match e.document_place() {
                 Some((file, line, column)) => Problem::new(Some(file), line, column, e.to_string()),

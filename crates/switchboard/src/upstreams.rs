@@ -1,7 +1,8 @@
 //! `[[upstreams]]` as the gateway runs them: the environment a stdio
 //! upstream gets (`PATH` and the names in `env`, then `set_env`: nothing
 //! else of switchboard's), the headers an HTTP upstream gets (credentials
-//! read from the environment now, never logged), and how their states
+//! read from the environment or the `env_file` now, never logged; an
+//! upstream whose credential is not set is left out), and how their states
 //! are shown by `list` and `/readyz`.
 
 use switchboard_config::{Config, Problem, UpstreamSpec};
@@ -9,53 +10,85 @@ use switchboard_proxy::{
     Mount, NameFilter, Override, Transport, UpstreamConfig, UpstreamState, UpstreamStatus,
 };
 
-/// The upstreams of `config`; a variable a credential is read from that is
-/// not set is a problem placed on its entry.
-pub(crate) fn configs(config: &Config, problems: &mut Vec<Problem>) -> Vec<UpstreamConfig> {
+/// The upstreams of `config`. One whose credential's variable is not set
+/// (in the environment or the `env_file`) is left out, placed on that key
+/// in `left_out`; anything else wrong is a problem placed on its entry.
+pub(crate) fn configs(
+    config: &Config,
+    problems: &mut Vec<Problem>,
+    left_out: &mut Vec<Problem>,
+) -> Vec<UpstreamConfig> {
     let mut out = Vec::new();
-    for spanned in &config.upstreams {
+    for (i, spanned) in config.upstreams.iter().enumerate() {
         let spec = spanned.get_ref();
         match resolve(config, spec) {
             Ok(upstream) => out.push(upstream),
-            Err(message) => problems.push(config.problem_at(spanned.span(), message)),
+            Err(Unresolved::MissingSecret { key, message }) => {
+                let index = i.to_string();
+                let at: Vec<&str> =
+                    ["upstreams", index.as_str()].into_iter().chain(key.iter().map(String::as_str)).collect();
+                left_out.push(crate::secrets::left_out(config, &at, &message, "this upstream"));
+            }
+            Err(Unresolved::Invalid(message)) => problems.push(config.problem_at(spanned.span(), message)),
         }
     }
     out
 }
 
-fn resolve(config: &Config, spec: &UpstreamSpec) -> Result<UpstreamConfig, String> {
+/// Why an upstream entry does not become an upstream.
+enum Unresolved {
+    /// A credential's variable is not set; `key` is where it is named in
+    /// the entry (`["headers_env", "X-Api-Key"]`).
+    MissingSecret { key: Vec<String>, message: String },
+    /// Anything else.
+    Invalid(String),
+}
+
+fn resolve(config: &Config, spec: &UpstreamSpec) -> Result<UpstreamConfig, Unresolved> {
     let transport = match (&spec.url, spec.command.split_first()) {
         (Some(url), _) => {
             let mut headers: Vec<(String, String)> =
                 spec.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-            let secret = |variable: &str, what: &str| match std::env::var(variable) {
-                Ok(value) if !value.trim().is_empty() => Ok(value.trim().to_owned()),
-                _ => Err(format!(
-                    "upstream {:?}: {what} is read from ${variable}, which is not set",
-                    spec.name
-                )),
+            let secret = |variable: &str, key: Vec<String>, what: &str| match switchboard_tools::env_var(
+                variable,
+            ) {
+                Some(value) if !value.trim().is_empty() => Ok(value.trim().to_owned()),
+                _ => Err(Unresolved::MissingSecret {
+                    key,
+                    message: format!(
+                        "upstream {:?}: {what} is read from ${variable}, which is not set; set it in the \
+                         environment switchboard starts with (a host's `env` block) or in the `[server] env_file`",
+                        spec.name
+                    ),
+                }),
             };
             for (header, variable) in &spec.headers_env {
-                headers.push((header.clone(), secret(variable, &format!("header {header}"))?));
+                let key = vec!["headers_env".to_owned(), header.clone()];
+                headers.push((header.clone(), secret(variable, key, &format!("header {header}"))?));
             }
             if let Some(variable) = &spec.bearer_token_env {
-                let token = secret(variable, "the bearer token")?;
+                let token = secret(variable, vec!["bearer_token_env".to_owned()], "the bearer token")?;
                 headers.push(("authorization".to_owned(), format!("Bearer {token}")));
             }
             Transport::Http { url: url.clone(), headers }
         }
         (None, Some((program, args))) => {
+            // The names in `env` pass through from the environment, or
+            // from the `env_file` when the environment does not set them.
             let mut env: Vec<(String, String)> = std::iter::once("PATH")
                 .chain(spec.env.iter().map(String::as_str))
-                .filter_map(|name| std::env::var(name).ok().map(|value| (name.to_owned(), value)))
+                .filter_map(|name| switchboard_tools::env_var(name).map(|value| (name.to_owned(), value)))
                 .collect();
             env.retain(|(k, _)| !spec.set_env.contains_key(k));
             env.extend(spec.set_env.iter().map(|(k, v)| (k.clone(), v.clone())));
-            let cwd =
-                spec.resolved_cwd(config.dir()).map_err(|e| format!("upstream {:?}: {e}", spec.name))?;
+            let cwd = spec
+                .resolved_cwd(config.dir())
+                .map_err(|e| Unresolved::Invalid(format!("upstream {:?}: {e}", spec.name)))?;
             Transport::Command { program: program.clone(), args: args.to_vec(), env, cwd: Some(cwd) }
         }
-        (None, None) => return Err(format!("upstream {:?} needs `command` or `url`", spec.name)),
+        (None, None) => {
+            return Err(Unresolved::Invalid(format!("upstream {:?} needs `command` or `url`", spec.name)));
+        }
     };
     let overrides = |items: &std::collections::BTreeMap<String, switchboard_config::ItemOverride>| {
         items

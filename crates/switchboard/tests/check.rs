@@ -125,7 +125,7 @@ fn a_valid_configuration_exits_0_in_text_and_json() {
     assert_eq!(report["problems"], json!([]));
     assert_eq!(report["summary"]["problems"], 0);
     assert_eq!(report["summary"]["tools"], 6);
-    assert_eq!(report["summary"]["resources"], 2, "README.md and switchboard.toml");
+    assert_eq!(report["summary"]["resources"], 1, "README.md (switchboard.toml is never served)");
 }
 
 #[test]
@@ -172,4 +172,128 @@ fn check_json_reports_a_missing_configuration_file_or_folder() {
         assert_eq!(report["problems"][0]["line"], Value::Null);
         assert!(report["problems"][0]["message"].as_str().unwrap().contains(words), "{report:#}");
     }
+}
+
+/// The lines of `stderr` that are problems of `file`, as (line, column, message).
+fn problems_in(stderr: &str, file: &str) -> Vec<(usize, usize, String)> {
+    stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix(&format!("{file}:")))
+        .map(|rest| {
+            let mut parts = rest.splitn(3, ':');
+            let line = parts.next().unwrap().parse().unwrap();
+            let column = parts.next().unwrap().parse().unwrap();
+            (line, column, parts.next().unwrap().trim().to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn check_reports_the_file_its_prompt_files_and_skills_together_with_every_problem_of_each() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("switchboard.toml"), "[server]\ntitel = \"Demo\"\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("prompts")).unwrap();
+    // Three problems in one prompt file: an argument name, and two
+    // variables no argument declares, on two lines.
+    std::fs::write(
+        dir.path().join("prompts/review.md"),
+        "---\ndescription: Review\narguments:\n  - name: 2bad\n  - name: code\n---\nReview {{ code }} in {{ langauge }}.\n\nThen {{ stlye }}.\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("skills/pdf")).unwrap();
+    // Two problems in one SKILL.md: the name is not the folder's, no description.
+    std::fs::write(dir.path().join("skills/pdf/SKILL.md"), "---\nname: pdf-tools\n---\nUse it.\n").unwrap();
+    let (status, _, stderr) = switchboard(&["check"], dir.path());
+    assert_eq!(status, 3, "{stderr}");
+    let toml = problems_in(&stderr, "switchboard.toml");
+    assert_eq!(toml.len(), 1, "{stderr}");
+    assert_eq!((toml[0].0, toml[0].1), (2, 1), "{stderr}");
+    let prompt = problems_in(&stderr, "prompts/review.md");
+    let places: Vec<(usize, usize)> = prompt.iter().map(|(l, c, _)| (*l, *c)).collect();
+    assert_eq!(places, [(4, 11), (7, 25), (9, 9)], "{stderr}");
+    assert!(prompt[0].2.contains("\"2bad\""), "{stderr}");
+    assert!(prompt[1].2.contains("`langauge`") && prompt[2].2.contains("`stlye`"), "{stderr}");
+    let skill = problems_in(&stderr, "skills/pdf/SKILL.md");
+    assert_eq!(skill.len(), 2, "{stderr}");
+    assert!(skill[0].2.contains("must equal the skill's folder name"), "{stderr}");
+    assert!(skill[1].2.contains("needs a `description`"), "{stderr}");
+}
+
+#[test]
+fn a_command_tools_schema_error_and_its_placeholder_typo_are_both_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = r#"[[tools.command]]
+name = "grep"
+description = "Searches."
+command = ["grep", "--", "{patern}"]
+input_schema = { type = "array", properties = { pattern = { type = "string" } } }
+"#;
+    std::fs::write(dir.path().join("switchboard.toml"), config).unwrap();
+    let (status, _, stderr) = switchboard(&["check"], dir.path());
+    assert_eq!(status, 3, "{stderr}");
+    let problems = problems_in(&stderr, "switchboard.toml");
+    assert_eq!(problems.len(), 2, "{stderr}");
+    assert_eq!(problems[0].0, 4, "the placeholder typo, in the command: {stderr}");
+    assert!(problems[0].2.contains("{patern}"), "{stderr}");
+    assert_eq!(problems[1].0, 5, "the schema: {stderr}");
+}
+
+#[test]
+fn http_auth_problems_are_placed_at_their_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = r#"[server]
+name = "demo"
+
+[http.auth]
+resource = "ftp://mcp.example.com/mcp"
+authorization_servers = ["https://auth.example.com"]
+
+[[http.auth.tokens]]
+subject = "ci"
+env = "SWITCHBOARD_CHECK_SURELY_UNSET_TOKEN"
+"#;
+    std::fs::write(dir.path().join("switchboard.toml"), config).unwrap();
+    let (status, _, stderr) = switchboard(&["check"], dir.path());
+    assert_eq!(status, 3, "{stderr}");
+    let problems = problems_in(&stderr, "switchboard.toml");
+    let places: Vec<(usize, usize)> = problems.iter().map(|(l, c, _)| (*l, *c)).collect();
+    assert_eq!(places, [(5, 12), (10, 7)], "{stderr}");
+    assert!(problems[0].2.contains("resource must be this server's URL"), "{stderr}");
+    assert!(problems[1].2.contains("SWITCHBOARD_CHECK_SURELY_UNSET_TOKEN"), "{stderr}");
+}
+
+#[test]
+fn a_literal_credential_is_a_placed_problem_and_a_variable_is_fine() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = |auth: &str| {
+        format!(
+            "[[tools.http]]\nname = \"api\"\ndescription = \"Calls the API.\"\nurl = \"https://api.example.com/items\"\n\
+             headers = {{ Authorization = \"{auth}\" }}\n\n[[upstreams]]\nname = \"remote\"\n\
+             url = \"https://mcp.example.com/mcp?api_key=k3y-literal\"\n"
+        )
+    };
+    let token = "sk-abcdefghijklmnopqrstuvwxyz012345";
+    std::fs::write(dir.path().join("switchboard.toml"), tool(&format!("Bearer {token}"))).unwrap();
+    let (status, _, stderr) = switchboard(&["check"], dir.path());
+    assert_eq!(status, 3, "{stderr}");
+    let problems = problems_in(&stderr, "switchboard.toml");
+    let places: Vec<(usize, usize)> = problems.iter().map(|(l, c, _)| (*l, *c)).collect();
+    assert_eq!(places, [(5, 29), (9, 7)], "{stderr}");
+    assert!(problems[0].2.contains("${NAME}") && problems[0].2.contains("env_file"), "{stderr}");
+    assert!(problems[1].2.contains("\"api_key\""), "{stderr}");
+    assert!(
+        !stderr.contains(token) && !stderr.contains("k3y-literal"),
+        "the secret is never repeated: {stderr}"
+    );
+
+    // Written as a variable (set where switchboard starts), the file is fine.
+    let fine = tool("Bearer ${SWITCHBOARD_CHECK_TOKEN}").replace("?api_key=k3y-literal", "");
+    std::fs::write(dir.path().join("switchboard.toml"), fine).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("check")
+        .current_dir(dir.path())
+        .env("SWITCHBOARD_CHECK_TOKEN", "t")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -134,8 +134,9 @@ fn editing_the_configuration_reloads_live_and_bad_edits_keep_the_last_good_one()
     switchboard.notification("notifications/prompts/list_changed", None);
     assert_eq!(
         uris(&mut switchboard),
-        // Listed in scan order (by path), then files added since.
-        ["file:///src/lib.rs", "file:///switchboard.toml", "file:///src/after.rs"]
+        // Listed in scan order (by path), then files added since; the
+        // configuration is never served.
+        ["file:///src/lib.rs", "file:///src/after.rs"]
     );
     let prompts = switchboard.result("prompts/list", json!({}));
     assert_eq!(prompts["prompts"].as_array().unwrap().len(), 3);
@@ -251,7 +252,7 @@ fn list_prints_what_would_be_served() {
     let listing: Value = serde_json::from_str(&stdout).unwrap();
     let uris: Vec<&str> =
         listing["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
-    assert_eq!(uris, ["file:///c.toml", "file:///only.txt"]);
+    assert_eq!(uris, ["file:///only.txt"], "the configuration in use is never served");
     assert_eq!(listing["prompts"], json!([]));
 }
 

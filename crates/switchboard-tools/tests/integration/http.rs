@@ -184,7 +184,7 @@ fn bad_specs_fail_at_load_naming_the_tool() {
         ("name = \"v\"\nurl = \"http://127.0.0.1/{who}\"", "placeholder {who} in url"),
         (
             "name = \"h\"\nurl = \"http://127.0.0.1/\"\nheaders = { X-Token = \"${SWITCHBOARD_SURELY_UNSET_TOKEN}\" }",
-            "\"SWITCHBOARD_SURELY_UNSET_TOKEN\" is not set",
+            "${SWITCHBOARD_SURELY_UNSET_TOKEN}, which is not set",
         ),
         (
             "name = \"n\"\nurl = \"http://127.0.0.1/\"\nheaders = { \"bad header\" = \"x\" }",
