@@ -175,6 +175,12 @@ enum Command {
         /// protection allows only loopback names by default).
         #[arg(long = "allow-host", value_name = "HOST")]
         allow_hosts: Vec<String>,
+        /// A browser origin (scheme://host[:port], e.g. https://app.example.com)
+        /// whose pages may call the HTTP endpoint: CORS preflights are answered
+        /// and responses carry Access-Control-Allow-Origin for it. Repeatable;
+        /// none by default (no CORS headers).
+        #[arg(long = "allow-origin", value_name = "ORIGIN", value_parser = listen::parse_origin)]
+        allow_origins: Vec<String>,
         /// How HTTP requests are answered: SSE when the request can produce
         /// messages before its response (auto), always SSE, or always JSON.
         #[arg(long, value_enum, default_value_t = SseMode::Auto)]
@@ -248,6 +254,10 @@ enum Command {
         /// Extra host names accepted in Host/Origin headers.
         #[arg(long = "allow-host", value_name = "HOST")]
         allow_hosts: Vec<String>,
+        /// A browser origin whose pages may call the HTTP endpoint (CORS), as
+        /// for `serve --allow-origin`.
+        #[arg(long = "allow-origin", value_name = "ORIGIN", value_parser = listen::parse_origin)]
+        allow_origins: Vec<String>,
         /// Serve GET /metrics over HTTP.
         #[arg(long)]
         metrics: bool,
@@ -345,6 +355,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve {
             http,
             allow_hosts,
+            allow_origins,
             sse,
             stateless,
             fixtures,
@@ -356,6 +367,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         } => serve::run(serve::ServeArgs {
             http,
             allow_hosts,
+            allow_origins,
             sse,
             stateless,
             fixtures,
@@ -398,8 +410,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Schema => check::print_schema(),
         Command::Man => commands::man(<Cli as clap::CommandFactory>::command()),
-        Command::Proxy { url, prefix, http, allow_hosts, metrics, command } => {
-            proxy::run(proxy::ProxyArgs { url, command, prefix, http, allow_hosts, metrics })
+        Command::Proxy { url, prefix, http, allow_hosts, allow_origins, metrics, command } => {
+            proxy::run(proxy::ProxyArgs { url, command, prefix, http, allow_hosts, allow_origins, metrics })
         }
     }
 }

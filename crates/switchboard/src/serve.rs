@@ -34,6 +34,7 @@ const FIRST_SCAN_GRACE: Duration = Duration::from_millis(500);
 pub(crate) struct ServeArgs {
     pub http: Option<ListenAddr>,
     pub allow_hosts: Vec<String>,
+    pub allow_origins: Vec<String>,
     pub sse: SseMode,
     pub stateless: bool,
     pub fixtures: Option<Fixtures>,
@@ -201,8 +202,13 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
             runtime.block_on(stop.run(async { server.serve_stdio().await.context("serving stdio") }))
         }
         Some(listen) => {
-            let http =
-                HttpArgs { listen, allow_hosts: args.allow_hosts, sse: args.sse, stateless: args.stateless };
+            let http = HttpArgs {
+                listen,
+                allow_hosts: args.allow_hosts,
+                allow_origins: args.allow_origins,
+                sse: args.sse,
+                stateless: args.stateless,
+            };
             runtime.block_on(serve_http(server, http, http_options, served, stop))
         }
     };
@@ -217,6 +223,7 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
 pub(crate) struct HttpArgs {
     pub listen: ListenAddr,
     pub allow_hosts: Vec<String>,
+    pub allow_origins: Vec<String>,
     pub sse: SseMode,
     pub stateless: bool,
 }
@@ -230,7 +237,7 @@ pub(crate) async fn serve_http(
     served: Served,
     stop: Stop,
 ) -> anyhow::Result<()> {
-    let HttpArgs { listen, allow_hosts, sse, stateless } = http;
+    let HttpArgs { listen, allow_hosts, allow_origins, sse, stateless } = http;
     let addr = resolve(&listen).await?;
     if !addr.ip().is_loopback() && allow_hosts.is_empty() && http_options.allowed_hosts.len() <= 3 {
         let given = match &listen {
@@ -255,6 +262,7 @@ pub(crate) async fn serve_http(
         );
     }
     http_options.allowed_hosts.extend(allow_hosts);
+    http_options.allowed_origins.extend(allow_origins);
     http_options.legacy_sessions = !stateless;
     http_options.response_mode = match sse {
         SseMode::Auto => switchboard_http::ResponseMode::Auto,
