@@ -284,6 +284,16 @@ impl Session {
         })
     }
 
+    /// Sends a request to the client on the session's own stream (the stdio
+    /// connection, the handshake-era GET stream) and waits for the answer:
+    /// for an application asking outside any request, e.g. `roots/list`
+    /// when the client says its roots changed. The caller checks the
+    /// client declared the capability ([`Session::negotiated`]).
+    pub async fn request_client_now(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        let outbound = self.outbound.clone();
+        self.request_client(&outbound, method, params).await
+    }
+
     /// Routes a client's response to the request waiting for it; false if
     /// nothing was waiting for that id.
     pub(crate) fn complete_request(&self, id: &RequestId, outcome: Result<Value, ErrorObject>) -> bool {
