@@ -24,6 +24,7 @@ mod live;
 mod network;
 mod project;
 mod proxy;
+mod roots;
 mod serve;
 mod shutdown;
 mod skills;
@@ -131,27 +132,37 @@ impl ProjectArgs {
             ),
             None => None,
         };
-        Ok(live::Source { dir, config })
+        Ok(live::Source { dir, config, roots: Vec::new() })
     }
 }
 
 /// Fails when `dir`, the current folder used because no folder was named,
-/// is the file system's root or the home folder (`$HOME`).
+/// is one [`unservable_folder`] refuses.
 fn refuse_implicit_folder(dir: &Path, command: &str) -> anyhow::Result<()> {
-    let home =
-        std::env::var_os("HOME").filter(|h| !h.is_empty()).and_then(|h| PathBuf::from(h).canonicalize().ok());
-    let what = if dir.parent().is_none() {
-        "the root folder"
-    } else if home.as_deref() == Some(dir) {
-        "the home folder"
-    } else {
-        return Ok(());
-    };
+    let Some(what) = unservable_folder(dir) else { return Ok(()) };
     anyhow::bail!(
         "no folder to serve was named and the current folder, {}, is {what}; \
          name the project folder, e.g. `switchboard {command} /path/to/project`",
         dir.display()
     )
+}
+
+/// What `dir` (canonical) is when it is never served unless named on the
+/// command line: the file system's root, the home folder (`$HOME`) or a
+/// folder that holds it. The one rule for the working folder of a host
+/// that started switchboard without a folder, and for a client's roots.
+pub(crate) fn unservable_folder(dir: &Path) -> Option<&'static str> {
+    let home =
+        std::env::var_os("HOME").filter(|h| !h.is_empty()).and_then(|h| PathBuf::from(h).canonicalize().ok());
+    if dir.parent().is_none() {
+        Some("the root folder")
+    } else if home.as_deref() == Some(dir) {
+        Some("the home folder")
+    } else if home.is_some_and(|home| home.starts_with(dir)) {
+        Some("a folder that holds the home folder")
+    } else {
+        None
+    }
 }
 
 #[derive(Debug, Subcommand)]
