@@ -94,7 +94,8 @@ struct ProjectArgs {
     config: Option<PathBuf>,
     /// The folder to serve (default: the configuration file's folder with
     /// --config, else the current folder, unless that is / or the home
-    /// folder). Relative paths in the configuration resolve against it.
+    /// folder; `serve` over stdio serves the roots of a client that
+    /// declares them). Relative paths in the configuration resolve against it.
     #[arg(value_name = "DIR")]
     dir: Option<PathBuf>,
 }

@@ -275,8 +275,12 @@ impl Project {
             }
         }
         self.start_upstreams();
+        // With no configuration file on either side, only the name taken
+        // from the folder can differ (a client's roots moved it): nothing
+        // a restart would be needed for.
+        let zero_config = old.config.path().is_none() && self.config.path().is_none();
         let changed: Vec<&str> = [
-            ("[server]", old.config.server != self.config.server),
+            ("[server]", old.config.server != self.config.server && !zero_config),
             ("[limits]", old.config.limits != self.config.limits),
             ("[http]", old.config.http != self.config.http),
         ]

@@ -26,8 +26,10 @@
 //! Switching goes through the live-reload loop (`live::run`): a new
 //! [`Source`] is loaded and applied like an edited configuration.
 
+use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -72,6 +74,22 @@ pub(crate) struct Start {
     pub empty: tempfile::TempDir,
     /// Why the working folder is not served, if it is not.
     pub refused: Option<String>,
+    /// Set once a client's roots were served.
+    pub named: Arc<AtomicBool>,
+}
+
+impl Start {
+    /// How serving ends when stdin closed: the refusal when the working
+    /// folder was refused and no client ever named roots (it never said
+    /// what to serve, e.g. stdin was empty), else fine.
+    pub(crate) fn at_end(&self) -> anyhow::Result<()> {
+        match &self.refused {
+            Some(reason) if !self.named.load(Ordering::Relaxed) => {
+                Err(crate::exit::usage(anyhow::anyhow!("{reason}")))
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 impl Start {
@@ -91,12 +109,19 @@ impl Start {
         let refused = crate::unservable_folder(&cwd).map(|what| {
             format!(
                 "no folder to serve was named, the current folder, {}, is {what}, and the client \
-                 declared no roots; name the project folder, e.g. `switchboard serve /path/to/project`",
+                 named no roots; name the project folder, e.g. `switchboard serve /path/to/project`",
                 cwd.display()
             )
         });
+        // Run by hand in a terminal, no client will name roots: refuse now.
+        if let Some(reason) = &refused
+            && std::io::stdin().is_terminal()
+        {
+            return Err(crate::exit::usage(anyhow::anyhow!("{reason}")));
+        }
         let dir = if refused.is_some() { canonical(empty.path()) } else { cwd };
-        Ok(Self { source: Source { dir, config: None, roots: Vec::new() }, empty, refused })
+        let source = Source { dir, config: None, roots: Vec::new() };
+        Ok(Self { source, empty, refused, named: Arc::new(AtomicBool::new(false)) })
     }
 }
 
@@ -108,6 +133,7 @@ pub(crate) async fn follow(
     retarget: mpsc::Sender<Source>,
     empty: PathBuf,
     refused: Option<String>,
+    named: Arc<AtomicBool>,
     fatal: oneshot::Sender<anyhow::Error>,
 ) {
     let mut fatal = Some(fatal);
@@ -126,6 +152,7 @@ pub(crate) async fn follow(
         }
         let Some(roots) = ask(&session).await else { continue };
         let next = source_of(&roots, &empty);
+        named.store(true, Ordering::Relaxed);
         if last.as_ref() != Some(&next) {
             last = Some(next.clone());
             if retarget.send(next).await.is_err() {

@@ -211,7 +211,8 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
             let (retarget, retargeted) = tokio::sync::mpsc::channel(4);
             let (fatal, fatal_rx) = tokio::sync::oneshot::channel();
             let empty = start.empty.path().to_path_buf();
-            runtime.spawn(roots::follow(noticed, retarget, empty, start.refused.clone(), fatal));
+            let named = Arc::clone(&start.named);
+            runtime.spawn(roots::follow(noticed, retarget, empty, start.refused.clone(), named, fatal));
             refusal = Some(fatal_rx);
             retargeted
         });
@@ -242,7 +243,10 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
                     }
                 };
                 tokio::select! {
-                    served = server.serve_stdio() => served.context("serving stdio"),
+                    served = server.serve_stdio() => {
+                        served.context("serving stdio")?;
+                        roots_start.as_ref().map_or(Ok(()), roots::Start::at_end)
+                    }
                     refused = refused => Err(refused),
                 }
             }))

@@ -149,5 +149,5 @@ fn a_client_without_roots_in_the_root_folder_gets_the_refusal() {
     let status = sb.wait_exit(common::WAIT);
     assert_eq!(status.code(), Some(2), "a usage error, as without roots support");
     let stderr = sb.stderr();
-    assert!(stderr.contains("is the root folder") && stderr.contains("declared no roots"), "{stderr}");
+    assert!(stderr.contains("is the root folder") && stderr.contains("named no roots"), "{stderr}");
 }
