@@ -52,7 +52,10 @@ pub struct ServerBuilder {
 /// What [`ServerBuilder::on_client_notification`] calls: the session the
 /// notification came on and its method.
 #[derive(Clone)]
-pub struct NotificationHook(pub(crate) Arc<dyn Fn(&Arc<crate::Session>, &str) + Send + Sync>);
+pub struct NotificationHook(pub(crate) Arc<NotificationFn>);
+
+/// The function inside a [`NotificationHook`].
+type NotificationFn = dyn Fn(&Arc<crate::Session>, &str) + Send + Sync;
 
 impl std::fmt::Debug for NotificationHook {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
