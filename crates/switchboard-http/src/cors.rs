@@ -23,8 +23,8 @@
 //!   method is `405`), and the browser keeps the page from reading anything.
 //!
 //! Naming an origin also lets it past the DNS-rebinding Origin check
-//! ([`is_allowed`], used by `security::check`): one list says which pages
-//! may call, in one place.
+//! (`security::is_named_origin`, used by `security::check` and here): one
+//! list says which pages may call, in one place.
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
@@ -54,17 +54,6 @@ const PARAM_PREFIX: &str = "mcp-param-";
 /// Most `Mcp-Param-*` names echoed in one preflight answer.
 const MAX_PARAM_HEADERS: usize = 64;
 
-/// `origin` (an `Origin` header value) is one of [`HttpOptions::allowed_origins`]:
-/// scheme, host and port compared case-insensitively, a trailing `/` ignored.
-pub(crate) fn is_allowed(origin: &str, options: &HttpOptions) -> bool {
-    let origin = origin.trim().trim_end_matches('/');
-    !origin.is_empty()
-        && options
-            .allowed_origins
-            .iter()
-            .any(|allowed| allowed.trim().trim_end_matches('/').eq_ignore_ascii_case(origin))
-}
-
 /// The layer: see the module docs.
 pub(crate) async fn layer(
     State(options): State<std::sync::Arc<HttpOptions>>,
@@ -77,7 +66,7 @@ pub(crate) async fn layer(
     let origin = request
         .headers()
         .get(header::ORIGIN)
-        .filter(|o| o.to_str().is_ok_and(|o| is_allowed(o, &options)))
+        .filter(|o| o.to_str().is_ok_and(|o| crate::security::is_named_origin(o, &options)))
         .cloned();
     let is_preflight = request.method() == Method::OPTIONS
         && request.headers().contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
@@ -138,6 +127,7 @@ fn with_vary(mut response: Response) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::security::is_named_origin as is_allowed;
 
     fn options(origins: &[&str]) -> HttpOptions {
         HttpOptions {
