@@ -46,21 +46,7 @@ pub struct ServerBuilder {
     state: Option<Arc<dyn crate::store::StateStore>>,
     extensions: Vec<OfferedExtension>,
     methods: Vec<crate::methods::Method>,
-    notification_hook: Option<NotificationHook>,
-}
-
-/// What [`ServerBuilder::on_client_notification`] calls: the session the
-/// notification came on and its method.
-#[derive(Clone)]
-pub struct NotificationHook(pub(crate) Arc<NotificationFn>);
-
-/// The function inside a [`NotificationHook`].
-type NotificationFn = dyn Fn(&Arc<crate::Session>, &str) + Send + Sync;
-
-impl std::fmt::Debug for NotificationHook {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("NotificationHook")
-    }
+    notification_hook: Option<crate::session::NotificationHook>,
 }
 
 impl ServerBuilder {
@@ -75,7 +61,7 @@ impl ServerBuilder {
         mut self,
         hook: impl Fn(&Arc<crate::Session>, &str) + Send + Sync + 'static,
     ) -> Self {
-        self.notification_hook = Some(NotificationHook(Arc::new(hook)));
+        self.notification_hook = Some(crate::session::NotificationHook(Arc::new(hook)));
         self
     }
 

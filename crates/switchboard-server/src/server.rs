@@ -78,7 +78,7 @@ pub(crate) struct ServerInner {
     pub methods: Registry<Handler>,
     /// Told of every client notification after the core handled it
     /// ([`ServerBuilder::on_client_notification`]).
-    pub notification_hook: Option<crate::builder::NotificationHook>,
+    pub notification_hook: Option<crate::session::NotificationHook>,
 }
 
 /// A core method's handler: the server, the request's session, context and

@@ -39,6 +39,20 @@ use tokio_util::sync::CancellationToken;
 use crate::caller::{Outbound, Principal};
 use crate::events::{ListKind, ServerEvent};
 
+/// What [`ServerBuilder::on_client_notification`](crate::ServerBuilder::on_client_notification) calls: the session the
+/// notification came on and its method.
+#[derive(Clone)]
+pub(crate) struct NotificationHook(pub(crate) std::sync::Arc<NotificationFn>);
+
+/// The function inside a [`NotificationHook`].
+type NotificationFn = dyn Fn(&std::sync::Arc<Session>, &str) + Send + Sync;
+
+impl std::fmt::Debug for NotificationHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NotificationHook")
+    }
+}
+
 /// What a handshake-era `initialize` settled.
 #[derive(Debug, Clone)]
 pub struct Negotiated {

@@ -231,25 +231,7 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
         None => {
             tracing::info!(version = env!("CARGO_PKG_VERSION"), "switchboard serving MCP on stdio");
             show_banner(&served, None);
-            runtime.block_on(stop.run(async {
-                let refused = async {
-                    match refusal {
-                        Some(refusal) => match refusal.await {
-                            Ok(error) => error,
-                            // The follower ended without refusing.
-                            Err(_) => std::future::pending().await,
-                        },
-                        None => std::future::pending().await,
-                    }
-                };
-                tokio::select! {
-                    served = server.serve_stdio() => {
-                        served.context("serving stdio")?;
-                        roots_start.as_ref().map_or(Ok(()), roots::Start::at_end)
-                    }
-                    refused = refused => Err(refused),
-                }
-            }))
+            runtime.block_on(stop.run(serve_stdio(&server, roots_start.as_ref(), refusal)))
         }
         Some(listen) => {
             let http = HttpArgs {
@@ -266,6 +248,33 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
     drop(_guard);
     runtime.shutdown_background();
     result
+}
+
+/// Serves stdio until the client goes away; when following a client's
+/// roots, ends with the refusal of the working folder if a client without
+/// roots arrived (`refusal`) or none ever named roots (`Start::at_end`).
+async fn serve_stdio(
+    server: &Server,
+    roots_start: Option<&roots::Start>,
+    refusal: Option<tokio::sync::oneshot::Receiver<anyhow::Error>>,
+) -> anyhow::Result<()> {
+    let refused = async {
+        match refusal {
+            Some(refusal) => match refusal.await {
+                Ok(error) => error,
+                // The follower ended without refusing.
+                Err(_) => std::future::pending().await,
+            },
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        served = server.serve_stdio() => {
+            served.context("serving stdio")?;
+            roots_start.map_or(Ok(()), roots::Start::at_end)
+        }
+        refused = refused => Err(refused),
+    }
 }
 
 /// How `--http` serves.
