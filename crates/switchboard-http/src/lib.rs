@@ -55,7 +55,8 @@
 //!
 //! Every request passes the DNS-rebinding checks first: `Host` must be one
 //! of the allowed names (loopback by default) and a present `Origin` must
-//! name an allowed host, otherwise `403`.
+//! name an allowed host or be one of [`HttpOptions::allowed_origins`],
+//! otherwise `403`. Those origins get CORS answers (`cors.rs`); no other does.
 //!
 //! Spec: `docs/specification/<rev>/basic/transports.mdx` (handshake-era) and
 //! `docs/specification/2026-07-28/basic/transports/streamable-http.mdx`.
@@ -67,6 +68,7 @@
 
 mod auth;
 mod caller;
+mod cors;
 mod event_store;
 mod handshake;
 mod handshake_session;
@@ -123,6 +125,14 @@ pub struct HttpOptions {
     /// Host names accepted in `Host` and `Origin` (any port). Default: the
     /// loopback names `localhost`, `127.0.0.1`, `::1`.
     pub allowed_hosts: Vec<String>,
+    /// Browser origins (`scheme://host[:port]`, e.g. `https://app.example.com`)
+    /// whose pages may call the endpoint: their CORS preflights (`OPTIONS`)
+    /// are answered, responses to them carry `Access-Control-Allow-Origin`
+    /// (that origin) and `Access-Control-Expose-Headers`, and they pass the
+    /// Origin check like an allowed host. Empty (the default): no CORS
+    /// headers at all, and a browser page on another origin cannot read an
+    /// answer.
+    pub allowed_origins: Vec<String>,
     /// Largest request body in bytes (default 4 MiB; larger is `413`).
     pub max_body: usize,
     /// JSON or SSE answers.
@@ -207,6 +217,7 @@ impl Default for HttpOptions {
         Self {
             path: "/mcp".into(),
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            allowed_origins: Vec::new(),
             max_body: 4 * 1024 * 1024,
             response_mode: ResponseMode::Auto,
             legacy_sessions: true,
@@ -280,8 +291,11 @@ pub fn router_with_store(server: Server, options: HttpOptions, store: Arc<dyn Ev
     router =
         router.route("/healthz", axum::routing::get(healthz)).route("/readyz", axum::routing::get(readyz));
     // Bodies are read (and limited) by the handler itself, after the
-    // Host/Origin and authorization checks.
-    router.layer(DefaultBodyLimit::disable()).with_state(app)
+    // Host/Origin and authorization checks. CORS wraps every route once.
+    router
+        .layer(DefaultBodyLimit::disable())
+        .layer(axum::middleware::from_fn_with_state(options, cors::layer))
+        .with_state(app)
 }
 
 async fn handle(

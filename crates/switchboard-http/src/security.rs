@@ -1,7 +1,7 @@
 //! DNS-rebinding protection and the JSON-RPC error bodies of HTTP errors.
 //!
 //! `Host` must name an allowed host (any port), and a present `Origin` must
-//! too; otherwise `403` with a JSON-RPC error body, never an empty one
+//! too or be one of the CORS origins (`HttpOptions::allowed_origins`); otherwise `403` with a JSON-RPC error body, never an empty one
 //! (spec.md §c.1, §e.32: clients tell a 2026-07-28 server from a
 //! handshake-era one by the body).
 
@@ -88,6 +88,17 @@ fn allowed(host: &str, options: &HttpOptions) -> bool {
     options.allowed_hosts.iter().any(|a| a == "*" || a.eq_ignore_ascii_case(host))
 }
 
+/// `origin` (an `Origin` header value) is one of [`HttpOptions::allowed_origins`]:
+/// scheme, host and port compared case-insensitively, a trailing `/` ignored.
+pub(crate) fn is_named_origin(origin: &str, options: &HttpOptions) -> bool {
+    let origin = origin.trim().trim_end_matches('/');
+    !origin.is_empty()
+        && options
+            .allowed_origins
+            .iter()
+            .any(|allowed| allowed.trim().trim_end_matches('/').eq_ignore_ascii_case(origin))
+}
+
 pub(crate) fn check(headers: &HeaderMap, options: &HttpOptions) -> Result<(), Response> {
     let forbidden = |what: &str| {
         Err(error_response(
@@ -105,7 +116,8 @@ pub(crate) fn check(headers: &HeaderMap, options: &HttpOptions) -> Result<(), Re
         let origin = origin.to_str().unwrap_or_default();
         let authority = origin.split_once("://").map(|(_, rest)| rest).unwrap_or("");
         let authority = authority.split('/').next().unwrap_or_default();
-        if origin == "null" || authority.is_empty() || !allowed(&host_name(authority), options) {
+        let named = is_named_origin(origin, options);
+        if !named && (origin == "null" || authority.is_empty() || !allowed(&host_name(authority), options)) {
             return forbidden("this Origin");
         }
     }

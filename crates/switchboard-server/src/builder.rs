@@ -46,9 +46,25 @@ pub struct ServerBuilder {
     state: Option<Arc<dyn crate::store::StateStore>>,
     extensions: Vec<OfferedExtension>,
     methods: Vec<crate::methods::Method>,
+    notification_hook: Option<crate::session::NotificationHook>,
 }
 
 impl ServerBuilder {
+    /// Calls `hook` with every notification a client sends (its session and
+    /// method), after the core handled it: `notifications/initialized` once
+    /// the session is ready, and the ones the core ignores, such as
+    /// `notifications/roots/list_changed`. It runs on the connection's
+    /// reading path, so it must return at once (spawn the work). An
+    /// application that follows the client's roots asks for them from here
+    /// with [`Session::request_client_now`](crate::Session::request_client_now).
+    pub fn on_client_notification(
+        mut self,
+        hook: impl Fn(&Arc<crate::Session>, &str) + Send + Sync + 'static,
+    ) -> Self {
+        self.notification_hook = Some(crate::session::NotificationHook(Arc::new(hook)));
+        self
+    }
+
     /// Shares this server's change notifications with every other instance
     /// using `store` (e.g. `switchboard-state-redis` for several processes behind
     /// one address): `resources/updated` and `list_changed` published on
@@ -324,6 +340,7 @@ impl ServerBuilder {
             methods,
             tasks,
             tasks_offered,
+            notification_hook: self.notification_hook,
         };
         inner.add_registered(self.tools, self.prompts, self.resources, self.templates)?;
         inner.events.go_live();
@@ -441,6 +458,7 @@ impl Server {
             state: None,
             extensions: Vec::new(),
             methods: Vec::new(),
+            notification_hook: None,
         }
     }
 }

@@ -233,7 +233,14 @@ impl Server {
         }
     }
 
-    fn on_notification(&self, session: &Session, method: &str, params: Option<&RawValue>) {
+    fn on_notification(&self, session: &Arc<Session>, method: &str, params: Option<&RawValue>) {
+        self.handle_notification(session, method, params);
+        if let Some(hook) = &self.inner.notification_hook {
+            (hook.0)(session, method);
+        }
+    }
+
+    fn handle_notification(&self, session: &Session, method: &str, params: Option<&RawValue>) {
         match method {
             method::INITIALIZED => session.mark_ready(),
             method::CANCELLED => match parse_params::<CancelledParams>(params) {

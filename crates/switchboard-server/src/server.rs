@@ -76,6 +76,9 @@ pub(crate) struct ServerInner {
     /// Every method the server answers: the core's and the application's
     /// ([`ServerBuilder::method`]), one row each.
     pub methods: Registry<Handler>,
+    /// Told of every client notification after the core handled it
+    /// ([`ServerBuilder::on_client_notification`]).
+    pub notification_hook: Option<crate::session::NotificationHook>,
 }
 
 /// A core method's handler: the server, the request's session, context and

@@ -39,6 +39,20 @@ use tokio_util::sync::CancellationToken;
 use crate::caller::{Outbound, Principal};
 use crate::events::{ListKind, ServerEvent};
 
+/// What [`ServerBuilder::on_client_notification`](crate::ServerBuilder::on_client_notification) calls: the session the
+/// notification came on and its method.
+#[derive(Clone)]
+pub(crate) struct NotificationHook(pub(crate) std::sync::Arc<NotificationFn>);
+
+/// The function inside a [`NotificationHook`].
+type NotificationFn = dyn Fn(&std::sync::Arc<Session>, &str) + Send + Sync;
+
+impl std::fmt::Debug for NotificationHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NotificationHook")
+    }
+}
+
 /// What a handshake-era `initialize` settled.
 #[derive(Debug, Clone)]
 pub struct Negotiated {
@@ -282,6 +296,16 @@ impl Session {
         rx.await.unwrap_or_else(|_| {
             Err(ErrorObject::internal("the connection closed before the client answered"))
         })
+    }
+
+    /// Sends a request to the client on the session's own stream (the stdio
+    /// connection, the handshake-era GET stream) and waits for the answer:
+    /// for an application asking outside any request, e.g. `roots/list`
+    /// when the client says its roots changed. The caller checks the
+    /// client declared the capability ([`Session::negotiated`]).
+    pub async fn request_client_now(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        let outbound = self.outbound.clone();
+        self.request_client(&outbound, method, params).await
     }
 
     /// Routes a client's response to the request waiting for it; false if

@@ -1,4 +1,5 @@
-//! `--http PORT | HOST:PORT | IP:PORT`: where `serve` and `proxy` listen.
+//! `--http PORT | HOST:PORT | IP:PORT`: where `serve` and `proxy` listen,
+//! and `--allow-origin ORIGIN`: which browser pages may call them.
 //!
 //! The command line is checked when it is parsed (a wrong form is a usage
 //! error); a host name is resolved only when the command runs, so a name
@@ -133,5 +134,40 @@ mod tests {
         assert_eq!(pick(&[]), None);
         let local = ListenAddr::parse("localhost:0").unwrap().resolve().unwrap();
         assert!(local.ip().is_loopback() && local.port() == 0, "{local}");
+    }
+}
+
+/// Checks an `--allow-origin` value: `http://` or `https://`, a host and an
+/// optional port, nothing after (an `Origin` header never has a path). `*`
+/// is refused: every origin is named on purpose (clap's value parser).
+pub(crate) fn parse_origin(text: &str) -> Result<String, String> {
+    let origin = text.trim().trim_end_matches('/');
+    let authority = origin.strip_prefix("https://").or_else(|| origin.strip_prefix("http://"));
+    match authority {
+        Some(authority)
+            if !authority.is_empty()
+                && !authority.contains(['/', '?', '#', '@', '*'])
+                && !authority.contains(char::is_whitespace) =>
+        {
+            Ok(origin.to_ascii_lowercase())
+        }
+        _ => Err(format!(
+            "give a browser origin, scheme://host[:port], e.g. https://app.example.com or \
+             http://localhost:5173 (no path, no wildcard); got {text:?}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod origin_tests {
+    use super::parse_origin;
+
+    #[test]
+    fn origins_are_scheme_host_and_port_only() {
+        assert_eq!(parse_origin("https://App.example.com/").unwrap(), "https://app.example.com");
+        assert_eq!(parse_origin("http://localhost:5173").unwrap(), "http://localhost:5173");
+        for bad in ["*", "app.example.com", "https://", "https://a.example/path", "ftp://a.example", "null"] {
+            assert!(parse_origin(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -19,10 +19,13 @@ use switchboard_server::Server;
 use crate::project::Project;
 
 /// Where the project came from, to load it again.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Source {
     pub dir: PathBuf,
     pub config: Option<PathBuf>,
+    /// Folders served instead of the configuration's `[[files.roots]]`
+    /// (a client's roots, `crate::roots`); empty: the configuration's.
+    pub roots: Vec<switchboard_files::RootSpec>,
 }
 
 impl Source {
@@ -36,11 +39,17 @@ impl Source {
 /// watches what `project` was built from and keeps `server` current, until
 /// the watcher stops. The first scan runs here, not before serving, so a
 /// client's `initialize` is answered while a big folder is still walked.
+///
+/// A [`Source`] received on `retarget` (the client's roots changed) is
+/// loaded and swapped in like an edited configuration: one `list_changed`
+/// per list that changed, the watches moved to the new folders, and on
+/// problems the project in force stays.
 pub(crate) async fn run(
     server: Server,
     mut project: Project,
-    source: Source,
+    mut source: Source,
     scanned: tokio::sync::oneshot::Sender<()>,
+    mut retarget: Option<tokio::sync::mpsc::Receiver<Source>>,
 ) {
     sync_files(&server, &project, &WatchBatch::default()).await;
     let _ = scanned.send(());
@@ -54,7 +63,26 @@ pub(crate) async fn run(
     };
     let mut watched = Watched::default();
     watched.update(&mut watcher, &project, &source);
-    while let Some(batch) = watcher.next().await {
+    loop {
+        // A batch being collected when a new source arrives is dropped:
+        // switching rescans every served folder anyway.
+        let batch = tokio::select! {
+            batch = watcher.next() => match batch {
+                Some(batch) => batch,
+                None => break,
+            },
+            next = next_source(&mut retarget) => {
+                match reload(&server, project, &next).await {
+                    Ok(switched) => {
+                        tracing::info!(dir = %next.dir.display(), roots = next.roots.len(), "serving the client's roots");
+                        (project, source) = (switched, next);
+                    }
+                    Err(kept) => project = kept,
+                }
+                watched.update(&mut watcher, &project, &source);
+                continue;
+            }
+        };
         tracing::debug!(paths = ?batch.paths, overflow = batch.overflow, "changes on disk");
         let config_touched = batch.touches(&source.config_path())
             || project.prompts_dir.as_deref().is_some_and(|d| batch.touches(d))
@@ -88,10 +116,22 @@ pub(crate) async fn run(
             skills.sync(&server, &project.config).await;
         }
         if config_touched {
-            project = reload(&server, project, &source).await;
+            project = reload(&server, project, &source).await.unwrap_or_else(|kept| kept);
             watched.update(&mut watcher, &project, &source);
         }
     }
+}
+
+/// The next source from `retarget`; never, once there is none (the sender
+/// gone, or no sender at all).
+async fn next_source(retarget: &mut Option<tokio::sync::mpsc::Receiver<Source>>) -> Source {
+    if let Some(rx) = retarget {
+        if let Some(source) = rx.recv().await {
+            return source;
+        }
+        *retarget = None;
+    }
+    std::future::pending().await
 }
 
 /// Whether HEAD or a ref moved (not every write to `.git`: `git status`
@@ -169,14 +209,15 @@ impl Watched {
     }
 }
 
-/// Loads the project again and swaps it in; on problems keeps `current`.
-async fn reload(server: &Server, current: Project, source: &Source) -> Project {
+/// Loads the project again and swaps it in; on problems keeps `current`
+/// (the `Err`).
+async fn reload(server: &Server, current: Project, source: &Source) -> Result<Project, Project> {
     let src = source.clone();
     // Zero-config: a prompt file that no longer loads keeps its last good
     // version, and is noted rather than refusing the whole reload.
     let carried = current.carried();
     let loaded = tokio::task::spawn_blocking(move || {
-        let next = Project::reload(&src.dir, src.config.as_deref(), &carried)?;
+        let next = Project::reload_with_roots(&src.dir, src.config.as_deref(), &src.roots, &carried)?;
         next.scan_files();
         Ok::<_, Vec<switchboard_config::Problem>>(next)
     })
@@ -201,11 +242,11 @@ async fn reload(server: &Server, current: Project, source: &Source) -> Project {
                     "problems": problems,
                 }),
             );
-            return current;
+            return Err(current);
         }
         Err(e) => {
             tracing::error!(error = %e, "configuration reload failed");
-            return current;
+            return Err(current);
         }
     };
     notify_new_notes(server, &next, &current);
@@ -215,11 +256,11 @@ async fn reload(server: &Server, current: Project, source: &Source) -> Project {
                 tracing::warn!("{note}");
             }
             tracing::info!("configuration reloaded");
-            applied
+            Ok(applied)
         }
         Err(e) => {
             tracing::error!(error = %e, "configuration not reloaded; the last good configuration stays in force");
-            current
+            Err(current)
         }
     }
 }

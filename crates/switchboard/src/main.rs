@@ -24,6 +24,7 @@ mod live;
 mod network;
 mod project;
 mod proxy;
+mod roots;
 mod sandbox;
 mod secrets;
 mod serve;
@@ -95,7 +96,8 @@ struct ProjectArgs {
     config: Option<PathBuf>,
     /// The folder to serve (default: the configuration file's folder with
     /// --config, else the current folder, unless that is / or the home
-    /// folder). Relative paths in the configuration resolve against it.
+    /// folder; `serve` over stdio serves the roots of a client that
+    /// declares them). Relative paths in the configuration resolve against it.
     #[arg(value_name = "DIR")]
     dir: Option<PathBuf>,
 }
@@ -133,27 +135,37 @@ impl ProjectArgs {
             ),
             None => None,
         };
-        Ok(live::Source { dir, config })
+        Ok(live::Source { dir, config, roots: Vec::new() })
     }
 }
 
 /// Fails when `dir`, the current folder used because no folder was named,
-/// is the file system's root or the home folder (`$HOME`).
+/// is one [`unservable_folder`] refuses.
 fn refuse_implicit_folder(dir: &Path, command: &str) -> anyhow::Result<()> {
-    let home =
-        std::env::var_os("HOME").filter(|h| !h.is_empty()).and_then(|h| PathBuf::from(h).canonicalize().ok());
-    let what = if dir.parent().is_none() {
-        "the root folder"
-    } else if home.as_deref() == Some(dir) {
-        "the home folder"
-    } else {
-        return Ok(());
-    };
+    let Some(what) = unservable_folder(dir) else { return Ok(()) };
     anyhow::bail!(
         "no folder to serve was named and the current folder, {}, is {what}; \
          name the project folder, e.g. `switchboard {command} /path/to/project`",
         dir.display()
     )
+}
+
+/// What `dir` (canonical) is when it is never served unless named on the
+/// command line: the file system's root, the home folder (`$HOME`) or a
+/// folder that holds it. The one rule for the working folder of a host
+/// that started switchboard without a folder, and for a client's roots.
+pub(crate) fn unservable_folder(dir: &Path) -> Option<&'static str> {
+    let home =
+        std::env::var_os("HOME").filter(|h| !h.is_empty()).and_then(|h| PathBuf::from(h).canonicalize().ok());
+    if dir.parent().is_none() {
+        Some("the root folder")
+    } else if home.as_deref() == Some(dir) {
+        Some("the home folder")
+    } else if home.is_some_and(|home| home.starts_with(dir)) {
+        Some("a folder that holds the home folder")
+    } else {
+        None
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -177,6 +189,12 @@ enum Command {
         /// protection allows only loopback names by default).
         #[arg(long = "allow-host", value_name = "HOST")]
         allow_hosts: Vec<String>,
+        /// A browser origin (scheme://host[:port], e.g. https://app.example.com)
+        /// whose pages may call the HTTP endpoint: CORS preflights are answered
+        /// and responses carry Access-Control-Allow-Origin for it. Repeatable;
+        /// none by default (no CORS headers).
+        #[arg(long = "allow-origin", value_name = "ORIGIN", value_parser = listen::parse_origin)]
+        allow_origins: Vec<String>,
         /// How HTTP requests are answered: SSE when the request can produce
         /// messages before its response (auto), always SSE, or always JSON.
         #[arg(long, value_enum, default_value_t = SseMode::Auto)]
@@ -250,6 +268,10 @@ enum Command {
         /// Extra host names accepted in Host/Origin headers.
         #[arg(long = "allow-host", value_name = "HOST")]
         allow_hosts: Vec<String>,
+        /// A browser origin whose pages may call the HTTP endpoint (CORS), as
+        /// for `serve --allow-origin`.
+        #[arg(long = "allow-origin", value_name = "ORIGIN", value_parser = listen::parse_origin)]
+        allow_origins: Vec<String>,
         /// Serve GET /metrics over HTTP.
         #[arg(long)]
         metrics: bool,
@@ -354,6 +376,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve {
             http,
             allow_hosts,
+            allow_origins,
             sse,
             stateless,
             fixtures,
@@ -365,6 +388,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         } => serve::run(serve::ServeArgs {
             http,
             allow_hosts,
+            allow_origins,
             sse,
             stateless,
             fixtures,
@@ -407,8 +431,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Schema => check::print_schema(),
         Command::Man => commands::man(<Cli as clap::CommandFactory>::command()),
-        Command::Proxy { url, prefix, http, allow_hosts, metrics, command } => {
-            proxy::run(proxy::ProxyArgs { url, command, prefix, http, allow_hosts, metrics })
+        Command::Proxy { url, prefix, http, allow_hosts, allow_origins, metrics, command } => {
+            proxy::run(proxy::ProxyArgs { url, command, prefix, http, allow_hosts, allow_origins, metrics })
         }
     }
 }

@@ -82,11 +82,26 @@ impl Project {
     /// `carried` (zero-config; with a configuration file it is a problem),
     /// and only the notes that `carried` did not have are logged again.
     pub fn reload(dir: &Path, explicit: Option<&Path>, carried: &Carried) -> Result<Self, Vec<Problem>> {
-        let config = Config::load(dir, explicit).map_err(|mut problems| {
+        Self::reload_with_roots(dir, explicit, &[], carried)
+    }
+
+    /// [`Project::reload`] serving `roots` instead of the configuration's
+    /// `[[files.roots]]` (the client's roots, see `crate::roots`); empty:
+    /// the configuration's own.
+    pub fn reload_with_roots(
+        dir: &Path,
+        explicit: Option<&Path>,
+        roots: &[switchboard_files::RootSpec],
+        carried: &Carried,
+    ) -> Result<Self, Vec<Problem>> {
+        let mut config = Config::load(dir, explicit).map_err(|mut problems| {
             // Every problem in one run: the prompt files and skills too.
             problems.extend(Config::fallback(dir, explicit).map(named_file_problems).unwrap_or_default());
             problems
         })?;
+        if !roots.is_empty() {
+            config.files.roots = roots.to_vec();
+        }
         let project = Self::build(config, &carried.prompt_files)?;
         for note in project.new_notes(&carried.notes) {
             tracing::warn!("{note}");
@@ -292,9 +307,13 @@ impl Project {
             }
         }
         self.start_upstreams();
+        // With no configuration file on either side, only the name taken
+        // from the folder can differ (a client's roots moved it): nothing
+        // a restart would be needed for.
+        let zero_config = old.config.path().is_none() && self.config.path().is_none();
         let changed: Vec<&str> = [
             // The env_file is read again on every reload: no restart.
-            ("[server]", identity(&old.config) != identity(&self.config)),
+            ("[server]", identity(&old.config) != identity(&self.config) && !zero_config),
             ("[limits]", old.config.limits != self.config.limits),
             ("[http]", old.config.http != self.config.http),
         ]
@@ -330,12 +349,13 @@ impl Project {
         let removals =
             gone(server.prompts().into_iter().map(|p| p.name).collect(), &local.prompts, &owned.prompts);
         server.update_prompts(prompts, &removals)?;
-        // Files: keep the running index when the [files] section is the same
-        // (the watcher keeps it current); otherwise swap to the new scan.
+        // Files: keep the running index when the [files] section and the
+        // folder are the same (the watcher keeps it current); otherwise swap
+        // to the new scan (a client's roots moved the folder).
         let mut upserts = std::mem::take(&mut self.resources);
         let mut keep: std::collections::HashSet<String> =
             upserts.iter().map(|r| r.uri().to_owned()).collect();
-        if old.config.files == self.config.files {
+        if old.config.files == self.config.files && old.config.dir() == self.config.dir() {
             self.files = old.files.clone();
         } else if let Some(files) = &self.files {
             let resources = files.resources();

@@ -23,6 +23,7 @@ pub(crate) struct ProxyArgs {
     pub prefix: Option<String>,
     pub http: Option<ListenAddr>,
     pub allow_hosts: Vec<String>,
+    pub allow_origins: Vec<String>,
     pub metrics: bool,
 }
 
@@ -58,6 +59,7 @@ async fn serve(args: ProxyArgs, stop: Stop) -> anyhow::Result<()> {
             let http = HttpArgs {
                 listen,
                 allow_hosts: args.allow_hosts,
+                allow_origins: args.allow_origins,
                 sse: crate::SseMode::Auto,
                 stateless: false,
             };

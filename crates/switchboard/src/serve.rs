@@ -21,7 +21,9 @@ use switchboard_server::{Server, ServerOptions};
 use crate::listen::ListenAddr;
 use crate::project::Project;
 use crate::shutdown::{Stop, Terminated};
-use crate::{Fixtures, ProjectArgs, SseMode, default_resources, default_tools, exit, fixtures, live, report};
+use crate::{
+    Fixtures, ProjectArgs, SseMode, default_resources, default_tools, exit, fixtures, live, report, roots,
+};
 
 /// How long serving waits for the upstreams' first connection attempts.
 const UPSTREAM_GRACE: Duration = Duration::from_secs(5);
@@ -34,6 +36,7 @@ const FIRST_SCAN_GRACE: Duration = Duration::from_millis(500);
 pub(crate) struct ServeArgs {
     pub http: Option<ListenAddr>,
     pub allow_hosts: Vec<String>,
+    pub allow_origins: Vec<String>,
     pub sse: SseMode,
     pub stateless: bool,
     pub fixtures: Option<Fixtures>,
@@ -134,6 +137,14 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
         if shared.distributed { builder.state(Arc::clone(&shared.store)) } else { builder }
     };
     let _guard = runtime.enter();
+    // Over stdio with no folder and no --config, the client's roots say what
+    // to serve (see `roots`).
+    let follows_roots = args.fixtures.is_none()
+        && args.http.is_none()
+        && args.project.dir.is_none()
+        && args.project.config.is_none();
+    let roots_start = follows_roots.then(roots::Start::new).transpose()?;
+    let (notices, noticed) = tokio::sync::mpsc::unbounded_channel();
     let (server, live, what) = match args.fixtures {
         Some(fixtures) => {
             if let Some(max) = args.max_message_size {
@@ -148,8 +159,15 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
             (server, None, what)
         }
         None => {
-            let source = args.project.source("serve")?;
-            let what = source.dir.display().to_string();
+            let source = match &roots_start {
+                Some(start) => start.source.clone(),
+                None => args.project.source("serve")?,
+            };
+            let what = match &roots_start {
+                Some(start) if start.refused.is_some() => "the client's roots (none yet)".to_owned(),
+                Some(_) => format!("{} until the client names its roots", source.dir.display()),
+                None => source.dir.display().to_string(),
+            };
             let mut loaded = Project::load(&source.dir, source.config.as_deref()).map_err(report)?;
             if let Some(max) = args.max_message_size {
                 loaded.config.limits.max_message_size = max;
@@ -159,7 +177,10 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
             if metrics.is_none() && loaded.config.http.metrics {
                 metrics = Some(switchboard_metrics::Metrics::new());
             }
-            let server = loaded.serve(options, |b| decorate(b, metrics.as_ref()))?;
+            let server = loaded.serve(options, |b| {
+                let b = decorate(b, metrics.as_ref());
+                if roots_start.is_some() { b.on_client_notification(roots::hook(notices)) } else { b }
+            })?;
             // Upstreams connect in the background; the first lists wait a
             // little for them (one that is down or slow joins later, with
             // list_changed).
@@ -179,11 +200,23 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
             tracing::info!("the state store answers: cursors are signed with the shared key");
         });
     }
+    // Ends stdio serving when a client without roots meets a refused
+    // working folder (`roots::follow`).
+    let mut refusal: Option<tokio::sync::oneshot::Receiver<anyhow::Error>> = None;
     http_options.metrics = metrics.map(metrics_text);
     http_options.max_body = server.options().max_message_size;
     if let Some((loaded, source)) = live {
         let (scanned, first_scan) = tokio::sync::oneshot::channel();
-        runtime.spawn(live::run(server.clone(), loaded, source, scanned));
+        let retarget = roots_start.as_ref().map(|start| {
+            let (retarget, retargeted) = tokio::sync::mpsc::channel(4);
+            let (fatal, fatal_rx) = tokio::sync::oneshot::channel();
+            let empty = start.empty.path().to_path_buf();
+            let named = Arc::clone(&start.named);
+            runtime.spawn(roots::follow(noticed, retarget, empty, start.refused.clone(), named, fatal));
+            refusal = Some(fatal_rx);
+            retargeted
+        });
+        runtime.spawn(live::run(server.clone(), loaded, source, scanned, retarget));
         // A project folder is scanned in milliseconds: wait for it, so the
         // first resources/list is complete. A huge folder (a whole disk)
         // must not hold up `initialize`: past the grace, serve at once and
@@ -198,11 +231,16 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
         None => {
             tracing::info!(version = env!("CARGO_PKG_VERSION"), "switchboard serving MCP on stdio");
             show_banner(&served, None);
-            runtime.block_on(stop.run(async { server.serve_stdio().await.context("serving stdio") }))
+            runtime.block_on(stop.run(serve_stdio(&server, roots_start.as_ref(), refusal)))
         }
         Some(listen) => {
-            let http =
-                HttpArgs { listen, allow_hosts: args.allow_hosts, sse: args.sse, stateless: args.stateless };
+            let http = HttpArgs {
+                listen,
+                allow_hosts: args.allow_hosts,
+                allow_origins: args.allow_origins,
+                sse: args.sse,
+                stateless: args.stateless,
+            };
             runtime.block_on(serve_http(server, http, http_options, served, stop))
         }
     };
@@ -212,11 +250,39 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
     result
 }
 
+/// Serves stdio until the client goes away; when following a client's
+/// roots, ends with the refusal of the working folder if a client without
+/// roots arrived (`refusal`) or none ever named roots (`Start::at_end`).
+async fn serve_stdio(
+    server: &Server,
+    roots_start: Option<&roots::Start>,
+    refusal: Option<tokio::sync::oneshot::Receiver<anyhow::Error>>,
+) -> anyhow::Result<()> {
+    let refused = async {
+        match refusal {
+            Some(refusal) => match refusal.await {
+                Ok(error) => error,
+                // The follower ended without refusing.
+                Err(_) => std::future::pending().await,
+            },
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        served = server.serve_stdio() => {
+            served.context("serving stdio")?;
+            roots_start.map_or(Ok(()), roots::Start::at_end)
+        }
+        refused = refused => Err(refused),
+    }
+}
+
 /// How `--http` serves.
 #[derive(Debug)]
 pub(crate) struct HttpArgs {
     pub listen: ListenAddr,
     pub allow_hosts: Vec<String>,
+    pub allow_origins: Vec<String>,
     pub sse: SseMode,
     pub stateless: bool,
 }
@@ -230,7 +296,7 @@ pub(crate) async fn serve_http(
     served: Served,
     stop: Stop,
 ) -> anyhow::Result<()> {
-    let HttpArgs { listen, allow_hosts, sse, stateless } = http;
+    let HttpArgs { listen, allow_hosts, allow_origins, sse, stateless } = http;
     let addr = resolve(&listen).await?;
     if !addr.ip().is_loopback() && allow_hosts.is_empty() && http_options.allowed_hosts.len() <= 3 {
         let given = match &listen {
@@ -255,6 +321,7 @@ pub(crate) async fn serve_http(
         );
     }
     http_options.allowed_hosts.extend(allow_hosts);
+    http_options.allowed_origins.extend(allow_origins);
     http_options.legacy_sessions = !stateless;
     http_options.response_mode = match sse {
         SseMode::Auto => switchboard_http::ResponseMode::Auto,

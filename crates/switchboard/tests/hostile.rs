@@ -131,3 +131,56 @@ async fn allow_host_names_are_accepted_as_host_and_other_names_refused() {
     }
     assert_eq!(initialize("origin", "http://other.test").await.unwrap().status(), 403);
 }
+
+#[tokio::test]
+async fn allow_origin_names_get_cors_answers_and_other_origins_none() {
+    let (_child, url) = common::start_http(
+        &[
+            "serve",
+            "--fixtures",
+            "demo",
+            "--http",
+            "127.0.0.1:0",
+            "--allow-origin",
+            "https://app.example.com",
+        ],
+        None,
+        &[],
+    )
+    .await;
+    let client = reqwest::Client::builder().timeout(common::WAIT).build().unwrap();
+    let preflight = |origin: &'static str| {
+        client
+            .request(reqwest::Method::OPTIONS, &url)
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header("access-control-request-headers", "content-type, mcp-protocol-version")
+            .send()
+    };
+    let r = preflight("https://app.example.com").await.unwrap();
+    assert_eq!(r.status(), 204);
+    assert_eq!(r.headers()["access-control-allow-origin"], "https://app.example.com");
+    let r = preflight("https://other.example.com").await.unwrap();
+    assert_eq!(r.status(), 403);
+    assert!(r.headers().get("access-control-allow-origin").is_none());
+
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}});
+    let r = client
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("origin", "https://app.example.com")
+        .body(init.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "a named origin passes the Origin check");
+    assert_eq!(r.headers()["access-control-allow-origin"], "https://app.example.com");
+    assert!(r.headers()["access-control-expose-headers"].to_str().unwrap().contains("Mcp-Session-Id"));
+    // A value that is no origin is a usage error.
+    let (ok, _, stderr) =
+        common::run(&["serve", "--http", "0", "--allow-origin", "*"], std::path::Path::new("."));
+    assert!(!ok);
+    assert!(stderr.contains("scheme://host"), "{stderr}");
+}

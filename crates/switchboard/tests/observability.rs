@@ -153,3 +153,53 @@ async fn metrics_from_the_configuration_need_the_token_when_auth_is_on_and_are_a
     let r = client.get(url.replace("/mcp", "/metrics")).send().await.unwrap();
     assert_eq!(r.status(), 404);
 }
+
+/// The targets of the DEBUG/TRACE lines in `stderr` (a `fmt` line is
+/// `TIME LEVEL [span{fields}: ]target: message`).
+fn verbose_targets(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.splitn(3, char::is_whitespace);
+            let (_time, mut level) = (fields.next()?, fields.next()?);
+            let mut rest = fields.next()?;
+            if level.is_empty() {
+                // `fmt` pads INFO and WARN with a space; DEBUG has none.
+                (level, rest) = rest.split_once(' ')?;
+            }
+            // Skip the span contexts (`name{fields}: `) before the target.
+            while rest.split(':').next()?.contains('{') {
+                rest = rest.split_once("}: ")?.1;
+            }
+            let target = rest.split(':').next()?;
+            matches!(level, "DEBUG" | "TRACE").then(|| target.to_owned())
+        })
+        .collect()
+}
+
+/// Serves a folder whose `.gitignore` makes the `ignore` and `globset`
+/// crates log at debug, lists its resources, and returns stderr.
+fn stderr_of_a_listing(log: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".gitignore"), "*.tmp\n").unwrap();
+    std::fs::write(dir.path().join("a.txt"), "a").unwrap();
+    let mut sb =
+        common::Switchboard::start_with_env(&["serve", "."], dir.path(), &[("SWITCHBOARD_LOG", log)]);
+    sb.result("resources/list", json!({}));
+    let stderr = sb.wait_stderr("DEBUG switchboard_server");
+    sb.finish();
+    stderr
+}
+
+#[test]
+fn a_bare_log_level_is_switchboards_and_dependencies_stay_at_warn() {
+    let stderr = stderr_of_a_listing("debug");
+    let targets = verbose_targets(&stderr);
+    assert!(targets.iter().any(|t| t.starts_with("switchboard")), "{stderr}");
+    let foreign: Vec<&String> = targets.iter().filter(|t| !t.starts_with("switchboard")).collect();
+    assert!(foreign.is_empty(), "dependency debug lines with a bare level: {foreign:?}\n{stderr}");
+
+    // A directive that names a dependency still reaches it.
+    let stderr = stderr_of_a_listing("debug,ignore=debug");
+    assert!(verbose_targets(&stderr).iter().any(|t| t.starts_with("ignore")), "{stderr}");
+}

@@ -152,3 +152,37 @@ async fn client_errors_and_missing_capabilities_reach_the_tool() {
     let r = modern.call_tool("ask_model", json!({})).await.unwrap();
     assert_eq!(r["isError"], true, "no server-to-client requests in 2026-07-28");
 }
+
+/// An application told of the client's notifications asks the client for
+/// its roots outside any request, on the session's own stream.
+#[tokio::test]
+async fn the_notification_hook_sees_client_notifications_and_can_ask_the_client() {
+    let (seen_tx, mut seen) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let (roots_tx, mut roots) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    let server = Server::builder("hooked", "1")
+        .on_client_notification(move |session, method| {
+            let _ = seen_tx.send(method.to_owned());
+            if method == "notifications/roots/list_changed" {
+                let (session, roots_tx) = (std::sync::Arc::clone(session), roots_tx.clone());
+                tokio::spawn(async move {
+                    let answer = session.request_client_now("roots/list", json!({})).await;
+                    let _ = roots_tx.send(answer.unwrap_or_else(|e| json!({"error": e.message})));
+                });
+            }
+        })
+        .build()
+        .unwrap();
+    let mut c = TestClient::connect_legacy(&server, "2025-11-25").await;
+    assert_eq!(seen.recv().await.unwrap(), "notifications/initialized");
+
+    c.notify("notifications/roots/list_changed", None).await.unwrap();
+    let asked = c.recv().await.unwrap();
+    assert_eq!(asked["method"], "roots/list", "{asked}");
+    c.send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"roots": [{"uri": "file:///work"}]}}))
+        .await
+        .unwrap();
+    let answer =
+        tokio::time::timeout(std::time::Duration::from_secs(10), roots.recv()).await.unwrap().unwrap();
+    assert_eq!(answer["roots"][0]["uri"], "file:///work", "{answer}");
+    assert_eq!(seen.recv().await.unwrap(), "notifications/roots/list_changed");
+}

@@ -39,6 +39,11 @@ pub struct Switchboard {
     stash: VecDeque<Value>,
     next_id: i64,
     stderr: std::sync::Arc<std::sync::Mutex<String>>,
+    /// The client's roots: when set, every `roots/list` request is
+    /// answered with them as it arrives ([`Switchboard::start_with_roots`]).
+    roots: Option<Value>,
+    /// How many `roots/list` requests were answered.
+    pub roots_asked: usize,
 }
 
 impl Switchboard {
@@ -57,6 +62,20 @@ impl Switchboard {
         Self::start_as(args, cwd, env, version, json!({}))
     }
 
+    /// [`Switchboard::start_with_env`] as a client that declares `roots`
+    /// (with `listChanged`) and answers `roots/list` with `roots` (an array
+    /// of `{"uri", "name"}`), until [`Switchboard::change_roots`].
+    pub fn start_with_roots(args: &[&str], cwd: &Path, env: &[(&str, &str)], roots: Value) -> Self {
+        Self::start_full(args, cwd, env, "2025-11-25", json!({"roots": {"listChanged": true}}), Some(roots))
+    }
+
+    /// Answers `roots/list` with `roots` from now on and tells switchboard
+    /// (`notifications/roots/list_changed`).
+    pub fn change_roots(&mut self, roots: Value) {
+        self.roots = Some(roots);
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
+    }
+
     /// [`Switchboard::start_at`], declaring the client `capabilities`.
     pub fn start_as(
         args: &[&str],
@@ -64,6 +83,17 @@ impl Switchboard {
         env: &[(&str, &str)],
         version: &str,
         capabilities: Value,
+    ) -> Self {
+        Self::start_full(args, cwd, env, version, capabilities, None)
+    }
+
+    fn start_full(
+        args: &[&str],
+        cwd: &Path,
+        env: &[(&str, &str)],
+        version: &str,
+        capabilities: Value,
+        roots: Option<Value>,
     ) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_switchboard"))
             .args(args)
@@ -88,7 +118,8 @@ impl Switchboard {
             }
         });
         let stdin = child.stdin.take();
-        let mut switchboard = Self { child, stdin, lines, stash: VecDeque::new(), next_id: 0, stderr };
+        let mut switchboard =
+            Self { child, stdin, lines, stash: VecDeque::new(), next_id: 0, stderr, roots, roots_asked: 0 };
         let init = switchboard.request(
             "initialize",
             json!({"protocolVersion": version, "capabilities": capabilities, "clientInfo": {"name": "e2e", "version": "1"}}),
@@ -104,13 +135,25 @@ impl Switchboard {
         stdin.flush().expect("flush");
     }
 
+    /// The next message before `deadline`; a `roots/list` request is
+    /// answered here when the client has roots, and not returned.
     fn recv(&mut self, deadline: Instant) -> Option<Value> {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let line = self.lines.recv_timeout(left).ok()?;
-        let v: Value =
-            serde_json::from_str(&line).unwrap_or_else(|_| panic!("stdout line is not JSON: {line:?}"));
-        assert_eq!(v["jsonrpc"], "2.0", "{line}");
-        Some(v)
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.lines.recv_timeout(left).ok()?;
+            let v: Value =
+                serde_json::from_str(&line).unwrap_or_else(|_| panic!("stdout line is not JSON: {line:?}"));
+            assert_eq!(v["jsonrpc"], "2.0", "{line}");
+            if v["method"] == "roots/list"
+                && v.get("id").is_some()
+                && let Some(roots) = self.roots.clone()
+            {
+                self.roots_asked += 1;
+                self.send(&json!({"jsonrpc": "2.0", "id": v["id"], "result": {"roots": roots}}));
+                continue;
+            }
+            return Some(v);
+        }
     }
 
     /// The child's stdin, for writing raw bytes.
