@@ -414,7 +414,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             .build()
             .context("building the server")?;
             commands::print_listing(
-                &commands::Listing { server: &server, skills: &[], upstreams: None, sandbox: None, left_out: &[] },
+                &commands::Listing {
+                    server: &server,
+                    skills: &[],
+                    upstreams: None,
+                    sandbox: None,
+                    left_out: &[],
+                },
                 json,
             )
         }

@@ -225,7 +225,7 @@ fn servable(uri: &str) -> Result<PathBuf, String> {
     if !path.starts_with('/') {
         return Err("not a local file:// URI".into());
     }
-    let path = percent_decode(path.split(['?', '#']).next().unwrap_or_default())
+    let path = switchboard_uri_template::percent_decode(path.split(['?', '#']).next().unwrap_or_default())
         .ok_or("the path is not valid percent-encoded UTF-8")?;
     let folder = PathBuf::from(path).canonicalize().map_err(|e| format!("cannot be read: {e}"))?;
     if !folder.is_dir() {
@@ -266,25 +266,6 @@ fn mounts(folders: &[PathBuf]) -> Vec<RootSpec> {
         .collect()
 }
 
-/// `%XX` sequences decoded; `None` when one is malformed or the bytes are
-/// not UTF-8.
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
 /// `path` canonical, or as it is when that fails.
 fn canonical(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
@@ -296,8 +277,8 @@ mod tests {
 
     #[test]
     fn file_uris_are_decoded_and_other_schemes_and_hosts_refused() {
-        assert_eq!(percent_decode("/a%20b/c").as_deref(), Some("/a b/c"));
-        assert_eq!(percent_decode("/bad%2"), None);
+        assert_eq!(switchboard_uri_template::percent_decode("/a%20b/c").as_deref(), Some("/a b/c"));
+        assert_eq!(switchboard_uri_template::percent_decode("/bad%2"), None);
         assert!(servable("https://example.com/x").is_err());
         assert!(servable("file://server/share").is_err());
         assert!(servable("file:///").is_err(), "the root folder is refused");

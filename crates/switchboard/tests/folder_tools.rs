@@ -206,8 +206,8 @@ fn each_folder_tool_works_over_stdio() {
     let r = call(&mut sb, "list_directory", json!({"depth": 2}));
     assert_eq!(
         text(&r),
-        "./\n  README.md\n  docs/\n    guide.md\n    picture.dat\n  src/\n    main.rs\n    util/\n  switchboard.toml\n",
-        "{r}"
+        "./\n  README.md\n  docs/\n    guide.md\n    picture.dat\n  src/\n    main.rs\n    util/\n",
+        "the configuration is never served: {r}"
     );
     let r = call(&mut sb, "find_files", json!({"pattern": "**/*.rs"}));
     assert_eq!(text(&r), "src/main.rs\nsrc/util/mod.rs\n");
@@ -219,7 +219,7 @@ fn each_folder_tool_works_over_stdio() {
     );
     assert_eq!(info["writable"], true);
     let r = call(&mut sb, "file_info", json!({"path": "switchboard.toml"}));
-    assert_eq!(r["structuredContent"]["writable"], false, "the configuration is never written: {r}");
+    assert_eq!(r["isError"], true, "the configuration is never served, so never described: {r}");
     let r = call(&mut sb, "read_file", json!({"path": "docs/picture.dat"}));
     assert_eq!(
         (r["content"][0]["type"].as_str(), r["content"][0]["mimeType"].as_str()),
@@ -279,33 +279,6 @@ fn every_folder_tool_refuses_what_is_not_served_over_stdio() {
     assert_eq!(snapshot(p.base.path()), before, "a refused call changed the disk");
 }
 
-/// One JSON-RPC message over HTTP: the session the answer hands out and
-/// the message (the last SSE event's data when it streamed).
-async fn post(
-    http: &reqwest::Client,
-    url: &str,
-    body: &Value,
-    session: Option<&str>,
-) -> (Option<String>, Value) {
-    let mut request = http
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25");
-    if let Some(session) = session {
-        request = request.header("mcp-session-id", session);
-    }
-    let response = request.body(body.to_string()).send().await.unwrap();
-    let session = response.headers().get("mcp-session-id").map(|v| v.to_str().unwrap().to_owned());
-    let text = response.text().await.unwrap();
-    let json =
-        text.lines().filter_map(|l| l.strip_prefix("data:")).rfind(|d| !d.trim().is_empty()).map_or_else(
-            || serde_json::from_str(&text).unwrap_or(Value::Null),
-            |d| serde_json::from_str(d.trim()).unwrap(),
-        );
-    (session, json)
-}
-
 #[tokio::test]
 async fn every_folder_tool_refuses_the_same_over_http_in_both_eras() {
     let p = project();
@@ -317,20 +290,26 @@ async fn every_folder_tool_refuses_the_same_over_http_in_both_eras() {
     // 2025-11-25: a session from the handshake.
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}});
-    let (session, answer) = post(&http, &url, &init, None).await;
+    let (answer, session) = common::post_mcp(&http, &url, "2025-11-25", None, init).await;
     assert_eq!(answer["result"]["protocolVersion"], "2025-11-25", "{answer}");
     let session = session.expect("a session id");
-    post(&http, &url, &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}), Some(&session))
-        .await;
+    common::post_mcp(
+        &http,
+        &url,
+        "2025-11-25",
+        Some(&session),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
     let mut id = 0;
     for (tool, args) in hostile_calls(&p) {
         id += 1;
         let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": args}});
-        let (_, answer) = post(&http, &url, &body, Some(&session)).await;
+        let (answer, _) = common::post_mcp(&http, &url, "2025-11-25", Some(&session), body).await;
         assert_refused(tool, &args, &answer["result"]);
     }
     let body = json!({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": {"name": "list_directory", "arguments": {}}});
-    let (_, answer) = post(&http, &url, &body, Some(&session)).await;
+    let (answer, _) = common::post_mcp(&http, &url, "2025-11-25", Some(&session), body).await;
     assert!(answer["result"]["content"][0]["text"].as_str().unwrap().contains("README.md"), "{answer}");
 
     // 2026-07-28: no session, each request carries its revision.

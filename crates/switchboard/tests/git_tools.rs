@@ -339,40 +339,6 @@ fn over_stdio_history_and_git_tools_hide_what_the_tree_hides() {
     drop(p.base);
 }
 
-/// One POST; the JSON-RPC answer (the last SSE event's data when it streamed)
-/// and the session id handed out, if any.
-async fn post(
-    http: &reqwest::Client,
-    url: &str,
-    version: &str,
-    session: Option<&str>,
-    body: Value,
-) -> (Value, Option<String>) {
-    let method = body["method"].as_str().unwrap_or_default().to_owned();
-    let name = body["params"]["name"].as_str().or(body["params"]["uri"].as_str()).map(str::to_owned);
-    let mut request = http
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", version)
-        .header("mcp-method", method);
-    if let Some(name) = name {
-        request = request.header("mcp-name", name);
-    }
-    if let Some(session) = session {
-        request = request.header("mcp-session-id", session);
-    }
-    let response = request.body(body.to_string()).send().await.unwrap();
-    let session = response.headers().get("mcp-session-id").map(|v| v.to_str().unwrap().to_owned());
-    let text = response.text().await.unwrap();
-    let json =
-        text.lines().filter_map(|l| l.strip_prefix("data:")).rfind(|d| !d.trim().is_empty()).map_or_else(
-            || serde_json::from_str(&text).unwrap_or(Value::Null),
-            |d| serde_json::from_str(d.trim()).unwrap(),
-        );
-    (json, session)
-}
-
 #[test]
 fn over_http_in_both_eras_history_and_git_tools_hide_what_the_tree_hides() {
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -385,11 +351,11 @@ fn over_http_in_both_eras_history_and_git_tools_hide_what_the_tree_hides() {
         if era == "2025-11-25" {
             let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
                 "protocolVersion": era, "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}});
-            let (answer, id) = rt.block_on(post(&http, &url, era, None, init));
+            let (answer, id) = rt.block_on(common::post_mcp(&http, &url, era, None, init));
             assert_eq!(answer["result"]["protocolVersion"], era, "{answer}");
             session = id;
             let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-            rt.block_on(post(&http, &url, era, session.as_deref(), initialized));
+            rt.block_on(common::post_mcp(&http, &url, era, session.as_deref(), initialized));
         }
         let mut id = 0;
         let mut exec = |method: &str, mut params: Value| {
@@ -398,7 +364,7 @@ fn over_http_in_both_eras_history_and_git_tools_hide_what_the_tree_hides() {
                 params["_meta"] = common::meta_2026(json!({}));
             }
             let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-            rt.block_on(post(&http, &url, era, session.as_deref(), body)).0
+            rt.block_on(common::post_mcp(&http, &url, era, session.as_deref(), body)).0
         };
         probe(&mut exec, &p.dir);
         drop(child);

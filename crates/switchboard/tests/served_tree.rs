@@ -265,7 +265,19 @@ fn zero_config_serves_no_byte_of_an_unserved_file() {
         tools["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["search", "read_file", "list_directory", "find_files", "file_info", "git_status", "git_diff", "git_log", "git_show", "git_blame", "git_branch"],
+        [
+            "search",
+            "read_file",
+            "list_directory",
+            "find_files",
+            "file_info",
+            "git_status",
+            "git_diff",
+            "git_log",
+            "git_show",
+            "git_blame",
+            "git_branch"
+        ],
         "zero-config is read-only"
     );
     probe_reads(&mut switchboard);

@@ -399,3 +399,38 @@ pub fn meta_2026(capabilities: Value) -> Value {
     json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
            "io.modelcontextprotocol/clientCapabilities": capabilities})
 }
+
+/// One POST of any era (`version` is its `MCP-Protocol-Version`; the method and
+/// the name or uri are mirrored as `Mcp-Method` / `Mcp-Name`); the JSON-RPC answer (the last SSE event's data when it streamed)
+/// and the session id handed out, if any.
+pub async fn post_mcp(
+    http: &reqwest::Client,
+    url: &str,
+    version: &str,
+    session: Option<&str>,
+    body: Value,
+) -> (Value, Option<String>) {
+    let method = body["method"].as_str().unwrap_or_default().to_owned();
+    let name = body["params"]["name"].as_str().or(body["params"]["uri"].as_str()).map(str::to_owned);
+    let mut request = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", version)
+        .header("mcp-method", method);
+    if let Some(name) = name {
+        request = request.header("mcp-name", name);
+    }
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    let response = request.body(body.to_string()).send().await.unwrap();
+    let session = response.headers().get("mcp-session-id").map(|v| v.to_str().unwrap().to_owned());
+    let text = response.text().await.unwrap();
+    let json =
+        text.lines().filter_map(|l| l.strip_prefix("data:")).rfind(|d| !d.trim().is_empty()).map_or_else(
+            || serde_json::from_str(&text).unwrap_or(Value::Null),
+            |d| serde_json::from_str(d.trim()).unwrap(),
+        );
+    (json, session)
+}
