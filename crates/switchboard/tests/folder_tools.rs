@@ -279,6 +279,31 @@ fn every_folder_tool_refuses_what_is_not_served_over_stdio() {
     assert_eq!(snapshot(p.base.path()), before, "a refused call changed the disk");
 }
 
+#[test]
+fn search_shows_a_match_deep_in_a_minified_line_and_tail_lines_reads_the_end() {
+    let p = project();
+    // One 600 KB line with the only match at offset 480,000.
+    let mut line = "x".repeat(600_000);
+    line.replace_range(480_000..480_006, "NEEDLE");
+    put(&p.dir, "dist/app.min.js", &line);
+    put(&p.dir, "logs.txt", "one\ntwo\nthree\n");
+    let mut sb = Switchboard::start(&["serve", "."], &p.dir);
+    let r = call(&mut sb, "search", json!({"pattern": "NEEDLE", "fixed_strings": true}));
+    let found = &r["structuredContent"]["matches"][0];
+    assert_eq!(
+        (found["path"].as_str(), found["column"].as_u64()),
+        (Some("dist/app.min.js"), Some(480_001)),
+        "{r}"
+    );
+    let shown = found["text"].as_str().unwrap();
+    assert!(shown.contains("NEEDLE") && shown.starts_with('…') && shown.ends_with('…'), "{shown}");
+    assert!(shown.len() < 1_000, "a window, not the line: {} bytes", shown.len());
+    assert!(text(&r).contains("dist/app.min.js:1:480001:"), "{r}");
+    let r = call(&mut sb, "read_file", json!({"path": "logs.txt", "tail_lines": 2}));
+    assert_eq!(text(&r), "two\nthree\n", "{r}");
+    sb.finish();
+}
+
 #[tokio::test]
 async fn every_folder_tool_refuses_the_same_over_http_in_both_eras() {
     let p = project();

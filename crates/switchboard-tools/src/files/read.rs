@@ -34,6 +34,8 @@ struct Args {
     start_line: Option<u64>,
     #[serde(default)]
     end_line: Option<u64>,
+    #[serde(default)]
+    tail_lines: Option<u64>,
 }
 
 /// The caps of one call.
@@ -57,7 +59,8 @@ pub(super) fn tool(tree: ServedTree, max_bytes: u64, max_image: u64) -> Tool {
                 "paths": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": MAX_PATHS,
                           "description": "Several files to read in one call, instead of path"},
                 "start_line": {"type": "integer", "minimum": 1, "description": "First line to return (1-based)"},
-                "end_line": {"type": "integer", "minimum": 1, "description": "Last line to return (inclusive)"}
+                "end_line": {"type": "integer", "minimum": 1, "description": "Last line to return (inclusive)"},
+                "tail_lines": {"type": "integer", "minimum": 1, "description": "Return only the last N lines (a log's end); not with start_line or end_line"}
             },
             "additionalProperties": false
         }))
@@ -73,7 +76,10 @@ pub(super) fn tool(tree: ServedTree, max_bytes: u64, max_image: u64) -> Tool {
 
 /// One path, or each of `paths`, marked with its path.
 fn read_call(tree: &ServedTree, args: &Args, limits: Limits) -> Result<CallToolResult, ToolError> {
-    let range = Range { start: args.start_line, end: args.end_line };
+    if args.tail_lines.is_some() && (args.start_line.is_some() || args.end_line.is_some()) {
+        return Err(ToolError::new("read_file: give tail_lines, or start_line/end_line, not both"));
+    }
+    let range = Range { start: args.start_line, end: args.end_line, tail: args.tail_lines };
     match (&args.path, &args.paths) {
         (Some(path), None) => Ok(CallToolResult::success(read_one(tree, path, range, limits)?)),
         (None, Some(paths)) => read_many(tree, paths, range, limits),
@@ -149,14 +155,15 @@ fn read_one(
     let n = std::fs::File::open(&file.path).and_then(|mut f| f.read(&mut head)).map_err(io)?;
     let mime = switchboard_files::mime_from_content(&head[..n]);
     if IMAGE_TYPES.contains(&mime) {
-        if range.start.is_some() || range.end.is_some() {
+        if range.is_partial() {
             return Err(ToolError::new(format!(
-                "read_file: {path:?} is a {mime} image; start_line and end_line apply to text files only"
+                "read_file: {path:?} is a {mime} image; start_line, end_line and tail_lines apply to text files only"
             )));
         }
         if file.size > limits.max_image {
             return Err(ToolError::new(format!(
-                "read_file: {path:?} is a {mime} image of {} bytes, over the {}-byte limit for images                  ([tools.builtin] max_image_bytes)",
+                "read_file: {path:?} is a {mime} image of {} bytes, over the {}-byte limit for images \
+                 ([tools.builtin] max_image_bytes)",
                 file.size, limits.max_image
             )));
         }
@@ -167,11 +174,33 @@ fn read_one(
     read_text(&file.path, path, file.size, range, limits.max_bytes).map(|text| vec![ContentBlock::text(text)])
 }
 
-/// A 1-based inclusive line range; `None`s are open ends.
+/// A 1-based inclusive line range (`None`s are open ends), or the last
+/// `tail` lines.
 #[derive(Debug, Clone, Copy)]
 struct Range {
     start: Option<u64>,
     end: Option<u64>,
+    tail: Option<u64>,
+}
+
+impl Range {
+    /// Whether only part of a file is asked for.
+    fn is_partial(self) -> bool {
+        self.start.is_some() || self.end.is_some() || self.tail.is_some()
+    }
+
+    /// The last `tail` lines of `file` as a start line (a first pass counts
+    /// the lines; the file is at most `max_file_size`), or the range itself.
+    fn resolve(self, file: &std::path::Path) -> std::io::Result<Range> {
+        let Some(tail) = self.tail else { return Ok(self) };
+        let mut reader = BufReader::new(std::fs::File::open(file)?);
+        let (mut lines, mut line) = (0u64, Vec::new());
+        while reader.read_until(b'\n', &mut line)? > 0 {
+            lines += 1;
+            line.clear();
+        }
+        Ok(Range { start: Some(lines.saturating_sub(tail) + 1), end: None, tail: None })
+    }
 }
 
 /// What the model is told, with the limits that really apply: files above
@@ -180,7 +209,7 @@ struct Range {
 fn description(max_bytes: u64, max_file_size: u64, max_image: u64) -> String {
     let mut text = String::from(
         "Reads a served text file of the project (what the file:// resources serve). Give start_line \
-         and/or end_line (1-based, inclusive) to read part of it. PNG, JPEG, GIF and WebP images come \
+         and/or end_line (1-based, inclusive) to read part of it, or tail_lines for its last lines. PNG, JPEG, GIF and WebP images come \
          back as images. Give paths instead of path to read several files at once (each result is \
          marked with its path; a refused path does not stop the others).",
     );
@@ -203,6 +232,7 @@ fn read_text(
     max_bytes: u64,
 ) -> Result<String, ToolError> {
     let io = |e: std::io::Error| ToolError::new(format!("read_file: {path:?}: {e}"));
+    let range = range.resolve(file).map_err(io)?;
     let start = range.start.unwrap_or(1);
     if let Some(end) = range.end
         && end < start

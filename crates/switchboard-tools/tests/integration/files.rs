@@ -163,10 +163,22 @@ async fn read_file_reads_whole_files_and_line_ranges() {
     let r =
         c.call_tool("read_file", json!({"path": "notes.md", "start_line": 3, "end_line": 99})).await.unwrap();
     assert_eq!(text(&r), "line 3\n");
-    // Ignored files are not served by path either.
-    let r = c.call_tool("read_file", json!({"path": "ignored.txt"})).await.unwrap();
-    assert!(is_error(&r), "{r}");
-    assert!(!text(&r).contains("TODO"), "{r}");
+    // The last lines, as the filesystem server's `tail`; more than the file has is all of it.
+    let r = c.call_tool("read_file", json!({"path": "notes.md", "tail_lines": 2})).await.unwrap();
+    assert_eq!(text(&r), "TODO later\nline 3\n");
+    let r = c.call_tool("read_file", json!({"path": "notes.md", "tail_lines": 50})).await.unwrap();
+    assert_eq!(text(&r), "line 1\nTODO later\nline 3\n");
+    let r = c
+        .call_tool("read_file", json!({"path": "notes.md", "tail_lines": 1, "start_line": 1}))
+        .await
+        .unwrap();
+    assert!(is_error(&r) && text(&r).contains("not both"), "{r}");
+    // Ignored files are not served by path either, in any form.
+    for args in [json!({"path": "ignored.txt"}), json!({"path": "ignored.txt", "tail_lines": 1})] {
+        let r = c.call_tool("read_file", args).await.unwrap();
+        assert!(is_error(&r), "{r}");
+        assert!(!text(&r).contains("TODO"), "{r}");
+    }
 }
 
 #[tokio::test]
