@@ -335,4 +335,17 @@ async fn checkout_refuses_to_change_files_the_model_may_not_write() {
     assert!(error && text.contains("refused") && text.contains("Nothing was changed"), "{text}");
     assert!(!dir.path().join("protected.toml").exists());
     assert_eq!(repo.head().unwrap().shorthand().unwrap(), "master");
+    // A branch that only adds a symlink (to a dotfile the write rules
+    // never allow): a checkout never makes one.
+    let head = repo.head().unwrap().peel_to_commit().unwrap();
+    let blob = repo.blob(b".gitignore").unwrap();
+    let mut builder = repo.treebuilder(Some(&head.tree().unwrap())).unwrap();
+    builder.insert("notes", blob, 0o120000).unwrap();
+    let tree = repo.find_tree(builder.write().unwrap()).unwrap();
+    let eve = git2::Signature::now("Eve", "eve@example.com").unwrap();
+    repo.commit(Some("refs/heads/linked"), &eve, &eve, "Link", &tree, &[&head]).unwrap();
+    let (text, _, error) = call(&mut client, "git_checkout", json!({"rev": "linked"})).await;
+    assert!(error && text.contains("symlinks") && text.contains("Nothing was changed"), "{text}");
+    assert!(dir.path().join("notes").symlink_metadata().is_err(), "the link was made");
+    assert_eq!(repo.head().unwrap().shorthand().unwrap(), "master");
 }

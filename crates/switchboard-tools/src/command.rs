@@ -523,9 +523,16 @@ struct Output {
 /// test` compiling `tests/`, `make` reading a Makefile) is not listed:
 /// the sandbox contains that.
 pub fn files_run_by(spec: &CommandToolSpec, root: &Path) -> Vec<PathBuf> {
+    files_run_by_argv(&spec.command, &spec.cwd, root)
+}
+
+/// [`files_run_by`] for any argv started in `cwd` (relative to `root`):
+/// the same rule for every program switchboard starts, a command tool's or
+/// a stdio upstream server's.
+pub fn files_run_by_argv(command: &[String], cwd: &Path, root: &Path) -> Vec<PathBuf> {
     let Ok(root) = root.canonicalize() else { return Vec::new() };
-    let cwd = resolve_cwd(&spec.name, &spec.cwd, &root).unwrap_or_else(|_| root.join(&spec.cwd));
-    let Some((program, args)) = spec.command.split_first() else { return Vec::new() };
+    let cwd = resolve_cwd("", cwd, &root).unwrap_or_else(|_| root.join(cwd));
+    let Some((program, args)) = command.split_first() else { return Vec::new() };
     let mut files = Vec::new();
     if !program.contains('{') {
         match spec::find_program(program, &cwd) {

@@ -137,7 +137,7 @@ mod paths;
 mod sandboxed;
 mod spec;
 
-pub use command::{command_tool, files_run_by, sandboxed_command_tool};
+pub use command::{command_tool, files_run_by, files_run_by_argv, sandboxed_command_tool};
 pub use environment::{env_var, parse_env_file, set_env_file_values};
 pub use error::{Segment, SpecProblem, ToolsError};
 pub use files::file_tools;

@@ -67,6 +67,8 @@ impl WriteTarget {
 
 const DOTNAMES: &str = "names starting with '.' are never written (dotfiles such as .env, .gitignore and \
                         .ignore; folders such as .git, .switchboard and .vscode)";
+const SYMLINKS: &str = "a symlink is never written, moved or removed through the tools; use the path of \
+                        the file it points to";
 const PROTECTED: &str =
     "the server's configuration, the files it reads secrets from and its prompt folders are never written";
 
@@ -119,7 +121,16 @@ impl ServedTree {
         }
         let existing = existing_prefix(&root.dir, rest);
         let target = if existing == rest.len() {
+            // The rules above judged the path given; through a symlink the
+            // write would land on a file they never saw (a dotfile with
+            // `hidden = true`, a file the link was moved to point at).
+            // (Judged once the link is known to be served, so a refusal
+            // does not tell an unserved link from a missing file.)
             let located = self.locate_parsed(&parsed)?;
+            let given = rest.iter().fold(root.dir.clone(), |path, name| path.join(name));
+            if given.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
+                return Err(TreeError::Protected(SYMLINKS));
+            }
             if located.kind != kind {
                 return Err(TreeError::WrongKind(match kind {
                     Kind::File => "it is a folder, not a file",

@@ -378,12 +378,12 @@ fn folders_are_made_and_entries_removed_only_where_files_may_be_written() {
     assert_eq!(removable.path, dir.canonicalize().unwrap().join("docs/guide.md"));
     #[cfg(unix)]
     {
-        // A link is removed itself, never its target.
-        let link = tree.removable("main-link.rs").unwrap();
-        assert_eq!(
-            (link.kind, link.path.file_name().unwrap().to_str()),
-            (EntryKind::FileLink, Some("main-link.rs"))
-        );
+        // A link is never written through, moved or removed: the rules
+        // judge the path given, and a write through the link would land on
+        // a file they never saw. Its target is untouched.
+        assert!(matches!(tree.removable("main-link.rs"), Err(TreeError::Protected(_))));
+        assert!(matches!(tree.writable("main-link.rs"), Err(TreeError::Protected(_))));
+        assert!(dir.join("src/main.rs").exists());
     }
     assert!(tree.removable("").is_err());
 }

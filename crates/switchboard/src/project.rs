@@ -525,9 +525,13 @@ fn protected_paths(config: &Config) -> Vec<PathBuf> {
     paths
 }
 
-/// The paths that configure the server: the configuration file in use,
-/// `switchboard.toml`, the prompt folders and the skills folders (they
-/// need not exist yet).
+/// The paths that configure the server or run as part of it, outside any
+/// sandbox: the configuration file in use, `switchboard.toml`, the prompt
+/// folders and the skills folders (they need not exist yet), the OpenAPI
+/// documents (they decide the tools and where their credentials are sent;
+/// an edit reloads live) and what stdio upstream servers run (their
+/// program in the folder, script arguments). The write policy and the
+/// sandbox's read-only entries both start from this one list.
 pub(crate) fn configuration_paths(config: &Config) -> Vec<PathBuf> {
     let mut paths =
         vec![config.dir().join(switchboard_config::FILE_NAME), config.resolve(Path::new("prompts"))];
@@ -536,6 +540,12 @@ pub(crate) fn configuration_paths(config: &Config) -> Vec<PathBuf> {
     // Skills are instructions hosts load into a model's context later.
     paths.push(config.resolve(Path::new("skills")));
     paths.extend(config.skills.dir_in(config.dir()));
+    paths.extend(openapi_documents(config));
+    for upstream in &config.upstreams {
+        let upstream = upstream.get_ref();
+        let cwd = upstream.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
+        paths.extend(switchboard_tools::files_run_by_argv(&upstream.command, &cwd, config.dir()));
+    }
     paths
 }
 

@@ -441,3 +441,63 @@ fn a_sandboxed_command_cannot_change_the_configuration_or_git() {
     assert!(text(&r).contains("ok"), "{r}");
     switchboard.finish();
 }
+
+/// Everything the server reads or runs outside the sandbox is as closed to
+/// the model's writes as `switchboard.toml`: an OpenAPI document (it
+/// decides the tools and where their credentials go, and reloads live) and
+/// a stdio upstream's script (re-run on reconnect). And no write goes
+/// through a symlink, even with `hidden = true` serving the dotfile it
+/// points to.
+#[test]
+fn write_tools_refuse_openapi_documents_upstream_scripts_and_symlinks() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let config = r#"
+[files]
+hidden = true
+
+[tools.builtin]
+write = true
+delete = true
+
+[[tools.openapi]]
+document = "openapi.yaml"
+
+[[upstreams]]
+name = "up"
+command = ["python3", "up.py"]
+"#;
+    let openapi = "openapi: 3.0.0\ninfo: {title: t, version: '1'}\nservers: [{url: 'http://127.0.0.1:9/api'}]\n\
+                   paths:\n  /ping:\n    get:\n      operationId: ping\n      responses: {'200': {description: ok}}\n";
+    let files = [
+        ("switchboard.toml", config),
+        ("openapi.yaml", openapi),
+        ("up.py", "import sys; sys.exit(1)\n"),
+        (".gitignore", "target/\n"),
+    ];
+    for (path, text) in files {
+        std::fs::write(root.join(path), text).unwrap();
+    }
+    std::os::unix::fs::symlink(".gitignore", root.join("ignore-link")).unwrap();
+    let mut switchboard = Switchboard::start(&["serve", "."], root);
+    let attempts = [
+        ("write_file", json!({"path": "openapi.yaml", "content": "openapi: 3.0.0\n"})),
+        ("edit_file", json!({"path": "openapi.yaml", "old_text": "127.0.0.1:9", "new_text": "127.0.0.1:10"})),
+        ("write_file", json!({"path": "up.py", "content": "open('/tmp/x', 'w')\n"})),
+        ("move_file", json!({"source": "up.py", "destination": "moved.py"})),
+        ("write_file", json!({"path": "ignore-link", "content": "!target/\n"})),
+        ("edit_file", json!({"path": "ignore-link", "old_text": "target/", "new_text": "!target/"})),
+        ("move_file", json!({"source": "ignore-link", "destination": "elsewhere"})),
+        ("delete_file", json!({"path": "ignore-link"})),
+    ];
+    for (tool, args) in attempts {
+        let r = call(&mut switchboard, tool, args.clone());
+        assert_eq!(r["isError"], true, "{tool} {args} was not refused: {r}");
+    }
+    switchboard.finish();
+    for (path, text) in files {
+        assert_eq!(std::fs::read_to_string(root.join(path)).unwrap(), text, "{path} changed");
+    }
+    assert!(root.join("ignore-link").symlink_metadata().unwrap().file_type().is_symlink());
+    assert!(!root.join("moved.py").exists() && !root.join("elsewhere").exists());
+}

@@ -287,12 +287,16 @@ fn checkout_rev(repo: &Repo, inner: &Inner, args: &CheckoutArgs) -> Result<CallT
     let diff = git.diff_tree_to_tree(head_tree.as_ref(), Some(&target_tree), None).map_err(fail)?;
     let (mut refused, mut named) = (0usize, Vec::new());
     for delta in diff.deltas() {
+        // A checkout never makes or changes a symlink: a link the model
+        // chose would point a later write or a command somewhere the rules
+        // never judged.
+        let links = [delta.old_file().mode(), delta.new_file().mode()].contains(&git2::FileMode::Link);
         for path in [delta.old_file().path(), delta.new_file().path()].into_iter().flatten() {
             let Some(path) = path.to_str() else {
                 refused += 1;
                 continue;
             };
-            if !(inner.writes)(path) {
+            if links || !(inner.writes)(path) {
                 refused += 1;
                 // Name only what the model may see.
                 if (repo.permits)(path) && named.len() < 20 {
@@ -305,7 +309,7 @@ fn checkout_rev(repo: &Repo, inner: &Inner, args: &CheckoutArgs) -> Result<CallT
         let shown = if named.is_empty() { String::new() } else { format!(": {}", named.join(", ")) };
         return Err(ToolError::new(format!(
             "git_checkout: refused: switching to {rev} would change {refused} files the model may not write \
-             (the server's configuration, prompt or skills folders, dotfiles, or unserved files){shown}. \
+             (the server's configuration, prompt or skills folders, dotfiles, unserved files, or symlinks){shown}. \
              Nothing was changed."
         )));
     }

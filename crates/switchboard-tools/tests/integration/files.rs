@@ -444,7 +444,7 @@ async fn file_info_describes_served_entries_and_refuses_the_rest() {
     let info = &r["structuredContent"];
     assert_eq!(info["kind"], "symlink-to-file");
     assert_eq!(info["writable"], false);
-    assert!(info["writeReason"].as_str().unwrap().contains("prompt folders are never written"), "{r}");
+    assert!(info["writeReason"].as_str().unwrap().contains("a symlink is never written"), "{r}");
 
     let r = c.call_tool("file_info", json!({"path": "big.txt"})).await.unwrap();
     assert_eq!(r["structuredContent"]["readable"], false);
