@@ -167,9 +167,11 @@ pub const SYSTEM_READ: &[&str] = &[
     "/dev/urandom",
 ];
 
-/// Device files every command may write (and read): output thrown away,
-/// zeros, and its terminal if it has one.
-pub const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
+/// Device files every command may write (and read): output thrown away
+/// and zeros. Not `/dev/tty`: through switchboard's terminal (run by hand,
+/// `switchboard call`) a command could type into the user's shell
+/// (`TIOCSTI`); its own output goes to pipes anyway.
+pub const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full"];
 
 /// The toolchains and settings under the user's home that commands need,
 /// given a way to read environment variables: cargo's binaries, registry
@@ -380,6 +382,9 @@ pub fn exec(args: impl IntoIterator<Item = OsString>) -> SandboxError {
     if let Err(e) = imp::restrict(&policy) {
         return e;
     }
+    if let Err(e) = imp::drop_capabilities() {
+        return e;
+    }
     imp::exec(&program, args)
 }
 
@@ -422,7 +427,12 @@ mod imp {
             .map_err(failed)?
             .add_rules(path_beneath_rules(&policy.read, AccessFs::from_read(TARGET)))
             .map_err(failed)?
-            .add_rules(path_beneath_rules(&policy.write, AccessFs::from_all(TARGET)))
+            // Everything but making device nodes (a raw disk or /dev/kmsg
+            // in the folder would read or write around every rule).
+            .add_rules(path_beneath_rules(
+                &policy.write,
+                AccessFs::from_all(TARGET) & !(AccessFs::MakeChar | AccessFs::MakeBlock),
+            ))
             .map_err(failed)?
             .restrict_self()
             .map_err(failed)?;
@@ -488,6 +498,36 @@ mod imp {
         .fold(MsFlags::empty(), |all, (_, ms)| all | ms)
     }
 
+    /// Drops every capability, for good: the bounding set first (so an
+    /// `exec` as root gains none back), then the ambient, inheritable,
+    /// effective and permitted sets. Root keeps its uid but none of what
+    /// lets it step around Landlock or the read-only mounts
+    /// (`CAP_DAC_READ_SEARCH` for `open_by_handle_at`, `CAP_MKNOD`,
+    /// `CAP_NET_RAW`, `CAP_SYS_ADMIN`…). A user without capabilities
+    /// cannot shrink its bounding set, and needs not: under
+    /// `no_new_privs` (which Landlock set) its `exec` gains nothing.
+    pub(super) fn drop_capabilities() -> Result<(), SandboxError> {
+        use caps::CapSet;
+        let failed = |what: &str, e: caps::errors::CapsError| {
+            SandboxError::Landlock(format!("cannot drop the capabilities ({what}: {e})"))
+        };
+        if let Err(e) = caps::clear(None, CapSet::Bounding) {
+            let holds_any = caps::read(None, CapSet::Permitted).map(|set| !set.is_empty()).unwrap_or(true);
+            if nix::unistd::geteuid().is_root() || holds_any {
+                return Err(failed("bounding set", e));
+            }
+        }
+        for (set, what) in [
+            (CapSet::Ambient, "ambient"),
+            (CapSet::Inheritable, "inheritable"),
+            (CapSet::Effective, "effective"),
+            (CapSet::Permitted, "permitted"),
+        ] {
+            caps::clear(None, set).map_err(|e| failed(what, e))?;
+        }
+        Ok(())
+    }
+
     pub(super) fn exec(program: &OsString, args: impl Iterator<Item = OsString>) -> SandboxError {
         use std::os::unix::process::CommandExt as _;
         let source = std::process::Command::new(program).args(args).exec();
@@ -511,6 +551,10 @@ mod imp {
 
     pub(super) fn restrict(_: &Policy) -> Result<(), SandboxError> {
         Err(SandboxError::Unavailable("Landlock exists only on Linux".to_owned()))
+    }
+
+    pub(super) fn drop_capabilities() -> Result<(), SandboxError> {
+        Ok(())
     }
 
     pub(super) fn exec(program: &OsString, _: impl Iterator<Item = OsString>) -> SandboxError {

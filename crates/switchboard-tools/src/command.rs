@@ -365,8 +365,12 @@ impl Runner {
             () = ctx.cancelled() => Ending::Cancelled,
         };
         if matches!(ending, Ending::Exited(_)) {
-            // The leader was reaped; its group id may be reused from now on.
-            group.release();
+            // What the program left running in its group (`cmd &`) ends with
+            // the call, as on a timeout. The leader was reaped, but its id
+            // stays taken while any member lives; with none left the kill
+            // finds nothing (another group taking that id in between would
+            // need the pid counter to wrap within microseconds).
+            group.kill();
         } else {
             group.kill();
             let _ = child.kill().await;

@@ -268,6 +268,34 @@ fn a_sandboxed_command_reaches_nothing_outside_the_folder() {
     switchboard.finish();
 }
 
+/// Root in the sandbox holds no capability (so nothing that steps around
+/// Landlock or the read-only mounts: `open_by_handle_at`, raw sockets),
+/// cannot make device nodes in the folder, and what a command leaves
+/// running in the background ends with its call.
+#[test]
+fn a_sandboxed_command_has_no_capabilities_no_device_nodes_and_no_afterlife() {
+    let scratch = sandbox_scratch();
+    let mut switchboard = scratch.start();
+    // bash itself reads its status: it is the launcher's process, whose
+    // /proc entry the policy lets it read (a child's would be another pid).
+    let script = "while IFS= read -r l; do case $l in Cap*) echo \"$l\";; esac; done < /proc/self/status; \
+                  python3 -c \"import os; os.mknod('kmsg', 0o20600, os.makedev(1, 11))\" 2>&1 | tail -1; \
+                  python3 -c \"import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, 1)\" 2>&1 | tail -1; \
+                  (sleep 2; echo survived > afterlife.txt) </dev/null >/dev/null 2>&1 &";
+    let r = call(&mut switchboard, "bash", json!({"script": script}));
+    let out = text(&r);
+    let caps: Vec<&str> = out.lines().filter(|l| l.starts_with("Cap")).collect();
+    assert_eq!(caps.len(), 5, "{out}");
+    for line in caps {
+        assert!(line.ends_with("0000000000000000"), "a capability is left: {line}\n{out}");
+    }
+    assert!(out.matches("PermissionError").count() == 2, "mknod or a raw socket was allowed: {out}");
+    assert!(!scratch.dir.join("kmsg").exists(), "a device node was made");
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(!scratch.dir.join("afterlife.txt").exists(), "a background process outlived its call");
+    switchboard.finish();
+}
+
 /// `network = true` lets TCP through; `sandbox = false` is the old,
 /// unrestricted behaviour.
 #[test]
