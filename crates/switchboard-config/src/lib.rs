@@ -133,12 +133,13 @@ impl Config {
     /// those with the file's own problems. It keeps the `[prompts]`,
     /// `[skills]` and `[files]` sections that read as they are (a section
     /// that does not is turned off, or the default for `[files]`) and
-    /// defaults for the rest. `None` when the file cannot be read or is not
-    /// TOML at all (its folders cannot be known then).
+    /// defaults for the rest. A file that is not TOML at all names no
+    /// folders, so the default ones (`prompts/`, `skills/`) are checked.
+    /// `None` when the file cannot be read.
     pub fn fallback(dir: &Path, explicit: Option<&Path>) -> Option<Self> {
         let path = explicit.map(Path::to_path_buf).unwrap_or_else(|| dir.join(FILE_NAME));
         let text = std::fs::read_to_string(&path).ok()?;
-        let table: toml::Table = toml::from_str(&text).ok()?;
+        let table: toml::Table = toml::from_str(&text).unwrap_or_default();
         fn section<T: serde::de::DeserializeOwned>(table: &toml::Table, key: &str) -> Option<T> {
             table.get(key).cloned().map_or_else(|| toml::from_str("").ok(), |v| v.try_into().ok())
         }

@@ -219,9 +219,10 @@ fn source_of(roots: &[Value], empty: &Path) -> Source {
 /// The local folder a root's `file://` URI names, canonical, if it may be
 /// served.
 fn servable(uri: &str) -> Result<PathBuf, String> {
-    let rest = uri.strip_prefix("file://").ok_or("not a file:// URI")?;
+    // The scheme and the host are case-insensitive (RFC 3986 3.1, 3.2.2).
+    let rest = strip_prefix_ignoring_case(uri, "file://").ok_or("not a file:// URI")?;
     // `file:///path` or `file://localhost/path`; another host is not local.
-    let path = rest.strip_prefix("localhost").unwrap_or(rest);
+    let path = strip_prefix_ignoring_case(rest, "localhost").unwrap_or(rest);
     if !path.starts_with('/') {
         return Err("not a local file:// URI".into());
     }
@@ -235,6 +236,12 @@ fn servable(uri: &str) -> Result<PathBuf, String> {
         Some(what) => Err(format!("{} is {what}", folder.display())),
         None => Ok(folder),
     }
+}
+
+/// `text` without `prefix`, compared without regard to ASCII case.
+fn strip_prefix_ignoring_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix).then(|| &text[prefix.len()..])
 }
 
 /// `[[files.roots]]` for several folders: each mounted under its own name
@@ -285,6 +292,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let uri = format!("file://{}", dir.path().display());
         assert_eq!(servable(&uri).unwrap(), dir.path().canonicalize().unwrap());
+        // Scheme and host in any case, as RFC 3986 allows.
+        for uri in
+            [format!("FILE://{}", dir.path().display()), format!("file://LocalHost{}", dir.path().display())]
+        {
+            assert_eq!(servable(&uri).unwrap(), dir.path().canonicalize().unwrap(), "{uri}");
+        }
+        assert!(servable("FILE:///").is_err() && servable("file://LOCALHOST/").is_err());
     }
 
     #[test]

@@ -217,6 +217,14 @@ fn check_reports_the_file_its_prompt_files_and_skills_together_with_every_proble
     assert_eq!(skill.len(), 2, "{stderr}");
     assert!(skill[0].2.contains("must equal the skill's folder name"), "{stderr}");
     assert!(skill[1].2.contains("needs a `description`"), "{stderr}");
+    // A file that is not TOML at all names no folders: the default ones
+    // are checked in the same run.
+    std::fs::write(dir.path().join("switchboard.toml"), "[server\ntitle = \"Demo\"\n").unwrap();
+    let (status, _, stderr) = switchboard(&["check"], dir.path());
+    assert_eq!(status, 3, "{stderr}");
+    assert_eq!(problems_in(&stderr, "switchboard.toml").len(), 1, "{stderr}");
+    assert_eq!(problems_in(&stderr, "prompts/review.md").len(), 3, "{stderr}");
+    assert_eq!(problems_in(&stderr, "skills/pdf/SKILL.md").len(), 2, "{stderr}");
 }
 
 #[test]
