@@ -6,8 +6,8 @@
 //! when that answer names the page's origin in `Access-Control-Allow-Origin`.
 //! This layer wraps the whole router once, so no handler deals with it:
 //!
-//! - no origins configured (the default): the layer passes everything
-//!   through untouched, no CORS header is ever written;
+//! - no origins configured (the default): the layer is not installed
+//!   (`router_with_store`), no CORS header is ever written;
 //! - a preflight from a named origin (and an allowed `Host`) is answered
 //!   `204` with the methods, the request headers the transport reads
 //!   (`Mcp-Param-*` included, named one by one since CORS has no prefix
@@ -60,9 +60,6 @@ pub(crate) async fn layer(
     request: Request,
     next: Next,
 ) -> Response {
-    if options.allowed_origins.is_empty() {
-        return next.run(request).await;
-    }
     let origin = request
         .headers()
         .get(header::ORIGIN)

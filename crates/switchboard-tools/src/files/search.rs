@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use switchboard_server::{CallToolResult, ContentBlock, RequestContext, Tool, ToolError};
 use switchboard_tree::{ServedTree, TreeError};
 
-use super::{blocking, path_error};
+use super::{blocking, parse_args, path_error};
 
 /// Longest line returned whole, in characters; longer ones are windows.
 const MAX_LINE_CHARS: usize = 500;
@@ -90,8 +90,7 @@ pub(super) fn tool(tree: ServedTree) -> Tool {
         .raw_handler(move |args: Value, _ctx: RequestContext| {
             let tree = tree.clone();
             async move {
-                let args: Args = serde_json::from_value(args)
-                    .map_err(|e| ToolError::new(format!("search: invalid arguments: {e}")))?;
+                let args: Args = parse_args("search", args)?;
                 blocking("search", move || search(&tree, &args)).await
             }
         })
