@@ -1,0 +1,100 @@
+//! The JSON form of database values, the same for every engine, so a
+//! result never fails to decode and never loses precision:
+//!
+//! | database value | JSON |
+//! |---|---|
+//! | NULL | `null` |
+//! | booleans | `true`/`false` |
+//! | integers within ±(2^53−1) | a number |
+//! | 64-bit integers beyond that | a string of digits (a JSON number could not hold it exactly) |
+//! | numeric/decimal | a string (`"12.50"`, `"NaN"`): exact, scale kept |
+//! | floats | a number; NaN and ±Infinity as the strings `"NaN"`, `"Infinity"`, `"-Infinity"` |
+//! | text | a string |
+//! | bytes (bytea, BLOB) | base64 in a string (schema `contentEncoding: base64`) |
+//! | dates and times | ISO 8601 / RFC 3339 strings |
+//! | json/jsonb | the JSON value itself (never a string re-parsed) |
+//! | arrays | arrays of the elements' forms |
+//! | anything else | its text form from the database |
+
+use serde_json::{Value, json};
+
+/// The largest integer a JSON number (an IEEE double) holds exactly.
+pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// An integer: a number within ±[`MAX_SAFE_INTEGER`], a string beyond.
+pub fn integer(value: i64) -> Value {
+    if (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&value) {
+        Value::from(value)
+    } else {
+        Value::String(value.to_string())
+    }
+}
+
+/// A float: a number when finite, `"NaN"`/`"Infinity"`/`"-Infinity"` otherwise.
+pub fn float(value: f64) -> Value {
+    match serde_json::Number::from_f64(value) {
+        Some(n) => Value::Number(n),
+        None if value.is_nan() => Value::String("NaN".into()),
+        None if value > 0.0 => Value::String("Infinity".into()),
+        None => Value::String("-Infinity".into()),
+    }
+}
+
+/// Bytes, base64 (standard alphabet, padded).
+pub fn bytes(value: &[u8]) -> Value {
+    use base64::Engine;
+    Value::String(base64::engine::general_purpose::STANDARD.encode(value))
+}
+
+/// The JSON Schema of [`integer`]'s values (`null` included when `nullable`).
+pub fn integer_schema(wide: bool) -> Value {
+    if wide {
+        json!({"type": ["integer", "string", "null"], "pattern": "^-?[0-9]+$"})
+    } else {
+        json!({"type": ["integer", "null"]})
+    }
+}
+
+/// The JSON Schema of [`float`]'s values.
+pub fn float_schema() -> Value {
+    json!({"type": ["number", "string", "null"], "pattern": "^(NaN|-?Infinity)$"})
+}
+
+/// The JSON Schema of [`bytes`]'s values.
+pub fn bytes_schema() -> Value {
+    json!({"type": ["string", "null"], "contentEncoding": "base64"})
+}
+
+/// The JSON Schema of an exact decimal written as a string.
+pub fn numeric_schema() -> Value {
+    json!({"type": ["string", "null"], "pattern": "^(-?[0-9]+(\\.[0-9]+)?|NaN|-?Infinity)$"})
+}
+
+/// The JSON Schema of a string (`format` such as `date-time`, when given).
+pub fn string_schema(format: Option<&str>) -> Value {
+    match format {
+        Some(format) => json!({"type": ["string", "null"], "format": format}),
+        None => json!({"type": ["string", "null"]}),
+    }
+}
+
+/// The serialized size of a value, as counted against `max_bytes`.
+pub fn size(value: &Value) -> u64 {
+    serde_json::to_vec(value).map_or(0, |v| v.len() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_forms() {
+        assert_eq!(integer(42), json!(42));
+        assert_eq!(integer(MAX_SAFE_INTEGER + 1), json!("9007199254740992"));
+        assert_eq!(integer(i64::MIN), json!("-9223372036854775808"));
+        assert_eq!(float(f64::NAN), json!("NaN"));
+        assert_eq!(float(f64::NEG_INFINITY), json!("-Infinity"));
+        assert_eq!(float(1.5), json!(1.5));
+        assert_eq!(bytes(b"hi"), json!("aGk="));
+    }
+}
