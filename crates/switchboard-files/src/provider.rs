@@ -119,6 +119,14 @@ impl FileResources {
         self.index().iter().map(|(served, entry)| self.resource(served, entry)).collect()
     }
 
+    /// Every served file as (served path, path on disk, size in bytes), in
+    /// path order, as the last scan found them: what another source looks
+    /// through without walking the folder again (zero-config finds SQLite
+    /// databases in it).
+    pub fn scanned_files(&self) -> Vec<(String, PathBuf, u64)> {
+        self.index().iter().map(|(served, entry)| (served.clone(), entry.path.clone(), entry.size)).collect()
+    }
+
     /// `file:///{+path}`: reads any served file by path, completes paths.
     pub fn template(&self) -> ResourceTemplate {
         let reader = self.clone();
