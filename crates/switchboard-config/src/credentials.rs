@@ -13,7 +13,9 @@
 //!   `X-Api-Key`, `…-Token`, `…-Key`, `…Secret…`) with literal text beside
 //!   its `${NAME}`s other than an auth scheme word (`Bearer ${TOKEN}` is
 //!   fine), or any header value that looks like a token;
-//! - a URL with a password in it (`https://user:pass@host`) or a query
+//! - a URL (of a tool, an upstream, a `[[databases]]` entry) with a
+//!   password in it (`https://user:pass@host`,
+//!   `postgres://app:pass@db/shop`) or a query
 //!   parameter named like a key (`api_key=`, `token=`, `key=`, …) with a
 //!   literal value (`{placeholder}` and `${NAME}` are fine);
 //! - a `*_env` key (`token_env`, `headers_env`, `bearer_token_env`, an
@@ -88,7 +90,7 @@ pub(crate) fn literal_credentials(doc: &Document) -> Vec<(Range<usize>, String)>
             let entry = format!("/tools/{kind}/{i}");
             headers(doc, &format!("{entry}/headers"), "${NAME}", &mut out);
             for key in ["url", "base_url", "document"] {
-                url(doc, &format!("{entry}/{key}"), &mut out);
+                url(doc, &format!("{entry}/{key}"), IN_A_HEADER, &mut out);
             }
             for key in ["token_env", "key_env", "username_env", "password_env"] {
                 variable_name(doc, &format!("{entry}/auth/{key}"), &mut out);
@@ -98,12 +100,21 @@ pub(crate) fn literal_credentials(doc: &Document) -> Vec<(Range<usize>, String)>
     for i in 0..len(doc, "/upstreams") {
         let entry = format!("/upstreams/{i}");
         headers(doc, &format!("{entry}/headers"), "`headers_env` (header = \"VARIABLE\")", &mut out);
-        url(doc, &format!("{entry}/url"), &mut out);
+        url(doc, &format!("{entry}/url"), IN_A_HEADER, &mut out);
         variable_name(doc, &format!("{entry}/bearer_token_env"), &mut out);
         if let Some(Value::Object(map)) = doc.get(&format!("{entry}/headers_env")) {
             for name in map.keys() {
                 variable_name(doc, &format!("{entry}/headers_env/{}", escape(name)), &mut out);
             }
+        }
+    }
+    // A database URL: the password goes in `password_env` (or the whole
+    // URL in `url_env`).
+    for i in 0..len(doc, "/databases") {
+        let entry = format!("/databases/{i}");
+        url(doc, &format!("{entry}/url"), IN_PASSWORD_ENV, &mut out);
+        for key in ["url_env", "password_env"] {
+            variable_name(doc, &format!("{entry}/{key}"), &mut out);
         }
     }
     for i in 0..len(doc, "/http/auth/tokens") {
@@ -139,8 +150,16 @@ fn headers(doc: &Document, pointer: &str, instead: &str, out: &mut Vec<(Range<us
     }
 }
 
-/// A URL at `pointer` with a password or a key parameter written in it.
-fn url(doc: &Document, pointer: &str, out: &mut Vec<(Range<usize>, String)>) {
+/// What to do instead of a credential in an HTTP URL.
+const IN_A_HEADER: &str = "send it in a header written as ${NAME} (or an OpenAPI entry's `auth`)";
+
+/// What to do instead of a password in a database URL.
+const IN_PASSWORD_ENV: &str =
+    "name the variable that holds the password in `password_env` (or the whole URL's in `url_env`)";
+
+/// A URL at `pointer` with a password or a key parameter written in it;
+/// `instead` says where the credential belongs.
+fn url(doc: &Document, pointer: &str, instead: &str, out: &mut Vec<(Range<usize>, String)>) {
     let Some(text) = doc.get(pointer).and_then(Value::as_str) else { return };
     let Some((_, rest)) = text.split_once("://") else { return };
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
@@ -159,8 +178,8 @@ fn url(doc: &Document, pointer: &str, out: &mut Vec<(Range<usize>, String)>) {
         (false, None) => return,
     };
     let message = format!(
-        "{what}; keep secrets out of this file: send it in a header written as ${{NAME}} (or an OpenAPI \
-         entry's `auth`), and set the variable in the host's `env` or in the `[server] env_file`"
+        "{what}; keep secrets out of this file: {instead}, and set the variable in the host's `env` or in \
+         the `[server] env_file`"
     );
     push(doc, pointer, message, out);
 }
@@ -296,6 +315,21 @@ subject = "ci"
                 "\"AKIAABCDEFGHIJKLMNOP\"",
             ]
         );
+    }
+
+    #[test]
+    fn a_password_in_a_database_url_is_a_literal_credential() {
+        let toml = "[[databases]]\nname = \"a\"\nurl = \"postgres://app:s3cr3t@db/shop\"\n\n\
+                    [[databases]]\nname = \"b\"\nurl = \"postgres://app@db/shop?sslmode=require&password=s3cr3t\"\n\n\
+                    [[databases]]\nname = \"c\"\nurl = \"postgres://app@db/shop\"\npassword_env = \"SHOP_DB_PASSWORD\"\n";
+        assert_eq!(
+            found(toml),
+            ["\"postgres://app:s3cr3t@db/shop\"", "\"postgres://app@db/shop?sslmode=require&password=s3cr3t\""]
+        );
+        let doc = Document::parse(toml).unwrap();
+        for (_, message) in literal_credentials(&doc) {
+            assert!(!message.contains("s3cr3t") && message.contains("password_env"), "{message}");
+        }
     }
 
     #[test]
