@@ -23,8 +23,10 @@
 //!    that is not set only alongside other problems: alone it leaves out
 //!    what needs it, not the file), limits, programs
 //!    that must exist, globs, root folders, duplicate tool names, upstreams
-//!    and the names they clash on when that can be known from the file
-//!    (module `meaning`, using the checks of the crates that own those values).
+//!    and the names they clash on when that can be known from the file,
+//!    databases and SQL tools (an unknown database, a write tool on a read
+//!    database, an SQLite file outside the served folder) (module
+//!    `meaning`, using the checks of the crates that own those values).
 //!
 //! Apart from these, literal credentials (a token where `${NAME}` belongs,
 //! module `credentials`) are found and kept on the configuration
@@ -99,6 +101,11 @@ pub struct Config {
     #[serde(default)]
     #[schemars(with = "Vec<UpstreamSpec>")]
     pub upstreams: Vec<toml::Spanned<UpstreamSpec>>,
+    /// `[[databases]]`: SQLite files and PostgreSQL databases served as schema
+    /// resources, a read-only query tool and `[[tools.sql]]`, each with its place in the file.
+    #[serde(default)]
+    #[schemars(with = "Vec<switchboard_sql::spec::DatabaseSpec>")]
+    pub databases: Vec<toml::Spanned<switchboard_sql::spec::DatabaseSpec>>,
     #[serde(skip)]
     origin: Origin,
     #[serde(skip)]
@@ -200,6 +207,14 @@ impl Config {
     /// `path` resolved against the served folder.
     pub fn resolve(&self, path: &Path) -> PathBuf {
         self.origin.dir.join(path)
+    }
+
+    /// An SQLite file of `[[databases]]` (`path`, relative to the served
+    /// folder) as a real path inside the served folder, symbolic links
+    /// followed; an error saying why when it is outside (`check` reports
+    /// it at the key).
+    pub fn database_file(&self, path: &Path) -> Result<PathBuf, String> {
+        meaning::database_file(&self.origin.dir, path)
     }
 
     /// A problem located at `span` (a byte range of this file, from a

@@ -41,7 +41,115 @@ pub(crate) fn problems(
     out.extend(duplicate_names(doc, bad));
     out.extend(skills_problems(doc, dir, bad));
     out.extend(upstream_problems(doc, dir, bad));
+    out.extend(database_problems(doc, dir, bad));
     out
+}
+
+/// Each `[[databases]]` entry's and `[[tools.sql]]` tool's problems on
+/// their keys (`switchboard_sql`'s own checks), and what only the file as
+/// a whole shows: a database name used twice, an SQLite `path` outside
+/// the served folder, a tool naming no database, a write tool on a read
+/// database. What needs the database itself (an unknown table, a
+/// privileged role) is `switchboard check`'s, which connects.
+fn database_problems(doc: &Document, dir: &Path, bad: &[String]) -> Vec<(Range<usize>, String)> {
+    use std::collections::HashMap;
+    use switchboard_sql::Access;
+    use switchboard_sql::spec::{DatabaseSpec, Key, SqlToolSpec};
+    let segments = |keys: Vec<Key>| -> Vec<Segment> {
+        keys.into_iter()
+            .map(|k| match k {
+                Key::Name(name) => Segment::Key(name),
+                Key::Index(i) => Segment::Index(i),
+            })
+            .collect()
+    };
+    let mut out = Vec::new();
+    // Name → (access, line of its name).
+    let mut databases: HashMap<String, (Access, usize)> = HashMap::new();
+    for (i, _) in array(doc, "/databases").iter().enumerate() {
+        let pointer = format!("/databases/{i}");
+        let Some(spec) = typed::<DatabaseSpec>(doc, &pointer, bad, Lists::DropList) else { continue };
+        for (keys, message) in spec.problems() {
+            out.push(place_at(doc, &pointer, &segments(keys), false, message));
+        }
+        if let Some(path) = &spec.path
+            && let Err(message) = database_file(dir, path)
+        {
+            out.push((value_span(doc, &format!("{pointer}/path")), message));
+        }
+        let line = line_of(doc, &format!("{pointer}/name"));
+        match databases.get(&spec.name) {
+            Some((_, first)) => out.push((
+                value_span(doc, &format!("{pointer}/name")),
+                format!(
+                    "database name {:?} is already used by the database on line {first}; give each its own name",
+                    spec.name
+                ),
+            )),
+            None => {
+                databases.insert(spec.name.clone(), (spec.access, line));
+            }
+        }
+    }
+    for (i, _) in array(doc, "/tools/sql").iter().enumerate() {
+        let pointer = format!("/tools/sql/{i}");
+        let Some(spec) = typed::<SqlToolSpec>(doc, &pointer, bad, Lists::DropList) else { continue };
+        for (keys, message) in spec.problems() {
+            out.push(place_at(doc, &pointer, &segments(keys), false, message));
+        }
+        match databases.get(&spec.database) {
+            None => {
+                let mut names: Vec<&str> = databases.keys().map(String::as_str).collect();
+                names.sort_unstable();
+                let known = if names.is_empty() {
+                    "there is no [[databases]] entry".to_owned()
+                } else {
+                    format!("the databases are {}", names.join(", "))
+                };
+                out.push((
+                    value_span(doc, &format!("{pointer}/database")),
+                    format!("no database named {:?}; {known}", spec.database),
+                ));
+            }
+            Some((Access::Read, line)) if spec.access == Access::Write => out.push((
+                value_span(doc, &format!("{pointer}/access")),
+                format!(
+                    "a write tool on the read database {:?} (line {line}): set access = \"write\" on the \
+                     database too, or make this tool a read",
+                    spec.database
+                ),
+            )),
+            Some(_) => {}
+        }
+    }
+    out
+}
+
+/// `path` (an SQLite file, relative to `dir`) when it is inside the
+/// served folder, symbolic links followed; else why not.
+pub(crate) fn database_file(dir: &Path, path: &Path) -> Result<std::path::PathBuf, String> {
+    let shown = path.display().to_string();
+    let outside = || {
+        format!(
+            "the SQLite file {shown:?} is outside the served folder; give a path inside it, like \"data/app.sqlite\""
+        )
+    };
+    let root = dir.canonicalize().map_err(|_| outside())?;
+    let joined = dir.join(path);
+    if path.components().any(|c| c == std::path::Component::ParentDir) {
+        return Err(outside());
+    }
+    // A file that does not exist yet is looked for in its (existing) folder.
+    let real = match joined.canonicalize() {
+        Ok(real) => real,
+        Err(_) => {
+            let parent = joined.parent().and_then(|p| p.canonicalize().ok()).ok_or_else(|| {
+                format!("the folder of the SQLite file {shown:?} does not exist in the served folder")
+            })?;
+            parent.join(joined.file_name().unwrap_or_default())
+        }
+    };
+    if real.starts_with(&root) { Ok(real) } else { Err(outside()) }
 }
 
 /// Each `[[upstreams]]` entry's problems on its keys, and the name clashes
@@ -56,7 +164,7 @@ fn upstream_problems(doc: &Document, dir: &Path, bad: &[String]) -> Vec<(Range<u
     // Front names taken so far, with who took them (tools and prompts apart).
     let mut tools: HashMap<String, String> =
         builtin.tool_names().into_iter().map(|n| (n.to_owned(), "a built-in file tool".to_owned())).collect();
-    for kind in ["command", "http"] {
+    for kind in ["command", "http", "sql"] {
         for (i, tool) in array(doc, &format!("/tools/{kind}")).iter().enumerate() {
             if let Some(name) = tool.get("name").and_then(Value::as_str) {
                 let line = line_of(doc, &format!("/tools/{kind}/{i}/name"));
@@ -310,7 +418,7 @@ fn duplicate_names(doc: &Document, bad: &[String]) -> Vec<(Range<usize>, String)
     let mut seen: std::collections::HashMap<String, String> =
         builtin.tool_names().into_iter().map(|n| (n.to_owned(), "a built-in file tool".to_owned())).collect();
     let mut out = Vec::new();
-    for kind in ["command", "http"] {
+    for kind in ["command", "http", "sql"] {
         for (i, tool) in array(doc, &format!("/tools/{kind}")).iter().enumerate() {
             let Some(name) = tool.get("name").and_then(Value::as_str) else { continue };
             let pointer = format!("/tools/{kind}/{i}/name");
@@ -324,6 +432,31 @@ fn duplicate_names(doc: &Document, bad: &[String]) -> Vec<(Range<usize>, String)
                     let line = line_of(doc, &pointer);
                     seen.insert(name.to_owned(), format!("the tool on line {line}"));
                 }
+            }
+        }
+    }
+    // Each database's ad-hoc query tool, `{name}_query`.
+    for (i, _) in array(doc, "/databases").iter().enumerate() {
+        let pointer = format!("/databases/{i}");
+        let Some(spec) = typed::<switchboard_sql::spec::DatabaseSpec>(doc, &pointer, bad, Lists::DropList)
+        else {
+            continue;
+        };
+        if !spec.offers_query_tool() {
+            continue;
+        }
+        let name = spec.query_tool_name();
+        match seen.get(&name) {
+            Some(first) => out.push((
+                value_span(doc, &format!("{pointer}/name")),
+                format!(
+                    "this database's query tool {name:?} is already taken by {first}; rename the database, \
+                     rename that tool, or set query_tool = false"
+                ),
+            )),
+            None => {
+                let line = line_of(doc, &format!("{pointer}/name"));
+                seen.insert(name, format!("the query tool of the database on line {line}"));
             }
         }
     }

@@ -85,9 +85,15 @@ impl Default for PromptsSection {
 /// [[tools.openapi]]   # an OpenAPI 3.0/3.1 document: one tool per operation
 /// document = "openapi.yaml"
 /// prefix = "pets"
+///
+/// [[tools.sql]]       # one SQL statement on a [[databases]] entry, parameters bound
+/// name = "orders_of_customer"
+/// database = "shop"
+/// sql = "SELECT id, total FROM orders WHERE customer_id = :customer_id"
 /// ```
 ///
-/// See the `switchboard-tools` and `switchboard-openapi` crates for every key.
+/// See the `switchboard-tools`, `switchboard-openapi` and `switchboard-sql`
+/// crates for every key.
 #[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ToolsSection {
@@ -102,4 +108,7 @@ pub struct ToolsSection {
     /// OpenAPI documents, one tool per operation, each with its place in the file.
     #[schemars(with = "Vec<switchboard_openapi::OpenApiSpec>")]
     pub openapi: Vec<toml::Spanned<switchboard_openapi::OpenApiSpec>>,
+    /// SQL tools: one statement each on a `[[databases]]` entry, each with its place in the file.
+    #[schemars(with = "Vec<switchboard_sql::spec::SqlToolSpec>")]
+    pub sql: Vec<toml::Spanned<switchboard_sql::spec::SqlToolSpec>>,
 }

@@ -254,3 +254,74 @@ fn a_skills_folder_that_cannot_be_served_is_placed_on_dir() {
         "zero-config finds skills/"
     );
 }
+
+/// `[[databases]]` and `[[tools.sql]]`: each problem the file alone shows,
+/// at its line: the entry's own (a bad name, two places), an unknown key,
+/// an SQLite file outside the served folder, a name used twice, a tool on
+/// no database, a write tool on a read database, a tool named like a
+/// database's query tool, a `params` entry without its placeholder.
+#[test]
+fn database_and_sql_tool_problems_are_placed_at_their_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = dir.path().join("served");
+    std::fs::create_dir_all(&served).unwrap();
+    let text = r#"[[databases]]
+name = "Shop"
+path = "shop.sqlite"
+
+[[databases]]
+name = "local"
+path = "../outside.sqlite"
+
+[[databases]]
+name = "local"
+url = "postgres://app@db/shop"
+url_env = "SHOP_URL"
+
+[[databases]]
+name = "pg"
+url = "postgres://app@db/shop"
+pool_sise = 3
+
+[[tools.sql]]
+name = "a"
+database = "nowhere"
+sql = "SELECT 1"
+
+[[tools.sql]]
+name = "b"
+database = "local"
+access = "write"
+sql = "DELETE FROM t"
+
+[[tools.sql]]
+name = "local_query"
+database = "local"
+sql = "SELECT :x"
+params.y = { description = "nothing binds it" }
+"#;
+    let p = Config::parse(text, Some(Path::new("switchboard.toml")), &served).unwrap_err();
+    let at = |line: usize, needle: &str| {
+        assert!(
+            p.iter().any(|p| p.line == line && p.message.contains(needle)),
+            "no problem at line {line} with {needle:?}: {p:#?}"
+        )
+    };
+    at(2, "a database name is 1 to 48 of a-z");
+    at(7, "outside the served folder");
+    at(10, "already used by the database on line 6");
+    at(9, "give only one of `url`, `url_env` and `path`");
+    at(17, "pool_sise");
+    at(21, "no database named \"nowhere\"");
+    at(27, "a write tool on the read database \"local\"");
+    at(6, "query tool \"local_query\" is already taken by the tool on line 31");
+    at(34, "no placeholder :y");
+}
+
+#[test]
+fn a_password_in_a_database_url_is_refused_without_repeating_it() {
+    let p = problems("[[databases]]\nname = \"shop\"\nurl = \"postgres://app:hunter2@db/shop\"\n");
+    assert_eq!(p.len(), 1, "{p:#?}");
+    assert_eq!(p[0].line, 3);
+    assert!(p[0].message.contains("password_env") && !p[0].message.contains("hunter2"), "{}", p[0]);
+}
