@@ -9,7 +9,9 @@
 //! and the rest are checked too. What `serve` would leave out because a
 //! secret it needs is not set (see `crate::secrets`), and a credential
 //! written literally in the file (which `serve` only warns about), are
-//! problems here.
+//! problems here. Each database is opened (bounded by its
+//! `connect_timeout`) and every `[[tools.sql]]` statement prepared against
+//! it, each problem placed at its key (see `crate::databases::check`).
 //!
 //! Text output (the default): one `file:line:column: message` line per
 //! problem on stderr, like a compiler, or `FILE: ok — N tools, …` on
@@ -62,17 +64,21 @@ use crate::project::Project;
 pub(crate) fn run(source: &Source, json: bool) -> anyhow::Result<()> {
     let cwd = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok()).unwrap_or_default();
     let loaded = with_spinner("loading the configuration and scanning files", || {
-        let project = Project::load(&source.dir, source.config.as_deref())?;
+        let mut project = Project::load(&source.dir, source.config.as_deref())?;
         // `serve` leaves out what needs a secret that is not set and serves
         // the rest, and serves a file with a literal credential in it; for
         // `check` each is a problem to fix.
         let mut refused = project.config.literal_credentials().to_vec();
         refused.extend(project.left_out.iter().cloned());
+        project.scan_files();
+        // Each database is opened (bounded) and every statement prepared:
+        // an unknown table, a privileged role, an unreachable server.
+        project.detect_databases(None);
+        refused.extend(crate::databases::check(&project.config, &project.sql));
         if !refused.is_empty() {
             refused.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
             return Err(refused);
         }
-        project.scan_files();
         Ok::<_, Vec<Problem>>(project)
     });
     let file = match &source.config {
@@ -83,6 +89,11 @@ pub(crate) fn run(source: &Source, json: bool) -> anyhow::Result<()> {
     };
     match loaded {
         Ok(mut project) => {
+            // The databases' items are counted as `serve` offers them open.
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            let _entered = runtime.enter();
+            project.start_databases();
+            runtime.block_on(project.wait_databases(None));
             let server = project.serve(ServerOptions::default(), |b| b)?;
             let counts = [
                 server.tools().len(),

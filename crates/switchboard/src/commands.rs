@@ -41,7 +41,12 @@ pub(crate) fn load(source: &Source) -> anyhow::Result<Project> {
 /// `switchboard list`: what would be served, as text or JSON.
 pub(crate) fn list(source: &Source, as_json: bool) -> anyhow::Result<()> {
     let mut project = load(source)?;
+    // Each database is opened once (bounded), then listed with its state.
+    let runtime = runtime()?;
+    let _entered = runtime.enter();
+    runtime.block_on(open_databases(&mut project));
     let server = project.serve(ServerOptions::default(), |b| b)?;
+    let databases = project.databases.statuses();
     let skills = project.skills.as_ref().map(crate::skills::ProjectSkills::listed).unwrap_or_default();
     let sandbox = project.sandbox.clone();
     let listing = Listing {
@@ -50,17 +55,28 @@ pub(crate) fn list(source: &Source, as_json: bool) -> anyhow::Result<()> {
         upstreams: None,
         sandbox: sandbox.as_ref(),
         left_out: &project.left_out,
+        databases: &databases,
     };
-    if project.upstreams.is_empty() {
-        return print_listing(&listing, as_json);
-    }
     // Each upstream is tried once, then listed with its state.
-    let runtime = runtime()?;
-    let statuses = runtime.block_on(attempt_upstreams(&project));
-    let result = print_listing(&Listing { upstreams: Some(&statuses), ..listing }, as_json);
+    let result = if project.upstreams.is_empty() {
+        print_listing(&listing, as_json)
+    } else {
+        let statuses = runtime.block_on(attempt_upstreams(&project));
+        print_listing(&Listing { upstreams: Some(&statuses), ..listing }, as_json)
+    };
     drop(project);
+    drop(_entered);
     runtime.shutdown_background();
     result
+}
+
+/// Zero-config finds its SQLite files, then every database is opened and
+/// tried once (bounded by its connect timeout), so what is listed or
+/// called is what `serve` offers once they are open.
+async fn open_databases(project: &mut Project) {
+    project.detect_databases(None);
+    project.start_databases();
+    project.wait_databases(None).await;
 }
 
 /// What `list` shows: a server's registrations, its skills and, when it
@@ -74,12 +90,14 @@ pub(crate) struct Listing<'a> {
     pub sandbox: Option<&'a Value>,
     /// What is left out because a secret it needs is not set, and why.
     pub left_out: &'a [switchboard_config::Problem],
+    /// The databases and their states (see `crate::databases`).
+    pub databases: &'a [switchboard_sql::serve::DatabaseStatus],
 }
 
 /// Prints a listing as text or JSON.
 pub(crate) fn print_listing(listing: &Listing<'_>, as_json: bool) -> anyhow::Result<()> {
     use std::fmt::Write as _;
-    let Listing { server, skills, upstreams, sandbox, left_out } = *listing;
+    let Listing { server, skills, upstreams, sandbox, left_out, databases } = *listing;
     let mut out = String::new();
     if as_json {
         let mut listing = json!({
@@ -105,6 +123,9 @@ pub(crate) fn print_listing(listing: &Listing<'_>, as_json: bool) -> anyhow::Res
         if !left_out.is_empty() {
             listing["leftOut"] = left_out.iter().map(|p| json!(p.to_string())).collect();
         }
+        if !databases.is_empty() {
+            listing["databases"] = databases.iter().map(crate::databases::status_json).collect();
+        }
         writeln!(out, "{}", serde_json::to_string_pretty(&listing)?)?;
         return print(&out);
     }
@@ -112,6 +133,12 @@ pub(crate) fn print_listing(listing: &Listing<'_>, as_json: bool) -> anyhow::Res
         writeln!(out, "Left out ({}):", left_out.len())?;
         for problem in left_out {
             writeln!(out, "  {problem}")?;
+        }
+    }
+    if !databases.is_empty() {
+        writeln!(out, "Databases ({}):", databases.len())?;
+        for status in databases {
+            out.push_str(&crate::databases::describe(status));
         }
     }
     if let Some(upstreams) = upstreams {
@@ -212,8 +239,18 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 /// each upstream is tried once first, and stopped after the call.
 pub(crate) fn call(source: &Source, tool: &str, arguments: Value, as_json: bool) -> anyhow::Result<()> {
     let mut project = load(source)?;
-    let server = project.serve(ServerOptions::default(), |b| b)?;
     let runtime = runtime()?;
+    let _entered = runtime.enter();
+    runtime.block_on(open_databases(&mut project));
+    let server = project.serve(ServerOptions::default(), |b| b)?;
+    // A tool that is not there may be a database's that did not open: say which.
+    if server.tool_definition(tool).is_none() {
+        for status in project.databases.statuses() {
+            if status.state != switchboard_sql::serve::DatabaseState::Open {
+                eprint!("database {}", crate::databases::describe(&status).trim_start());
+            }
+        }
+    }
     if !project.upstreams.is_empty() {
         let statuses = runtime.block_on(attempt_upstreams(&project));
         // A tool that is not there may be an unreachable upstream's: say which are.
@@ -225,6 +262,7 @@ pub(crate) fn call(source: &Source, tool: &str, arguments: Value, as_json: bool)
     }
     let result = call_on(&runtime, &server, tool, arguments, as_json);
     drop(project);
+    drop(_entered);
     runtime.shutdown_background();
     result
 }

@@ -3,6 +3,11 @@
 //! or an OpenAPI document file rebuild the project and swap it in without
 //! dropping a connection.
 //!
+//! A database that opens, goes down or changes its schema reloads the
+//! project the same way (its tools and resources come and go through the
+//! one apply path), without rescanning the files; an SQLite file changed
+//! on disk makes its database check its schema at once.
+//!
 //! An edit that does not build is reported on stderr, problem by problem,
 //! and the last good project stays in force; the next good edit applies.
 //! With no `switchboard.toml`, a prompt file that stops loading is not a
@@ -52,6 +57,10 @@ pub(crate) async fn run(
     mut retarget: Option<tokio::sync::mpsc::Receiver<Source>>,
 ) {
     sync_files(&server, &project, &WatchBatch::default()).await;
+    // Zero-config: the SQLite files just scanned become databases; they
+    // join (a reload) once open.
+    project.detect_databases(None);
+    project.start_databases();
     let _ = scanned.send(());
     let debounce = Duration::from_millis(project.config.files.debounce_ms.max(10));
     let mut watcher = match DebouncedWatcher::new(debounce) {
@@ -64,15 +73,20 @@ pub(crate) async fn run(
     let mut watched = Watched::default();
     watched.update(&mut watcher, &project, &source);
     loop {
+        let databases = project.databases.clone();
         // A batch being collected when a new source arrives is dropped:
         // switching rescans every served folder anyway.
         let batch = tokio::select! {
+            () = databases.changed() => {
+                project = reload(&server, project, &source, Scan::No).await.unwrap_or_else(|kept| kept);
+                continue;
+            }
             batch = watcher.next() => match batch {
                 Some(batch) => batch,
                 None => break,
             },
             next = next_source(&mut retarget) => {
-                match reload(&server, project, &next).await {
+                match reload(&server, project, &next, Scan::Files).await {
                     Ok(switched) => {
                         tracing::info!(dir = %next.dir.display(), roots = next.roots.len(), "serving the client's roots");
                         (project, source) = (switched, next);
@@ -101,6 +115,13 @@ pub(crate) async fn run(
                 watched.update(&mut watcher, &project, &source);
             }
         }
+        for file in sqlite_files(&project) {
+            let mut siblings = file.clone().into_os_string();
+            siblings.push("-wal");
+            if batch.overflow || batch.touches(&file) || batch.touches(std::path::Path::new(&siblings)) {
+                project.databases.schema_touched(&file);
+            }
+        }
         if let Some(git) = &project.git
             && git_refs_touched(&batch, git.git_dir())
         {
@@ -116,10 +137,33 @@ pub(crate) async fn run(
             skills.sync(&server, &project.config).await;
         }
         if config_touched {
-            project = reload(&server, project, &source).await.unwrap_or_else(|kept| kept);
+            project = reload(&server, project, &source, Scan::Files).await.unwrap_or_else(|kept| kept);
             watched.update(&mut watcher, &project, &source);
         }
     }
+}
+
+/// The SQLite files of the databases served (their real paths).
+fn sqlite_files(project: &Project) -> Vec<PathBuf> {
+    project
+        .sql
+        .databases
+        .iter()
+        .filter_map(|d| match &d.target {
+            switchboard_sql::spec::Target::Sqlite(path) => Some(path.clone()),
+            switchboard_sql::spec::Target::Postgres { .. } => None,
+        })
+        .collect()
+}
+
+/// Whether a reload scans the served files again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scan {
+    /// Yes: the configuration or the folder may have changed.
+    Files,
+    /// No: nothing on disk changed (a database opened or went down); the
+    /// running file index stays in force.
+    No,
 }
 
 /// The next source from `retarget`; never, once there is none (the sender
@@ -176,6 +220,8 @@ impl Watched {
         if let Some(parent) = source.config_path().parent() {
             flat.insert(parent.to_path_buf());
         }
+        // SQLite database files: a change makes their schema checked.
+        flat.extend(sqlite_files(project).iter().filter_map(|f| f.parent().map(std::path::Path::to_path_buf)));
         // OpenAPI document files: an edit reloads their tools.
         let documents = crate::project::openapi_documents(&project.config);
         flat.extend(documents.iter().filter_map(|d| d.parent().map(std::path::Path::to_path_buf)));
@@ -211,14 +257,19 @@ impl Watched {
 
 /// Loads the project again and swaps it in; on problems keeps `current`
 /// (the `Err`).
-async fn reload(server: &Server, current: Project, source: &Source) -> Result<Project, Project> {
+async fn reload(server: &Server, current: Project, source: &Source, scan: Scan) -> Result<Project, Project> {
     let src = source.clone();
     // Zero-config: a prompt file that no longer loads keeps its last good
     // version, and is noted rather than refusing the whole reload.
     let carried = current.carried();
+    let files_in_force = (current.config.files.clone(), current.config.dir().to_path_buf());
     let loaded = tokio::task::spawn_blocking(move || {
         let next = Project::reload_with_roots(&src.dir, src.config.as_deref(), &src.roots, &carried)?;
-        next.scan_files();
+        // Without a scan the running index is kept; scan anyway when the
+        // files it would keep are no longer the ones configured.
+        if scan == Scan::Files || (next.config.files.clone(), next.config.dir().to_path_buf()) != files_in_force {
+            next.scan_files();
+        }
         Ok::<_, Vec<switchboard_config::Problem>>(next)
     })
     .await;

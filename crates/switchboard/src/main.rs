@@ -14,6 +14,7 @@
 
 mod check;
 mod commands;
+mod databases;
 mod default_resources;
 mod default_tools;
 mod exit;
@@ -420,6 +421,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     upstreams: None,
                     sandbox: None,
                     left_out: &[],
+                    databases: &[],
                 },
                 json,
             )

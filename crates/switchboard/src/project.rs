@@ -60,6 +60,14 @@ pub(crate) struct Project {
     /// The upstreams' supervisor once [`Project::serve`] built the server
     /// (started by [`Project::start_upstreams`]; a reload hands it on).
     pub gateway: Option<switchboard_proxy::Gateway>,
+    /// `[[databases]]` and `[[tools.sql]]`, resolved, and with no
+    /// `switchboard.toml` the SQLite files found among the served files
+    /// ([`Project::detect_databases`]).
+    pub sql: crate::databases::Planned,
+    /// What keeps the databases open and makes their tools and resources:
+    /// one per running server, handed on by a reload like `gateway`
+    /// (started by [`Project::start_databases`]).
+    pub databases: switchboard_sql::serve::Databases,
 }
 
 /// What a reload carries over from the project in force.
@@ -194,6 +202,7 @@ impl Project {
             .and_then(|tree| crate::skills::ProjectSkills::load(&config, tree, &mut problems, &mut notes));
         let prompts = served_prompts(&config, &loaded.files);
         let upstreams = crate::upstreams::configs(&config, &mut problems, &mut left_out);
+        let sql = crate::databases::plan(&config, &mut problems, &mut left_out);
         if !problems.is_empty() {
             return Err(problems);
         }
@@ -217,6 +226,8 @@ impl Project {
             sandbox,
             upstreams,
             gateway: None,
+            sql,
+            databases: switchboard_sql::serve::Databases::new(),
         })
     }
 
@@ -225,6 +236,40 @@ impl Project {
     pub fn start_upstreams(&self) {
         if let Some(gateway) = &self.gateway {
             gateway.set_upstreams(self.upstreams.clone());
+        }
+    }
+
+    /// Opens (or, after a reload, brings in line) the databases of this
+    /// project in the background. Needs a Tokio runtime.
+    pub fn start_databases(&self) {
+        self.databases.set(self.sql.databases.clone(), self.sql.tools.clone());
+    }
+
+    /// Zero-config (no configuration file): the SQLite files among the
+    /// files in force (`files`, else this project's scan) become read-only
+    /// databases (see `crate::databases::detect`). Run after the scan, so
+    /// `initialize` never waits for it.
+    pub fn detect_databases(&mut self, files: Option<&FileResources>) {
+        if self.config.path().is_some() {
+            return;
+        }
+        let Some(files) = files.or(self.files.as_ref()) else { return };
+        self.sql = crate::databases::detect(&files.scanned_files());
+    }
+
+    /// Waits until every database was tried once, for at most `limit`
+    /// (`None`: each one's connect timeout): `list`, `call` and the first
+    /// lists of `serve` show them.
+    pub async fn wait_databases(&self, limit: Option<std::time::Duration>) {
+        if self.sql.is_empty() {
+            return;
+        }
+        let wait = crate::databases::open_wait(&self.sql);
+        let deadline = tokio::time::Instant::now() + limit.map_or(wait, |limit| limit.min(wait));
+        while self.databases.statuses().iter().any(|s| s.state == switchboard_sql::serve::DatabaseState::Connecting)
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
     }
 
@@ -244,7 +289,14 @@ impl Project {
         if let Some(url) = &section.website_url {
             builder = builder.website_url(url);
         }
-        if let Some(instructions) = &section.instructions {
+        // Rows a model reads may hold text written to steer it: say once
+        // that they are data (each result says so too).
+        let instructions = match (&section.instructions, self.sql.is_empty()) {
+            (Some(own), false) => Some(format!("{own}\n\n{}", crate::databases::INSTRUCTIONS)),
+            (None, false) => Some(crate::databases::INSTRUCTIONS.to_owned()),
+            (own, true) => own.clone(),
+        };
+        if let Some(instructions) = instructions {
             builder = builder.instructions(instructions);
         }
         // A hot reload may add tools or prompts to a project that had none:
@@ -262,6 +314,7 @@ impl Project {
         wrap: impl FnOnce(switchboard_server::ServerBuilder) -> switchboard_server::ServerBuilder,
     ) -> anyhow::Result<Server> {
         let mut builder = wrap(self.builder(options));
+        self.take_database_items();
         for tool in std::mem::take(&mut self.tools) {
             builder = builder.tool(tool);
         }
@@ -285,7 +338,18 @@ impl Project {
         }
         let server = builder.build()?;
         self.gateway = Some(switchboard_proxy::Gateway::new(server.clone()));
+        self.databases.attach(&server);
         Ok(server)
+    }
+
+    /// Adds the tools, resources and templates of the databases open now
+    /// to this project's (what [`Project::serve`] and [`Project::apply`]
+    /// register).
+    fn take_database_items(&mut self) {
+        let items = self.databases.items();
+        self.tools.extend(items.tools);
+        self.resources.extend(items.resources);
+        self.templates.extend(items.templates);
     }
 
     /// Moves a running `server` (serving `old`) over to this project: tools,
@@ -297,6 +361,15 @@ impl Project {
         // that takes an upstream's name wins, and freed names go back to
         // the upstreams.
         self.gateway = old.gateway.clone();
+        // The databases stay open across reloads: the same ones are kept,
+        // and what is open now is registered with the rest.
+        self.databases = old.databases.clone();
+        let kept_files = (old.config.files == self.config.files && old.config.dir() == self.config.dir())
+            .then(|| old.files.clone())
+            .flatten();
+        self.detect_databases(kept_files.as_ref());
+        self.start_databases();
+        self.take_database_items();
         match self.gateway.clone() {
             Some(gateway) => gateway.with_local(|owned| match self.apply_local(old, server, owned) {
                 Ok(local) => (local, Ok(())),
@@ -529,9 +602,10 @@ fn protected_paths(config: &Config) -> Vec<PathBuf> {
 /// sandbox: the configuration file in use, `switchboard.toml`, the prompt
 /// folders and the skills folders (they need not exist yet), the OpenAPI
 /// documents (they decide the tools and where their credentials are sent;
-/// an edit reloads live) and what stdio upstream servers run (their
-/// program in the folder, script arguments). The write policy and the
-/// sandbox's read-only entries both start from this one list.
+/// an edit reloads live), what stdio upstream servers run (their
+/// program in the folder, script arguments) and the `[[databases]]`
+/// files. The write policy and the sandbox's read-only entries both start
+/// from this one list.
 pub(crate) fn configuration_paths(config: &Config) -> Vec<PathBuf> {
     let mut paths =
         vec![config.dir().join(switchboard_config::FILE_NAME), config.resolve(Path::new("prompts"))];
@@ -541,6 +615,11 @@ pub(crate) fn configuration_paths(config: &Config) -> Vec<PathBuf> {
     paths.push(config.resolve(Path::new("skills")));
     paths.extend(config.skills.dir_in(config.dir()));
     paths.extend(openapi_documents(config));
+    // The `[[databases]]` files (and SQLite's files beside them): written
+    // only through the database's own write tools, never as files, nor by
+    // a sandboxed command (a model that rewrote one would write around a
+    // read-only database).
+    paths.extend(crate::databases::database_files(config));
     for upstream in &config.upstreams {
         let upstream = upstream.get_ref();
         let cwd = upstream.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
@@ -557,6 +636,9 @@ fn never_served_paths(config: &Config) -> Vec<PathBuf> {
     let mut paths = vec![config.dir().join(switchboard_config::FILE_NAME)];
     paths.extend(config.path().map(Path::to_path_buf));
     paths.extend(config.env_file());
+    // A database is read through its tools and resources, where `exclude`
+    // and the engine's read-only hold; its file would bypass both.
+    paths.extend(crate::databases::database_files(config));
     paths
 }
 

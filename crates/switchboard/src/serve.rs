@@ -177,6 +177,11 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
             if metrics.is_none() && loaded.config.http.metrics {
                 metrics = Some(switchboard_metrics::Metrics::new());
             }
+            // Databases open in the background; the first lists wait a
+            // little for them (one that is down or slow joins later, with
+            // list_changed, as upstreams do).
+            loaded.start_databases();
+            runtime.block_on(loaded.wait_databases(Some(UPSTREAM_GRACE)));
             let server = loaded.serve(options, |b| {
                 let b = decorate(b, metrics.as_ref());
                 if roots_start.is_some() { b.on_client_notification(roots::hook(notices)) } else { b }
