@@ -24,6 +24,7 @@
 mod catalog;
 mod error;
 mod exclude;
+pub mod serve;
 pub mod spec;
 pub mod value;
 

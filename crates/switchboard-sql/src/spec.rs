@@ -115,9 +115,9 @@ pub struct DatabaseSpec {
     pub connect_timeout: Duration,
     /// PostgreSQL settings set for each call's transaction only, from the
     /// caller's token claims (HTTP with authorization), for row-level
-    /// security per end user: `{ "app.user_id" = "claims.sub" }`. Names
-    /// must be custom settings (with a dot); a claim that is missing
-    /// refuses the call.
+    /// security per end user: `{ "app.user_id" = "claims.sub" }` (the
+    /// token's subject). Names must be custom settings (with a dot); a call
+    /// without an authenticated caller is refused.
     #[serde(default)]
     pub session: BTreeMap<String, String>,
     /// How often the schema's fingerprint is checked for changes
@@ -526,11 +526,15 @@ fn session_problem(setting: &str, claim: &str) -> Option<String> {
             "{setting:?}: name a custom setting with a dot, like \"app.user_id\" (a built-in setting such as `role` is never set from a token)"
         ));
     }
-    match claim.strip_prefix("claims.") {
-        Some(path) if path.split('.').all(|p| !p.is_empty()) => None,
-        _ => Some(format!("{claim:?}: expected a path into the token's claims, like \"claims.sub\"")),
-    }
+    // The token validator carries the subject to calls (not yet the other
+    // claims), so `claims.sub` is the one path that resolves.
+    (claim != SUBJECT_CLAIM).then(|| {
+        format!("{claim:?}: the caller's identity reaches a call as \"claims.sub\" (the token's subject), the one claim path available")
+    })
 }
+
+/// The claim path naming the token's subject.
+pub const SUBJECT_CLAIM: &str = "claims.sub";
 
 /// Every limit that is zero, which would make each call fail.
 fn limit_problems(limits: &[(&str, bool)]) -> Vec<Problem> {

@@ -81,53 +81,193 @@ impl Guard {
 /// should a build have them) is denied.
 const FUNCTIONS: &[&str] = &[
     // core scalar functions
-    "abs", "changes", "char", "coalesce", "concat", "concat_ws", "format", "glob", "hex", "if", "ifnull",
-    "iif", "instr", "last_insert_rowid", "length", "like", "likelihood", "likely", "lower", "ltrim", "max",
-    "min", "nullif", "octet_length", "printf", "quote", "random", "randomblob", "replace", "round",
-    "rtrim", "sign", "soundex", "sqlite_source_id", "sqlite_version", "substr", "substring",
-    "total_changes", "trim", "typeof", "unhex", "unicode", "unistr", "unistr_quote", "unlikely", "upper",
+    "abs",
+    "changes",
+    "char",
+    "coalesce",
+    "concat",
+    "concat_ws",
+    "format",
+    "glob",
+    "hex",
+    "if",
+    "ifnull",
+    "iif",
+    "instr",
+    "last_insert_rowid",
+    "length",
+    "like",
+    "likelihood",
+    "likely",
+    "lower",
+    "ltrim",
+    "max",
+    "min",
+    "nullif",
+    "octet_length",
+    "printf",
+    "quote",
+    "random",
+    "randomblob",
+    "replace",
+    "round",
+    "rtrim",
+    "sign",
+    "soundex",
+    "sqlite_source_id",
+    "sqlite_version",
+    "substr",
+    "substring",
+    "total_changes",
+    "trim",
+    "typeof",
+    "unhex",
+    "unicode",
+    "unistr",
+    "unistr_quote",
+    "unlikely",
+    "upper",
     "zeroblob",
     // aggregates
-    "avg", "count", "group_concat", "string_agg", "sum", "total", "json_group_array", "json_group_object",
-    "jsonb_group_array", "jsonb_group_object",
+    "avg",
+    "count",
+    "group_concat",
+    "string_agg",
+    "sum",
+    "total",
+    "json_group_array",
+    "json_group_object",
+    "jsonb_group_array",
+    "jsonb_group_object",
     // window functions
-    "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
-    "first_value", "last_value", "nth_value",
+    "row_number",
+    "rank",
+    "dense_rank",
+    "percent_rank",
+    "cume_dist",
+    "ntile",
+    "lag",
+    "lead",
+    "first_value",
+    "last_value",
+    "nth_value",
     // date and time
-    "date", "time", "datetime", "julianday", "unixepoch", "strftime", "timediff", "current_date",
-    "current_time", "current_timestamp",
+    "date",
+    "time",
+    "datetime",
+    "julianday",
+    "unixepoch",
+    "strftime",
+    "timediff",
+    "current_date",
+    "current_time",
+    "current_timestamp",
     // math
-    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "ceiling", "cos", "cosh", "degrees",
-    "exp", "floor", "ln", "log", "log10", "log2", "mod", "pi", "pow", "power", "radians", "sin", "sinh",
-    "sqrt", "tan", "tanh", "trunc",
+    "acos",
+    "acosh",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "ceil",
+    "ceiling",
+    "cos",
+    "cosh",
+    "degrees",
+    "exp",
+    "floor",
+    "ln",
+    "log",
+    "log10",
+    "log2",
+    "mod",
+    "pi",
+    "pow",
+    "power",
+    "radians",
+    "sin",
+    "sinh",
+    "sqrt",
+    "tan",
+    "tanh",
+    "trunc",
     // JSON
-    "json", "jsonb", "json_array", "jsonb_array", "json_array_length", "json_error_position", "json_extract",
-    "jsonb_extract", "json_insert", "jsonb_insert", "json_object", "jsonb_object", "json_patch",
-    "jsonb_patch", "json_pretty", "json_quote", "json_remove", "jsonb_remove", "json_replace",
-    "jsonb_replace", "json_set", "jsonb_set", "json_type", "json_valid", "json_each", "json_tree",
-    "jsonb_each", "jsonb_tree",
+    "json",
+    "jsonb",
+    "json_array",
+    "jsonb_array",
+    "json_array_length",
+    "json_error_position",
+    "json_extract",
+    "jsonb_extract",
+    "json_insert",
+    "jsonb_insert",
+    "json_object",
+    "jsonb_object",
+    "json_patch",
+    "jsonb_patch",
+    "json_pretty",
+    "json_quote",
+    "json_remove",
+    "jsonb_remove",
+    "json_replace",
+    "jsonb_replace",
+    "json_set",
+    "jsonb_set",
+    "json_type",
+    "json_valid",
+    "json_each",
+    "json_tree",
+    "jsonb_each",
+    "jsonb_tree",
     // full-text search
-    "match", "highlight", "snippet", "bm25", "offsets", "matchinfo",
+    "match",
+    "highlight",
+    "snippet",
+    "bm25",
+    "offsets",
+    "matchinfo",
 ];
 
 /// Pragmas that only read, whose argument names an object (`table_info(t)`).
 /// They describe the schema, so a call may use them only when nothing is
 /// excluded (the catalogue, with exclusions applied, is the way then).
 const SCHEMA_PRAGMAS: &[&str] = &[
-    "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list",
+    "table_info",
+    "table_xinfo",
+    "table_list",
+    "index_list",
+    "index_info",
+    "index_xinfo",
+    "foreign_key_list",
 ];
 
 /// Pragmas that read a setting or a counter when given no value (and
 /// change it when given one, which is denied).
 const READ_PRAGMAS: &[&str] = &[
-    "schema_version", "user_version", "application_id", "data_version", "page_size", "page_count",
-    "freelist_count", "encoding", "foreign_keys", "collation_list", "function_list", "module_list",
-    "pragma_list", "compile_options", "auto_vacuum", "journal_mode",
+    "schema_version",
+    "user_version",
+    "application_id",
+    "data_version",
+    "page_size",
+    "page_count",
+    "freelist_count",
+    "encoding",
+    "foreign_keys",
+    "collation_list",
+    "function_list",
+    "module_list",
+    "pragma_list",
+    "compile_options",
+    "auto_vacuum",
+    "journal_mode",
 ];
 
 /// The schema table under its names: it holds every CREATE statement,
 /// excluded columns included.
-const SCHEMA_TABLES: &[&str] = &["sqlite_schema", "sqlite_master", "sqlite_temp_schema", "sqlite_temp_master"];
+const SCHEMA_TABLES: &[&str] =
+    &["sqlite_schema", "sqlite_master", "sqlite_temp_schema", "sqlite_temp_master"];
 
 /// Whether `action` is allowed in `mode`; the reason when it is not.
 pub(super) fn decide(mode: Mode, exclude: &Exclusions, action: &AuthAction<'_>) -> Result<(), String> {
@@ -196,7 +336,9 @@ fn pragma(mode: Mode, exclude: &Exclusions, name: &str, value: Option<&str>) -> 
     }
     match (is(READ_PRAGMAS), value) {
         (true, None) => Ok(()),
-        (true, Some(_)) => Err(format!("PRAGMA {name} with a value changes the connection: only reading it is allowed")),
+        (true, Some(_)) => {
+            Err(format!("PRAGMA {name} with a value changes the connection: only reading it is allowed"))
+        }
         (false, _) => Err(format!("PRAGMA {name} is not allowed: only pragmas that read are")),
     }
 }
@@ -207,10 +349,15 @@ fn write_target(exclude: &Exclusions, table: &str, column: Option<&str>) -> Resu
         None => exclude.excludes_table(None, table),
     };
     if excluded {
-        return Err(format!("{} is excluded from what this server exposes", column.map_or_else(|| table.to_owned(), |c| format!("{table}.{c}"))));
+        return Err(format!(
+            "{} is excluded from what this server exposes",
+            column.map_or_else(|| table.to_owned(), |c| format!("{table}.{c}"))
+        ));
     }
     if table.to_ascii_lowercase().starts_with("sqlite_") {
-        return Err(format!("writing the internal table {table} is not allowed"));
+        return Err(format!(
+            "changing {table} (the schema, or SQLite's own tables) is not allowed: only INSERT, UPDATE and DELETE of the database's tables are"
+        ));
     }
     Ok(())
 }
@@ -224,7 +371,9 @@ fn action_name(action: &AuthAction<'_>) -> &'static str {
         AuthAction::CreateView { .. } | AuthAction::CreateTempView { .. } => "CREATE VIEW",
         AuthAction::CreateVtable { .. } => "CREATE VIRTUAL TABLE",
         AuthAction::DropIndex { .. } | AuthAction::DropTempIndex { .. } => "DROP INDEX",
-        AuthAction::DropTable { .. } | AuthAction::DropTempTable { .. } | AuthAction::DropVtable { .. } => "DROP TABLE",
+        AuthAction::DropTable { .. } | AuthAction::DropTempTable { .. } | AuthAction::DropVtable { .. } => {
+            "DROP TABLE"
+        }
         AuthAction::DropTrigger { .. } | AuthAction::DropTempTrigger { .. } => "DROP TRIGGER",
         AuthAction::DropView { .. } | AuthAction::DropTempView { .. } => "DROP VIEW",
         AuthAction::AlterTable { .. } => "ALTER TABLE",
@@ -247,7 +396,11 @@ mod tests {
         assert!(read(AuthAction::Select).is_ok());
         assert!(read(AuthAction::Read { table_name: "t", column_name: "a" }).is_ok());
         assert!(read(AuthAction::Function { function_name: "LOWER" }).is_ok());
-        assert!(read(AuthAction::Function { function_name: "load_extension" }).unwrap_err().contains("load_extension"));
+        assert!(
+            read(AuthAction::Function { function_name: "load_extension" })
+                .unwrap_err()
+                .contains("load_extension")
+        );
         assert!(read(AuthAction::Pragma { pragma_name: "table_info", pragma_value: Some("t") }).is_ok());
         assert!(read(AuthAction::Pragma { pragma_name: "query_only", pragma_value: Some("0") }).is_err());
         assert!(read(AuthAction::Pragma { pragma_name: "schema_version", pragma_value: None }).is_ok());
@@ -268,7 +421,14 @@ mod tests {
         assert!(read("customers", "ssn").unwrap_err().contains("customers.ssn"));
         assert!(read("audit_log", "").is_err());
         assert!(read("sqlite_master", "sql").is_err());
-        assert!(decide(Mode::Internal, &ex, &AuthAction::Read { table_name: "sqlite_master", column_name: "sql" }).is_ok());
+        assert!(
+            decide(
+                Mode::Internal,
+                &ex,
+                &AuthAction::Read { table_name: "sqlite_master", column_name: "sql" }
+            )
+            .is_ok()
+        );
         let write = |t, c| decide(Mode::Write, &ex, &AuthAction::Update { table_name: t, column_name: c });
         assert!(write("customers", "name").is_ok() && write("customers", "ssn").is_err());
         let info = AuthAction::Pragma { pragma_name: "table_info", pragma_value: Some("customers") };

@@ -36,14 +36,31 @@ pub(super) fn read(conn: &Conn, exclude: &Exclusions) -> Result<Catalog, Error> 
         if name.to_ascii_lowercase().starts_with("sqlite_") || exclude.excludes_table(None, &name) {
             continue;
         }
-        tables.push(table(db, exclude, name, kind, has_stats)?);
+        match table(db, exclude, name, kind, has_stats) {
+            Ok(table) => tables.push(table),
+            // A view over a table that no longer exists cannot be read
+            // by anyone: it is left out rather than failing the catalogue.
+            Err(_) if kind == TableKind::View => continue,
+            Err(e) => return Err(e),
+        }
     }
     Ok(Catalog { tables })
 }
 
-fn table(db: &Connection, exclude: &Exclusions, name: String, kind: TableKind, has_stats: bool) -> Result<Table, Error> {
+fn table(
+    db: &Connection,
+    exclude: &Exclusions,
+    name: String,
+    kind: TableKind,
+    has_stats: bool,
+) -> Result<Table, Error> {
     let shown = |column: &str| !exclude.excludes_column(None, &name, column);
-    let (columns, primary_key) = columns(db, &name, &shown)?;
+    let (mut columns, primary_key) = columns(db, &name, &shown)?;
+    if kind == TableKind::View {
+        let hidden = view_columns_from_excluded(db, exclude, &name)?;
+        columns =
+            columns.into_iter().enumerate().filter(|(i, _)| !hidden.contains(i)).map(|(_, c)| c).collect();
+    }
     let foreign_keys = foreign_keys(db, &name)?
         .into_iter()
         .filter(|fk| {
@@ -69,7 +86,11 @@ fn table(db: &Connection, exclude: &Exclusions, name: String, kind: TableKind, h
 
 /// The visible columns and the primary key (empty when a key column is
 /// excluded: a partial key would mislead).
-fn columns(db: &Connection, table: &str, shown: &dyn Fn(&str) -> bool) -> Result<(Vec<CatalogColumn>, Vec<String>), Error> {
+fn columns(
+    db: &Connection,
+    table: &str,
+    shown: &dyn Fn(&str) -> bool,
+) -> Result<(Vec<CatalogColumn>, Vec<String>), Error> {
     let mut statement = db
         .prepare(
             "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_xinfo(?1, 'main') \
@@ -83,7 +104,11 @@ fn columns(db: &Connection, table: &str, shown: &dyn Fn(&str) -> bool) -> Result
         .map_err(failed)?;
     let mut key: Vec<(i64, String)> = rows.iter().filter(|r| r.4 > 0).map(|r| (r.4, r.0.clone())).collect();
     key.sort();
-    let primary_key = if key.iter().all(|(_, c)| shown(c)) { key.into_iter().map(|(_, c)| c).collect() } else { Vec::new() };
+    let primary_key = if key.iter().all(|(_, c)| shown(c)) {
+        key.into_iter().map(|(_, c)| c).collect()
+    } else {
+        Vec::new()
+    };
     let columns = rows
         .into_iter()
         .filter(|r| shown(&r.0))
@@ -96,6 +121,34 @@ fn columns(db: &Connection, table: &str, shown: &dyn Fn(&str) -> bool) -> Result
         })
         .collect();
     Ok((columns, primary_key))
+}
+
+/// The positions of a view's columns that show an excluded column (a
+/// call reading them is denied; the catalogue does not list them either).
+/// The view is prepared, never run, to learn where each column comes from;
+/// its name comes from the file's own catalogue and is quoted as an
+/// identifier (SQL has no parameter for a table name).
+fn view_columns_from_excluded(
+    db: &Connection,
+    exclude: &Exclusions,
+    view: &str,
+) -> Result<Vec<usize>, Error> {
+    if exclude.is_empty() {
+        return Ok(Vec::new());
+    }
+    let quoted = format!("\"{}\"", view.replace('"', "\"\""));
+    let statement = db.prepare(&format!("SELECT * FROM main.{quoted}")).map_err(failed)?;
+    let hidden = statement
+        .columns_with_metadata()
+        .enumerate()
+        .filter(|(_, c)| {
+            c.table_name()
+                .zip(c.origin_name())
+                .is_some_and(|(table, column)| exclude.excludes_column(None, table, column))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    Ok(hidden)
 }
 
 fn foreign_keys(db: &Connection, table: &str) -> Result<Vec<ForeignKey>, Error> {
@@ -131,9 +184,8 @@ fn indexes(db: &Connection, table: &str) -> Result<Vec<Index>, Error> {
         .map_err(failed)?
         .collect::<Result<_, _>>()
         .map_err(failed)?;
-    let mut info = db
-        .prepare("SELECT name FROM pragma_index_info(?1, 'main') ORDER BY seqno")
-        .map_err(failed)?;
+    let mut info =
+        db.prepare("SELECT name FROM pragma_index_info(?1, 'main') ORDER BY seqno").map_err(failed)?;
     let mut indexes = Vec::new();
     for (name, unique) in named {
         let columns: Vec<Option<String>> = info

@@ -125,7 +125,9 @@ impl Database for Sqlite {
     fn query<'a>(&'a self, call: Call<'a>) -> BoxFuture<'a, Result<Rows, Error>> {
         async move {
             if !call.settings.is_empty() {
-                return Err(Error::Refused("SQLite has no session settings; remove `session` from this database".into()));
+                return Err(Error::Refused(
+                    "SQLite has no session settings; remove `session` from this database".into(),
+                ));
             }
             // Dropping this future (the caller gave up) stops the statement too.
             let cancel = call.cancel.child_token();
@@ -148,7 +150,9 @@ impl Database for Sqlite {
         async move {
             let Some(writer) = &self.writer else { return Err(Error::ReadOnly) };
             if !call.settings.is_empty() {
-                return Err(Error::Refused("SQLite has no session settings; remove `session` from this database".into()));
+                return Err(Error::Refused(
+                    "SQLite has no session settings; remove `session` from this database".into(),
+                ));
             }
             let cancel = call.cancel.child_token();
             let _stop_on_drop = cancel.clone().drop_guard();
@@ -233,5 +237,50 @@ impl Pool {
         {
             idle.push(conn);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::authorizer::Mode;
+    use super::open::{Role, open};
+    use crate::Exclusions;
+    use std::time::Duration;
+
+    /// The `readonly()` assertion is not what stops a write: with it out of
+    /// the way (the statements run directly on a guarded connection), the
+    /// read-only open, `query_only`, the attach limit and the authorizer
+    /// still hold, each on its own.
+    #[test]
+    fn the_layers_under_the_readonly_assertion_hold_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.db");
+        let setup = rusqlite::Connection::open(&path).unwrap();
+        setup.execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);").unwrap();
+        drop(setup);
+        let copy = dir.path().join("copy.db");
+        let mut reader = open(&path, Role::Reader, &Exclusions::default(), Duration::from_secs(1)).unwrap();
+        for sql in [format!("VACUUM INTO '{}'", copy.display()), "VACUUM".into(), "DELETE FROM t".into()] {
+            reader.guard.enter(Mode::Read);
+            assert!(reader.connection.execute_batch(&sql).is_err(), "{sql}");
+        }
+        // Without the authorizer at all, the open flags and limits still refuse.
+        reader
+            .connection
+            .authorizer(None::<fn(rusqlite::hooks::AuthContext<'_>) -> rusqlite::hooks::Authorization>)
+            .unwrap();
+        for sql in [
+            format!("VACUUM INTO '{}'", copy.display()),
+            format!("ATTACH '{}' AS c", copy.display()),
+            "DELETE FROM t".into(),
+            "PRAGMA user_version = 5".into(),
+        ] {
+            assert!(reader.connection.execute_batch(&sql).is_err(), "{sql}");
+        }
+        let check = rusqlite::Connection::open(&path).unwrap();
+        let rows: i64 = check.query_row("SELECT count(*) FROM t", [], |r| r.get(0)).unwrap();
+        let version: i64 = check.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!((rows, version), (1, 0));
+        assert!(!copy.exists());
     }
 }

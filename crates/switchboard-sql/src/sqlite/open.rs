@@ -62,7 +62,9 @@ fn file_identity(metadata: &std::fs::Metadata) -> FileIdentity {
 pub(super) fn database_path(path: &Path) -> Result<PathBuf, Error> {
     let text = path.to_string_lossy();
     if text.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("file:")) {
-        return Err(Error::Connect("URI filenames are not accepted; name the database file by its path".into()));
+        return Err(Error::Connect(
+            "URI filenames are not accepted; name the database file by its path".into(),
+        ));
     }
     std::path::absolute(path).map_err(|e| Error::Connect(format!("{}: {e}", path.display())))
 }
@@ -92,7 +94,8 @@ pub(super) fn open(path: &Path, role: Role, exclude: &Exclusions, busy: Duration
     };
     // No SQLITE_OPEN_CREATE (a missing file is an error, never created) and
     // no SQLITE_OPEN_URI; NO_MUTEX: a connection is used by one thread at a time.
-    let mut connection = Connection::open_with_flags(path, access | OpenFlags::SQLITE_OPEN_NO_MUTEX).map_err(connect)?;
+    let mut connection =
+        Connection::open_with_flags(path, access | OpenFlags::SQLITE_OPEN_NO_MUTEX).map_err(connect)?;
     connection.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0).map_err(connect)?;
     connection.set_limit(Limit::SQLITE_LIMIT_LENGTH, MAX_VALUE_LENGTH).map_err(connect)?;
     connection.set_limit(Limit::SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_LENGTH).map_err(connect)?;
@@ -112,8 +115,6 @@ pub(super) fn open(path: &Path, role: Role, exclude: &Exclusions, busy: Duration
     // Reading the schema version proves the file is a database now rather
     // than at the first call.
     guard.enter(Mode::Internal);
-    connection
-        .query_row("PRAGMA schema_version", [], |row| row.get::<_, i64>(0))
-        .map_err(connect)?;
+    connection.query_row("PRAGMA schema_version", [], |row| row.get::<_, i64>(0)).map_err(connect)?;
     Ok(Conn { connection, guard, identity })
 }

@@ -85,7 +85,9 @@ fn error(e: rusqlite::Error, guard: &Guard, stop: Option<&Stop>, phase: Phase) -
         return Error::Refused(reason);
     }
     match code {
-        Some(ErrorCode::OperationInterrupted) => stop.and_then(Stop::error).unwrap_or(Error::Execute(message)),
+        Some(ErrorCode::OperationInterrupted) => {
+            stop.and_then(Stop::error).unwrap_or(Error::Execute(message))
+        }
         Some(ErrorCode::AuthorizationForStatementDenied) => Error::Refused(message),
         Some(ErrorCode::ReadOnly) => Error::Refused(format!("the database is opened read-only ({message})")),
         _ if phase == Phase::Prepare => Error::Prepare(message),
@@ -112,7 +114,10 @@ fn prepare_one<'c>(conn: &'c Conn, sql: &str) -> Result<rusqlite::Statement<'c>,
 }
 
 /// The parameter names of a prepared statement, without the `:`, in order.
-fn param_names(statement: &rusqlite::Statement<'_>, placeholders: Placeholders) -> Result<Vec<String>, Error> {
+fn param_names(
+    statement: &rusqlite::Statement<'_>,
+    placeholders: Placeholders,
+) -> Result<Vec<String>, Error> {
     let count = statement.parameter_count();
     if placeholders == Placeholders::None && count > 0 {
         return Err(Error::Param {
@@ -132,7 +137,11 @@ fn param_names(statement: &rusqlite::Statement<'_>, placeholders: Placeholders) 
 }
 
 /// Binds every parameter by name from the call's JSON arguments.
-fn bind(statement: &mut rusqlite::Statement<'_>, placeholders: Placeholders, params: &Map<String, Value>) -> Result<(), Error> {
+fn bind(
+    statement: &mut rusqlite::Statement<'_>,
+    placeholders: Placeholders,
+    params: &Map<String, Value>,
+) -> Result<(), Error> {
     for (index, name) in param_names(statement, placeholders)?.into_iter().enumerate() {
         let Some(value) = params.get(&name) else {
             return Err(Error::Param { name, message: "missing: the statement needs a value for it".into() });
@@ -149,7 +158,6 @@ fn bind(statement: &mut rusqlite::Statement<'_>, placeholders: Placeholders, par
 fn columns(statement: &rusqlite::Statement<'_>) -> Vec<Column> {
     statement
         .columns()
-        .into_iter()
         .map(|c| Column {
             name: c.name().to_owned(),
             sql_type: c.decl_type().unwrap_or_default().to_owned(),
@@ -160,7 +168,11 @@ fn columns(statement: &rusqlite::Statement<'_>) -> Vec<Column> {
 
 /// Runs `work` with the progress handler watching `stop`, and removes it
 /// afterwards (so the connection's own statements are never interrupted).
-fn watched<T>(conn: &mut Conn, stop: &Arc<Stop>, work: impl FnOnce(&Conn) -> Result<T, Error>) -> Result<T, Error> {
+fn watched<T>(
+    conn: &mut Conn,
+    stop: &Arc<Stop>,
+    work: impl FnOnce(&Conn) -> Result<T, Error>,
+) -> Result<T, Error> {
     let watcher = Arc::clone(stop);
     let install = conn.connection.progress_handler(PROGRESS_STEPS, Some(move || watcher.should_stop()));
     install.map_err(|e| Error::Execute(e.to_string()))?;
@@ -171,7 +183,12 @@ fn watched<T>(conn: &mut Conn, stop: &Arc<Stop>, work: impl FnOnce(&Conn) -> Res
 }
 
 /// A statement as prepared on `conn` in `mode`, not run.
-pub(super) fn describe(conn: &Conn, mode: Mode, sql: &str, placeholders: Placeholders) -> Result<Described, Error> {
+pub(super) fn describe(
+    conn: &Conn,
+    mode: Mode,
+    sql: &str,
+    placeholders: Placeholders,
+) -> Result<Described, Error> {
     conn.guard.enter(mode);
     let statement = prepare_one(conn, sql)?;
     let params = param_names(&statement, placeholders)?
@@ -202,8 +219,8 @@ pub(super) fn query(conn: &mut Conn, call: &ReadCall, stop: &Arc<Stop>) -> Resul
         }
         bind(&mut statement, call.placeholders, &call.params)?;
         let columns = columns(&statement);
-        let (rows, truncated, bytes) = stream(&mut statement, call)
-            .map_err(|e| error(e, &conn.guard, Some(stop), Phase::Run))?;
+        let (rows, truncated, bytes) =
+            stream(&mut statement, call).map_err(|e| error(e, &conn.guard, Some(stop), Phase::Run))?;
         Ok(Rows { columns, rows, truncated, bytes })
     })
 }
@@ -211,7 +228,10 @@ pub(super) fn query(conn: &mut Conn, call: &ReadCall, stop: &Arc<Stop>) -> Resul
 /// Steps through the result: skips `skip` rows, keeps rows while they fit
 /// `max_rows` and `max_bytes`, and stops at the first that does not (so
 /// memory holds at most what is returned, whatever the result's size).
-fn stream(statement: &mut rusqlite::Statement<'_>, call: &ReadCall) -> rusqlite::Result<(Vec<Vec<Value>>, bool, u64)> {
+fn stream(
+    statement: &mut rusqlite::Statement<'_>,
+    call: &ReadCall,
+) -> rusqlite::Result<(Vec<Vec<Value>>, bool, u64)> {
     let width = statement.column_count();
     let mut rows = statement.raw_query();
     let mut kept: Vec<Vec<Value>> = Vec::new();
@@ -250,9 +270,7 @@ pub(super) struct WriteCall {
 /// commits only when the count allows it.
 pub(super) fn write(conn: &mut Conn, call: &WriteCall, stop: &Arc<Stop>) -> Result<Written, Error> {
     conn.guard.enter(Mode::Internal);
-    conn.connection
-        .execute_batch("BEGIN IMMEDIATE")
-        .map_err(|e| error(e, &conn.guard, None, Phase::Run))?;
+    conn.connection.execute_batch("BEGIN IMMEDIATE").map_err(|e| error(e, &conn.guard, None, Phase::Run))?;
     conn.guard.enter(Mode::Write);
     let affected = watched(conn, stop, |conn| {
         let mut statement = prepare_one(conn, &call.sql)?;
