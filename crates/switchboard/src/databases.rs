@@ -69,7 +69,12 @@ pub(crate) fn plan(config: &Config, problems: &mut Vec<Problem>, left_out: &mut 
             }
             Err(Unresolved::MissingSecret { key, message }) => {
                 let at = ["databases", index.as_str(), key];
-                left_out.push(crate::secrets::left_out(config, &at, &message, "this database and its tools are"));
+                left_out.push(crate::secrets::left_out(
+                    config,
+                    &at,
+                    &message,
+                    "this database and its tools are",
+                ));
             }
             Err(Unresolved::Invalid { key, message }) => {
                 problems.push(config.problem_at_path(&["databases", index.as_str(), key], message));
@@ -225,7 +230,8 @@ fn unique_name(name: &str, taken: &[Resolved]) -> String {
 /// How long `list`, `call` and `serve` wait for databases to open before
 /// going on: the longest `connect_timeout`, plus a second.
 pub(crate) fn open_wait(planned: &Planned) -> Duration {
-    planned.databases.iter().map(|d| d.spec.connect_timeout).max().unwrap_or_default() + Duration::from_secs(1)
+    planned.databases.iter().map(|d| d.spec.connect_timeout).max().unwrap_or_default()
+        + Duration::from_secs(1)
 }
 
 /// `switchboard check`'s look at the databases of `planned`: each is

@@ -221,7 +221,9 @@ impl Watched {
             flat.insert(parent.to_path_buf());
         }
         // SQLite database files: a change makes their schema checked.
-        flat.extend(sqlite_files(project).iter().filter_map(|f| f.parent().map(std::path::Path::to_path_buf)));
+        flat.extend(
+            sqlite_files(project).iter().filter_map(|f| f.parent().map(std::path::Path::to_path_buf)),
+        );
         // OpenAPI document files: an edit reloads their tools.
         let documents = crate::project::openapi_documents(&project.config);
         flat.extend(documents.iter().filter_map(|d| d.parent().map(std::path::Path::to_path_buf)));
@@ -267,7 +269,9 @@ async fn reload(server: &Server, current: Project, source: &Source, scan: Scan) 
         let next = Project::reload_with_roots(&src.dir, src.config.as_deref(), &src.roots, &carried)?;
         // Without a scan the running index is kept; scan anyway when the
         // files it would keep are no longer the ones configured.
-        if scan == Scan::Files || (next.config.files.clone(), next.config.dir().to_path_buf()) != files_in_force {
+        if scan == Scan::Files
+            || (next.config.files.clone(), next.config.dir().to_path_buf()) != files_in_force
+        {
             next.scan_files();
         }
         Ok::<_, Vec<switchboard_config::Problem>>(next)

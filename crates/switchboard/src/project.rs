@@ -266,7 +266,11 @@ impl Project {
         }
         let wait = crate::databases::open_wait(&self.sql);
         let deadline = tokio::time::Instant::now() + limit.map_or(wait, |limit| limit.min(wait));
-        while self.databases.statuses().iter().any(|s| s.state == switchboard_sql::serve::DatabaseState::Connecting)
+        while self
+            .databases
+            .statuses()
+            .iter()
+            .any(|s| s.state == switchboard_sql::serve::DatabaseState::Connecting)
             && tokio::time::Instant::now() < deadline
         {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;

@@ -46,7 +46,8 @@ fn scalar(path: &Path, sql: &str) -> i64 {
 /// The tables in the file now.
 fn tables(path: &Path) -> Vec<String> {
     let db = rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-    let mut statement = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").unwrap();
+    let mut statement =
+        db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").unwrap();
     statement.query_map([], |row| row.get(0)).unwrap().map(Result::unwrap).collect()
 }
 
@@ -250,7 +251,8 @@ fn typed_parameters_are_bound_never_spliced() {
     let mut switchboard = Switchboard::start(&["serve", "."], shop.path());
     wait_for_tool(&mut switchboard, "orders_of_customer");
     let listed = switchboard.result("tools/list", json!({}));
-    let tool = listed["tools"].as_array().unwrap().iter().find(|t| t["name"] == "orders_of_customer").unwrap();
+    let tool =
+        listed["tools"].as_array().unwrap().iter().find(|t| t["name"] == "orders_of_customer").unwrap();
     assert_eq!(tool["inputSchema"]["required"], json!(["customer_id"]), "{tool}");
     assert!(tool["outputSchema"]["properties"]["rows"].is_object(), "{tool}");
     // A real call: typed rows, capped at max_rows with a cursor.
@@ -272,7 +274,8 @@ fn typed_parameters_are_bound_never_spliced() {
         assert!(result["isError"] == true || rows == 0, "{hostile} matched rows: {result}");
         assert!(!text(&result).contains(SSN), "{result}");
     }
-    for hostile in ["x' OR '1'='1", "'; DROP TABLE orders; --", "Ada' UNION SELECT 1, ssn FROM customers --"] {
+    for hostile in ["x' OR '1'='1", "'; DROP TABLE orders; --", "Ada' UNION SELECT 1, ssn FROM customers --"]
+    {
         let result = call(&mut switchboard, "customer_named", json!({"name": hostile}));
         assert_ne!(result["isError"], true, "{result}");
         assert_eq!(result["structuredContent"]["rows"], json!([]), "{hostile}: {result}");
@@ -311,16 +314,25 @@ fn the_database_file_is_never_served_nor_written_by_a_file_tool() {
         assert_eq!(r["isError"], true, "read_file {path}: {r}");
         let r = call(&mut switchboard, "write_file", json!({"path": path, "content": "overwritten"}));
         assert_eq!(r["isError"], true, "write_file {path}: {r}");
-        let r = call(&mut switchboard, "edit_file", json!({"path": path, "old_text": "SQLite", "new_text": "x"}));
+        let r =
+            call(&mut switchboard, "edit_file", json!({"path": path, "old_text": "SQLite", "new_text": "x"}));
         assert_eq!(r["isError"], true, "edit_file {path}: {r}");
         let r = call(&mut switchboard, "delete_file", json!({"path": path}));
         assert_eq!(r["isError"], true, "delete_file {path}: {r}");
         let r = call(&mut switchboard, "touch", json!({"target_path": path}));
         assert_eq!(r["isError"], true, "touch {path}: {r}");
     }
-    let r = call(&mut switchboard, "move_file", json!({"source": "data/shop.sqlite", "destination": "stolen.sqlite"}));
+    let r = call(
+        &mut switchboard,
+        "move_file",
+        json!({"source": "data/shop.sqlite", "destination": "stolen.sqlite"}),
+    );
     assert_eq!(r["isError"], true, "{r}");
-    let r = call(&mut switchboard, "move_file", json!({"source": "README.md", "destination": "data/shop.sqlite"}));
+    let r = call(
+        &mut switchboard,
+        "move_file",
+        json!({"source": "README.md", "destination": "data/shop.sqlite"}),
+    );
     assert_eq!(r["isError"], true, "{r}");
     let r = call(&mut switchboard, "search", json!({"pattern": "Grace"}));
     assert!(!text(&r).contains("shop.sqlite"), "search read the file: {r}");
@@ -437,7 +449,8 @@ async fn a_confirmed_write_commits_once_declined_nothing_and_a_replay_nothing_ov
 fn a_confirmed_write_asks_through_elicitation_over_stdio() {
     let shop = Shop::new(WRITE_CONFIG);
     let capabilities = json!({"elicitation": {}});
-    let mut switchboard = Switchboard::start_as(&["serve", "."], shop.path(), &[], "2025-11-25", capabilities);
+    let mut switchboard =
+        Switchboard::start_as(&["serve", "."], shop.path(), &[], "2025-11-25", capabilities);
     wait_for_tool(&mut switchboard, "bump");
     for (id, action, expected) in [(100, "decline", 0), (101, "accept", 1)] {
         switchboard.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
@@ -510,7 +523,10 @@ sql = "SELECT id FROM orders"
     assert!(ok, "{stdout}\n{stderr}");
     let (ok, stdout, stderr) = run(&["list", "."], shop.path());
     assert!(ok, "{stderr}");
-    assert!(stdout.contains("Databases (1):") && stdout.contains("shop") && stdout.contains("open"), "{stdout}");
+    assert!(
+        stdout.contains("Databases (1):") && stdout.contains("shop") && stdout.contains("open"),
+        "{stdout}"
+    );
     assert!(stdout.contains("shop_query") && stdout.contains("fine"), "{stdout}");
     assert!(stdout.contains("db://shop/schema"), "{stdout}");
     let (ok, stdout, stderr) = run(&["call", "fine", "."], shop.path());
@@ -543,7 +559,8 @@ fn zero_config_serves_an_sqlite_file_it_finds_read_only() {
     let mut switchboard = Switchboard::start(&["serve", "."], dir.path());
     wait_for_tool(&mut switchboard, "sales_data_query");
     assert!(!tool_names(&mut switchboard).iter().any(|t| t == "notes_query"));
-    let result = call(&mut switchboard, "sales_data_query", json!({"sql": "SELECT count(*) AS n FROM orders"}));
+    let result =
+        call(&mut switchboard, "sales_data_query", json!({"sql": "SELECT count(*) AS n FROM orders"}));
     assert_eq!(result["structuredContent"]["rows"][0]["n"], 3, "{result}");
     let result = call(&mut switchboard, "sales_data_query", json!({"sql": "DELETE FROM orders"}));
     assert_eq!(result["isError"], true, "{result}");
@@ -551,7 +568,10 @@ fn zero_config_serves_an_sqlite_file_it_finds_read_only() {
     assert_eq!(scalar(&db, "SELECT count(*) FROM orders"), 3);
     let (ok, stdout, stderr) = run(&["list", "."], dir.path());
     assert!(ok, "{stderr}");
-    assert!(stdout.contains("sales_data") && stdout.contains("sqlite") && stdout.contains("open"), "{stdout}");
+    assert!(
+        stdout.contains("sales_data") && stdout.contains("sqlite") && stdout.contains("open"),
+        "{stdout}"
+    );
     assert!(stdout.contains("sales_data_query"), "{stdout}");
 }
 
@@ -570,7 +590,10 @@ fn editing_the_databases_section_applies_live() {
     switchboard.notification("notifications/tools/list_changed", None);
     wait_for_tool(&mut switchboard, "open_orders");
     let names = tool_names(&mut switchboard);
-    assert!(names.contains(&"store_query".to_owned()) && !names.contains(&"shop_query".to_owned()), "{names:?}");
+    assert!(
+        names.contains(&"store_query".to_owned()) && !names.contains(&"shop_query".to_owned()),
+        "{names:?}"
+    );
     let result = call(&mut switchboard, "open_orders", json!({}));
     assert_eq!(result["structuredContent"]["rows"], json!([{"id": 1}, {"id": 3}]), "{result}");
     // A schema change on disk: the schema resource is announced as updated.
