@@ -557,7 +557,9 @@ impl SqlToolSpec {
     }
 
     /// Every problem that needs no database, each placed on its key. (A
-    /// write tool on a read database is for the caller who sees both.)
+    /// write tool on a read database is for the caller who sees both; a
+    /// `params` entry the statement has no placeholder for is found by
+    /// describing it, where the engine reads its own dialect.)
     pub fn problems(&self) -> Vec<Problem> {
         let mut problems = Vec::new();
         if let Err(switchboard_server::Error::InvalidToolName { reason, .. }) =
@@ -568,18 +570,8 @@ impl SqlToolSpec {
         if self.sql.trim().is_empty() {
             problems.push(problem(["sql"], "the statement is empty"));
         }
-        let placeholders = placeholders(&self.sql);
         for (name, param) in &self.params {
-            let at = |key: &str| {
-                let mut at = vec![Key::from("params"), Key::Name(name.clone())];
-                if !key.is_empty() {
-                    at.push(Key::from(key));
-                }
-                at
-            };
-            if !placeholders.contains(name) {
-                problems.push((at(""), format!("the statement has no placeholder :{name}")));
-            }
+            let at = |key: &str| vec![Key::from("params"), Key::Name(name.clone()), Key::from(key)];
             problems.extend(param.problems().into_iter().map(|(key, message)| (at(key), message)));
         }
         if self.access == Access::Read {
@@ -623,97 +615,6 @@ impl ParamSpec {
         }
         problems
     }
-}
-
-/// The names of the `:name` placeholders of a configured statement, in
-/// order of first appearance. It skips string literals, quoted
-/// identifiers, comments, dollar-quoted bodies and `::` casts. For
-/// configuration checks only: the engine binds by its own reading.
-pub fn placeholders(sql: &str) -> Vec<String> {
-    let bytes = sql.as_bytes();
-    let mut names: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        i = match bytes[i] {
-            b'\'' => {
-                let escapes = i > 0 && matches!(bytes[i - 1], b'e' | b'E');
-                skip_quoted(bytes, i, b'\'', escapes)
-            }
-            b'"' => skip_quoted(bytes, i, b'"', false),
-            b'`' => skip_quoted(bytes, i, b'`', false),
-            b'[' => bytes[i..].iter().position(|b| *b == b']').map_or(bytes.len(), |p| i + p + 1),
-            b'-' if bytes.get(i + 1) == Some(&b'-') => {
-                bytes[i..].iter().position(|b| *b == b'\n').map_or(bytes.len(), |p| i + p + 1)
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => skip_block_comment(bytes, i),
-            b'$' => skip_dollar_quote(sql, i),
-            b':' if bytes.get(i + 1) == Some(&b':') => i + 2,
-            b':' => {
-                let start = i + 1;
-                let starts_name = bytes.get(start).is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_');
-                let end = start
-                    + bytes[start..].iter().take_while(|b| b.is_ascii_alphanumeric() || **b == b'_').count();
-                if starts_name && !names.iter().any(|n| n == &sql[start..end]) {
-                    names.push(sql[start..end].to_owned());
-                }
-                end.max(i + 1)
-            }
-            _ => i + 1,
-        };
-    }
-    names
-}
-
-/// The index after the quoted text opening at `start` (a doubled quote is
-/// one quote; with `escapes`, a backslash escapes the next byte).
-fn skip_quoted(bytes: &[u8], start: usize, quote: u8, escapes: bool) -> usize {
-    let mut i = start + 1;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' if escapes => i += 2,
-            b if b == quote && bytes.get(i + 1) == Some(&quote) => i += 2,
-            b if b == quote => return i + 1,
-            _ => i += 1,
-        }
-    }
-    bytes.len()
-}
-
-/// The index after the (nestable) block comment opening at `start`.
-fn skip_block_comment(bytes: &[u8], start: usize) -> usize {
-    let mut depth = 0usize;
-    let mut i = start;
-    while i + 1 < bytes.len() {
-        match (bytes[i], bytes[i + 1]) {
-            (b'/', b'*') => {
-                depth += 1;
-                i += 2;
-            }
-            (b'*', b'/') => {
-                depth -= 1;
-                i += 2;
-                if depth == 0 {
-                    return i;
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    bytes.len()
-}
-
-/// The index after a PostgreSQL dollar-quoted body (`$tag$ … $tag$`)
-/// opening at `start`, or just past the `$` when none opens there.
-fn skip_dollar_quote(sql: &str, start: usize) -> usize {
-    let rest = &sql[start + 1..];
-    let tag_len = rest.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').count();
-    if rest.as_bytes().get(tag_len) != Some(&b'$') || rest.as_bytes().first().is_some_and(u8::is_ascii_digit)
-    {
-        return start + 1;
-    }
-    let delimiter = &sql[start..start + tag_len + 2];
-    let body = start + delimiter.len();
-    sql[body..].find(delimiter).map_or(sql.len(), |at| body + at + delimiter.len())
 }
 
 fn default_statement_timeout() -> Duration {
@@ -800,14 +701,6 @@ mod tests {
     }
 
     #[test]
-    fn placeholders_skip_literals_comments_and_casts() {
-        let sql = "SELECT ':no', \"a:b\", x::int, $$ :no $$, $t$ :no $t$ -- :no\n /* :no /* :no */ */ \
-                   FROM t WHERE a = :first AND b = E'\\':no' AND c = :second_2 OR d = :first";
-        assert_eq!(placeholders(sql), ["first", "second_2"]);
-        assert_eq!(placeholders("SELECT $1, :a"), ["a"]);
-    }
-
-    #[test]
     fn tool_problems() {
         let tool: SqlToolSpec = serde_json::from_value(serde_json::json!({
             "name": "orders", "database": "shop", "sql": "SELECT * FROM o WHERE id = :id",
@@ -817,7 +710,6 @@ mod tests {
         }))
         .unwrap();
         let keys: Vec<Vec<Key>> = tool.problems().into_iter().map(|(at, _)| at).collect();
-        assert!(keys.contains(&vec![Key::from("params"), Key::from("gone")]));
         assert!(keys.contains(&vec![Key::from("params"), Key::from("id"), Key::from("minimum")]));
         assert!(keys.contains(&vec![Key::from("params"), Key::from("e"), Key::from("default")]));
         assert!(keys.contains(&vec![Key::from("confirm")]));

@@ -37,9 +37,15 @@ pub struct CheckProblem {
 /// Checks every database and tool; opens the databases (concurrently, each
 /// bounded by its `connect_timeout`) and describes every statement.
 pub async fn check(specs: &[Resolved], tools: &[SqlToolSpec]) -> Vec<CheckProblem> {
-    let mut problems = Vec::new();
+    let mut problems: Vec<CheckProblem> = Vec::new();
+    // One problem per key: describing finds again what the meaning checks
+    // found (a params entry without a placeholder), said once.
     let mut place = |place: Place, found: Vec<(Vec<Key>, String)>| {
-        problems.extend(found.into_iter().map(|(at, message)| CheckProblem { place, at, message }));
+        for (at, message) in found {
+            if !problems.iter().any(|p| p.place == place && p.at == at) {
+                problems.push(CheckProblem { place, at, message });
+            }
+        }
     };
     for (i, resolved) in specs.iter().enumerate() {
         place(Place::Database(i), resolved.spec.problems());

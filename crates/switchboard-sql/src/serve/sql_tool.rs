@@ -91,7 +91,15 @@ pub(crate) async fn describe(
         return Err(vec![(at(&["access"]), message)]);
     }
     let statement = Statement { sql: &tool.sql, placeholders: Placeholders::Named };
-    let described = db.describe(statement).await.map_err(|e| vec![(at(&["sql"]), e.to_string())])?;
+    let described = db.describe(statement).await.map_err(|error| {
+        let message = match (&error, tool.access) {
+            (crate::Error::Refused(_), Access::Read) => format!(
+                "{error} (a tool only reads unless it says access = \"write\", on a database with access = \"write\")"
+            ),
+            _ => error.to_string(),
+        };
+        vec![(at(&["sql"]), message)]
+    })?;
     let mut problems = Vec::new();
     for name in tool.params.keys() {
         if !described.params.iter().any(|p| &p.name == name) {

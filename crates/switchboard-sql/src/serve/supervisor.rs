@@ -349,8 +349,9 @@ async fn open_engine(target: Target, options: crate::Options) -> Result<Arc<dyn 
                 .map_err(|e| Error::Connect(format!("the opening task failed: {e}")))?;
             Ok(Arc::new(opened?))
         }
-        Target::Postgres { .. } => {
-            Err(Error::Connect("the PostgreSQL engine is not merged into this branch yet".into()))
+        #[cfg(feature = "postgres")]
+        Target::Postgres { url, password } => {
+            Ok(Arc::new(crate::postgres::Postgres::connect(&url, password.as_deref(), &options).await?))
         }
         #[allow(unreachable_patterns)]
         _ => Err(Error::Connect("this build of switchboard has no support for this engine".into())),
