@@ -475,10 +475,19 @@ async fn named_parameters_are_bound_as_typed_data_never_as_sql() {
     let described = db.describe(Statement { sql, placeholders: Placeholders::Named }).await.unwrap();
     let names: Vec<&str> = described.params.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["name", "id"]);
-    assert_eq!(
-        described.params[0].schema,
-        json!({"type": ["string", "number", "integer", "boolean", "null"]})
-    );
+    // Types as SQLite's own program applies them: TEXT for `name = :name`,
+    // INTEGER for the rowid `id = :id`.
+    assert_eq!(described.params[0].schema, json!({"type": ["string", "null"]}));
+    assert_eq!(described.params[1].sql_type, "INTEGER");
+    assert_eq!(described.params[1].schema, json!({"type": ["integer", "null"]}));
+    let by_index = "SELECT id FROM orders WHERE customer_id = :c AND total < :t AND status = :s LIMIT :n";
+    let by_index = db.describe(Statement { sql: by_index, placeholders: Placeholders::Named }).await.unwrap();
+    let types: Vec<&str> = by_index.params.iter().map(|p| p.sql_type.as_str()).collect();
+    assert_eq!(types, ["NUMERIC", "NUMERIC", "TEXT", "INTEGER"]);
+    // Where the program says nothing, any scalar.
+    let untyped =
+        db.describe(Statement { sql: "SELECT :x AS x", placeholders: Placeholders::Named }).await.unwrap();
+    assert_eq!(untyped.params[0].schema, json!({"type": ["string", "number", "integer", "boolean", "null"]}));
     assert_eq!(described.columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["id", "name"]);
     assert_eq!(described.writes, Some(false));
 
@@ -532,6 +541,12 @@ async fn writes_commit_within_their_limits_and_roll_back_otherwise() {
     let described =
         db.describe(Statement { sql: cancel_all, placeholders: Placeholders::Named }).await.unwrap();
     assert_eq!(described.writes, Some(true));
+    let types: Vec<&str> = described.params.iter().map(|p| p.sql_type.as_str()).collect();
+    assert_eq!(types, ["NUMERIC"]);
+    let insert = "INSERT INTO orders (customer_id, total, status) VALUES (:c, :t, :s)";
+    let described = db.describe(Statement { sql: insert, placeholders: Placeholders::Named }).await.unwrap();
+    let types: Vec<&str> = described.params.iter().map(|p| p.sql_type.as_str()).collect();
+    assert_eq!(types, ["INTEGER", "NUMERIC", "TEXT"]);
 
     // Over the limit: rolled back, and the answer says how many.
     let over =

@@ -18,6 +18,7 @@
 mod authorizer;
 mod catalog;
 mod open;
+mod params;
 mod run;
 mod types;
 

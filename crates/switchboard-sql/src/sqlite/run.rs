@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::authorizer::{Guard, Mode};
 use super::open::Conn;
+use super::params;
 use super::types;
 use crate::{Column, Commit, Described, Error, Param, Placeholders, Rows, Written};
 
@@ -191,9 +192,12 @@ pub(super) fn describe(
 ) -> Result<Described, Error> {
     conn.guard.enter(mode);
     let statement = prepare_one(conn, sql)?;
-    let params = param_names(&statement, placeholders)?
+    let names = param_names(&statement, placeholders)?;
+    let types = if names.is_empty() { Vec::new() } else { params::infer(conn, sql, names.len()) };
+    let params = names
         .into_iter()
-        .map(|name| Param { name, sql_type: String::new(), schema: types::any_scalar_schema() })
+        .zip(types)
+        .map(|(name, (sql_type, schema))| Param { name, sql_type, schema })
         .collect();
     Ok(Described { params, columns: columns(&statement), writes: Some(!statement.readonly()) })
 }
