@@ -699,3 +699,39 @@ async fn opening_never_creates_a_file_and_refuses_uri_names() {
     assert!(!is_sqlite_file(&dir.path().join("short.db")));
     assert_eq!(files(dir.path()), ["notes.txt", "shop.db", "short.db"]);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn virtual_tables_and_their_storage_cannot_go_around_an_exclusion() {
+    let (_dir, path) = fixture();
+    let db = Sqlite::open(&path, &excluding(&["notes.secret"])).unwrap();
+    // Created after the database was opened: sealed at the next call.
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "CREATE VIRTUAL TABLE notes USING fts5(title, secret);
+             INSERT INTO notes VALUES ('hello', 'the launch code is 1234');
+             CREATE VIRTUAL TABLE docs USING fts5(body);
+             INSERT INTO docs VALUES ('public text');",
+        )
+        .unwrap();
+    for sql in [
+        "SELECT secret FROM notes",
+        "SELECT title FROM notes WHERE notes MATCH 'secret:launch'",
+        "SELECT highlight(notes, 1, '[', ']') FROM notes WHERE notes MATCH 'hello'",
+        "SELECT * FROM notes_content",
+        "SELECT * FROM notes_data",
+        "SELECT block FROM notes_data",
+    ] {
+        match read(&db, sql).await {
+            Err(Error::Refused(message)) => assert!(message.contains("notes"), "{sql}: {message}"),
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
+    // A virtual table without an excluded column reads as usual; the
+    // catalogue lists it, and neither the sealed table nor any storage.
+    let found = read(&db, "SELECT body FROM docs WHERE docs MATCH 'public'").await.unwrap();
+    assert_eq!(found.rows, vec![vec![json!("public text")]]);
+    let names: Vec<String> = db.catalog().await.unwrap().tables.into_iter().map(|t| t.name).collect();
+    assert!(names.contains(&"docs".to_owned()), "{names:?}");
+    assert!(!names.iter().any(|n| n.starts_with("notes") || n.starts_with("docs_")), "{names:?}");
+}

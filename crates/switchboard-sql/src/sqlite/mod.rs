@@ -224,6 +224,8 @@ impl Pool {
         if let Ok(mut idle) = self.idle.lock() {
             while let Some(conn) = idle.pop() {
                 if conn.identity == now {
+                    drop(idle);
+                    open::seal(&conn)?;
                     return Ok(conn);
                 }
             }

@@ -99,6 +99,13 @@ fn error(e: rusqlite::Error, guard: &Guard, stop: Option<&Stop>, phase: Phase) -
 /// Prepares the one statement of `sql`. Text after it that is more than
 /// whitespace and comments is refused, whatever it is, before anything runs.
 fn prepare_one<'c>(conn: &'c Conn, sql: &str) -> Result<rusqlite::Statement<'c>, Error> {
+    conn.guard.preparing(true);
+    let prepared = prepare_alone(conn, sql);
+    conn.guard.preparing(false);
+    prepared
+}
+
+fn prepare_alone<'c>(conn: &'c Conn, sql: &str) -> Result<rusqlite::Statement<'c>, Error> {
     let mut batch = Batch::new(&conn.connection, sql);
     let first = match batch.next() {
         Ok(Some(statement)) => statement,
