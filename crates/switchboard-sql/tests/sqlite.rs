@@ -475,10 +475,19 @@ async fn named_parameters_are_bound_as_typed_data_never_as_sql() {
     let described = db.describe(Statement { sql, placeholders: Placeholders::Named }).await.unwrap();
     let names: Vec<&str> = described.params.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["name", "id"]);
-    assert_eq!(
-        described.params[0].schema,
-        json!({"type": ["string", "number", "integer", "boolean", "null"]})
-    );
+    // Types as SQLite's own program applies them: TEXT for `name = :name`,
+    // INTEGER for the rowid `id = :id`.
+    assert_eq!(described.params[0].schema, json!({"type": ["string", "null"]}));
+    assert_eq!(described.params[1].sql_type, "INTEGER");
+    assert_eq!(described.params[1].schema, json!({"type": ["integer", "null"]}));
+    let by_index = "SELECT id FROM orders WHERE customer_id = :c AND total < :t AND status = :s LIMIT :n";
+    let by_index = db.describe(Statement { sql: by_index, placeholders: Placeholders::Named }).await.unwrap();
+    let types: Vec<&str> = by_index.params.iter().map(|p| p.sql_type.as_str()).collect();
+    assert_eq!(types, ["NUMERIC", "NUMERIC", "TEXT", "INTEGER"]);
+    // Where the program says nothing, any scalar.
+    let untyped =
+        db.describe(Statement { sql: "SELECT :x AS x", placeholders: Placeholders::Named }).await.unwrap();
+    assert_eq!(untyped.params[0].schema, json!({"type": ["string", "number", "integer", "boolean", "null"]}));
     assert_eq!(described.columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["id", "name"]);
     assert_eq!(described.writes, Some(false));
 
@@ -532,6 +541,12 @@ async fn writes_commit_within_their_limits_and_roll_back_otherwise() {
     let described =
         db.describe(Statement { sql: cancel_all, placeholders: Placeholders::Named }).await.unwrap();
     assert_eq!(described.writes, Some(true));
+    let types: Vec<&str> = described.params.iter().map(|p| p.sql_type.as_str()).collect();
+    assert_eq!(types, ["NUMERIC"]);
+    let insert = "INSERT INTO orders (customer_id, total, status) VALUES (:c, :t, :s)";
+    let described = db.describe(Statement { sql: insert, placeholders: Placeholders::Named }).await.unwrap();
+    let types: Vec<&str> = described.params.iter().map(|p| p.sql_type.as_str()).collect();
+    assert_eq!(types, ["INTEGER", "NUMERIC", "TEXT"]);
 
     // Over the limit: rolled back, and the answer says how many.
     let over =
@@ -683,4 +698,40 @@ async fn opening_never_creates_a_file_and_refuses_uri_names() {
     std::fs::write(dir.path().join("short.db"), &fake).unwrap();
     assert!(!is_sqlite_file(&dir.path().join("short.db")));
     assert_eq!(files(dir.path()), ["notes.txt", "shop.db", "short.db"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn virtual_tables_and_their_storage_cannot_go_around_an_exclusion() {
+    let (_dir, path) = fixture();
+    let db = Sqlite::open(&path, &excluding(&["notes.secret"])).unwrap();
+    // Created after the database was opened: sealed at the next call.
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "CREATE VIRTUAL TABLE notes USING fts5(title, secret);
+             INSERT INTO notes VALUES ('hello', 'the launch code is 1234');
+             CREATE VIRTUAL TABLE docs USING fts5(body);
+             INSERT INTO docs VALUES ('public text');",
+        )
+        .unwrap();
+    for sql in [
+        "SELECT secret FROM notes",
+        "SELECT title FROM notes WHERE notes MATCH 'secret:launch'",
+        "SELECT highlight(notes, 1, '[', ']') FROM notes WHERE notes MATCH 'hello'",
+        "SELECT * FROM notes_content",
+        "SELECT * FROM notes_data",
+        "SELECT block FROM notes_data",
+    ] {
+        match read(&db, sql).await {
+            Err(Error::Refused(message)) => assert!(message.contains("notes"), "{sql}: {message}"),
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
+    // A virtual table without an excluded column reads as usual; the
+    // catalogue lists it, and neither the sealed table nor any storage.
+    let found = read(&db, "SELECT body FROM docs WHERE docs MATCH 'public'").await.unwrap();
+    assert_eq!(found.rows, vec![vec![json!("public text")]]);
+    let names: Vec<String> = db.catalog().await.unwrap().tables.into_iter().map(|t| t.name).collect();
+    assert!(names.contains(&"docs".to_owned()), "{names:?}");
+    assert!(!names.iter().any(|n| n.starts_with("notes") || n.starts_with("docs_")), "{names:?}");
 }

@@ -7,7 +7,7 @@
 //! denied, so the query fails with a message naming it.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 
@@ -35,11 +35,66 @@ pub(super) struct Guard {
     mode: AtomicU8,
     /// Why the first denied action of the current statement was denied.
     refusal: Mutex<Option<String>>,
+    /// Tables denied whole while something is excluded, because reading
+    /// them would go around an exclusion: see [`Sealed`].
+    sealed: Mutex<Sealed>,
+    /// Whether the call's own statement is being prepared (rather than
+    /// run: virtual table modules read their storage while running).
+    preparing: AtomicBool,
+}
+
+/// The tables that would let a read go around an exclusion, as of one
+/// schema version: the storage ("shadow") tables of virtual tables, which
+/// hold their columns' data again, and virtual tables with an excluded
+/// column (full-text search reads every column through the table's hidden
+/// column and `highlight`/`snippet`, without naming the excluded one).
+/// Denied to the statement a call prepares; the modules of virtual tables
+/// still read their own storage while it runs.
+#[derive(Debug, Default)]
+pub(super) struct Sealed {
+    /// The schema version these were read at.
+    pub(super) schema_version: Option<i64>,
+    /// Their names.
+    pub(super) tables: Vec<String>,
 }
 
 impl Guard {
     pub(super) fn new(exclude: Exclusions) -> Self {
-        Self { exclude, mode: AtomicU8::new(Mode::Read as u8), refusal: Mutex::new(None) }
+        Self {
+            exclude,
+            mode: AtomicU8::new(Mode::Read as u8),
+            refusal: Mutex::new(None),
+            sealed: Mutex::new(Sealed::default()),
+            preparing: AtomicBool::new(false),
+        }
+    }
+
+    /// What is excluded.
+    pub(super) fn exclude(&self) -> &Exclusions {
+        &self.exclude
+    }
+
+    /// The schema version the sealed tables were read at.
+    pub(super) fn sealed_at(&self) -> Option<i64> {
+        self.sealed.lock().ok().and_then(|s| s.schema_version)
+    }
+
+    /// Replaces the sealed tables.
+    pub(super) fn seal(&self, sealed: Sealed) {
+        if let Ok(mut slot) = self.sealed.lock() {
+            *slot = sealed;
+        }
+    }
+
+    /// Marks the preparing of a call's own statement, during which sealed
+    /// tables are denied.
+    pub(super) fn preparing(&self, preparing: bool) {
+        self.preparing.store(preparing, Ordering::SeqCst);
+    }
+
+    /// Whether `table` is sealed (denied whole while something is excluded).
+    pub(super) fn is_sealed(&self, table: &str) -> bool {
+        self.sealed.lock().is_ok_and(|s| s.tables.iter().any(|t| t.eq_ignore_ascii_case(table)))
     }
 
     /// Sets what the next statements may do, and forgets the last refusal.
@@ -63,7 +118,19 @@ impl Guard {
 
     /// The hook SQLite calls.
     pub(super) fn authorize(&self, context: AuthContext<'_>) -> Authorization {
-        match decide(self.mode(), &self.exclude, &context.action) {
+        let verdict = match context.action {
+            AuthAction::Read { table_name, .. }
+                if self.mode() != Mode::Internal
+                    && self.preparing.load(Ordering::SeqCst)
+                    && self.is_sealed(table_name) =>
+            {
+                Err(format!(
+                    "the table {table_name} is not readable because some tables or columns are excluded (it is a virtual table with an excluded column, or one's internal storage)"
+                ))
+            }
+            action => decide(self.mode(), &self.exclude, &action),
+        };
+        match verdict {
             Ok(()) => Authorization::Allow,
             Err(reason) => {
                 if let Ok(mut slot) = self.refusal.lock() {

@@ -33,7 +33,8 @@ pub(super) fn read(conn: &Conn, exclude: &Exclusions) -> Result<Catalog, Error> 
             "view" => TableKind::View,
             _ => continue, // shadow tables of virtual tables
         };
-        if name.to_ascii_lowercase().starts_with("sqlite_") || exclude.excludes_table(None, &name) {
+        let hidden = exclude.excludes_table(None, &name) || conn.guard.is_sealed(&name);
+        if name.to_ascii_lowercase().starts_with("sqlite_") || hidden {
             continue;
         }
         match table(db, exclude, name, kind, has_stats) {

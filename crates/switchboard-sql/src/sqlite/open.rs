@@ -10,7 +10,7 @@ use rusqlite::config::DbConfig;
 use rusqlite::limits::Limit;
 use rusqlite::{Connection, OpenFlags};
 
-use super::authorizer::{Guard, Mode};
+use super::authorizer::{Guard, Mode, Sealed};
 use crate::{Error, Exclusions};
 
 /// The longest text or blob a statement may build or read (64 MiB):
@@ -116,5 +116,47 @@ pub(super) fn open(path: &Path, role: Role, exclude: &Exclusions, busy: Duration
     // than at the first call.
     guard.enter(Mode::Internal);
     connection.query_row("PRAGMA schema_version", [], |row| row.get::<_, i64>(0)).map_err(connect)?;
-    Ok(Conn { connection, guard, identity })
+    let conn = Conn { connection, guard, identity };
+    seal(&conn)?;
+    Ok(conn)
+}
+
+/// Brings the connection's sealed tables (see [`Sealed`]) up to the
+/// schema's current version; nothing to do when nothing is excluded.
+/// Called at every checkout, so a virtual table created since is sealed
+/// before a call can read it.
+pub(super) fn seal(conn: &Conn) -> Result<(), Error> {
+    if conn.guard.exclude().is_empty() {
+        return Ok(());
+    }
+    let failed = |e: rusqlite::Error| Error::Execute(format!("reading the schema: {e}"));
+    conn.guard.enter(Mode::Internal);
+    let db = &conn.connection;
+    let version: i64 = db.query_row("PRAGMA schema_version", [], |row| row.get(0)).map_err(failed)?;
+    if conn.guard.sealed_at() == Some(version) {
+        return Ok(());
+    }
+    let mut list = db
+        .prepare("SELECT name, type FROM pragma_table_list WHERE type IN ('shadow', 'virtual')")
+        .map_err(failed)?;
+    let candidates: Vec<(String, String)> = list
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .map_err(failed)?
+        .collect::<Result<_, _>>()
+        .map_err(failed)?;
+    let mut columns = db.prepare("SELECT name FROM pragma_table_xinfo(?1, 'main')").map_err(failed)?;
+    let mut tables = Vec::new();
+    for (name, kind) in candidates {
+        let sealed = kind == "shadow"
+            || columns
+                .query_map([&name], |row| row.get::<_, String>(0))
+                .map_err(failed)?
+                .filter_map(Result::ok)
+                .any(|column| conn.guard.exclude().excludes_column(None, &name, &column));
+        if sealed {
+            tables.push(name);
+        }
+    }
+    conn.guard.seal(Sealed { schema_version: Some(version), tables });
+    Ok(())
 }
