@@ -585,3 +585,28 @@ async fn describe_settings_and_connection_errors() {
         Err(Error::Connect(_))
     ));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tls_is_used_as_sslmode_says_and_url_options_cannot_unlock_writes() {
+    let pg = PostgresServer::start_with_tls();
+    pg.create_role("reader", READER_PASSWORD, "LOGIN");
+    let url = |query: &str| format!("postgres://reader@127.0.0.1:{}/postgres?{query}", pg.port());
+    let ssl = "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()";
+    for (mode, encrypted) in [("sslmode=require", true), ("sslmode=prefer", true), ("sslmode=disable", false)]
+    {
+        let db = Postgres::connect(&url(mode), Some(READER_PASSWORD), &options())
+            .await
+            .unwrap_or_else(|e| panic!("{mode}: {e}"));
+        assert_eq!(adhoc(&db, ssl).await.unwrap().rows, vec![vec![json!(encrypted)]], "{mode}");
+    }
+    // A self-signed certificate is not trusted by the verifying modes.
+    for mode in ["sslmode=verify-ca", "sslmode=verify-full"] {
+        let refused = Postgres::connect(&url(mode), Some(READER_PASSWORD), &options()).await;
+        assert!(matches!(refused, Err(Error::Connect(_))), "{mode}: {refused:?}");
+    }
+    // `options` in the URL are replaced by switchboard's own.
+    let unlocked = url("sslmode=require&options=-c%20default_transaction_read_only%3Doff");
+    let db = Postgres::connect(&unlocked, Some(READER_PASSWORD), &options()).await.unwrap();
+    let mode = adhoc(&db, "SELECT current_setting('default_transaction_read_only')").await.unwrap();
+    assert_eq!(mode.rows, vec![vec![json!("on")]]);
+}
