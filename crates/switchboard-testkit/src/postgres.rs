@@ -57,6 +57,7 @@ pub struct PostgresServer {
     password: String,
     dir: tempfile::TempDir,
     child: Option<Child>,
+    tls: bool,
 }
 
 impl PostgresServer {
@@ -64,6 +65,17 @@ impl PostgresServer {
     /// possible), starts it and waits until it accepts connections. Panics,
     /// saying why, if it cannot.
     pub fn start() -> PostgresServer {
+        Self::start_with(false)
+    }
+
+    /// [`start`](Self::start), with TLS on (`ssl=on`, a self-signed
+    /// certificate for `localhost` made with `openssl`): clients may use
+    /// `sslmode=require`; a verifying client refuses the certificate.
+    pub fn start_with_tls() -> PostgresServer {
+        Self::start_with(true)
+    }
+
+    fn start_with(tls: bool) -> PostgresServer {
         let bin = ensure_installed();
         let owner = server_user();
         let dir = tempfile::Builder::new()
@@ -71,8 +83,11 @@ impl PostgresServer {
             .tempdir()
             .unwrap_or_else(|e| panic!("cannot create a temporary directory for postgres: {e}"));
         let password = fresh_password();
-        let mut server = PostgresServer { bin, port: free_port(), password, dir, child: None };
+        let mut server = PostgresServer { bin, port: free_port(), password, dir, child: None, tls };
         server.init(owner.as_ref());
+        if tls {
+            server.make_certificate(owner.as_ref());
+        }
         // Another process may take the free port before postgres binds it:
         // then try another.
         let mut attempts = 0;
@@ -223,6 +238,41 @@ impl PostgresServer {
         }
     }
 
+    /// A self-signed certificate and its key (readable by the server's
+    /// user only, as postgres demands) in the cluster's directory.
+    fn make_certificate(&self, owner: Option<&Owner>) {
+        let (cert, key) = (self.dir.path().join("server.crt"), self.dir.path().join("server.key"));
+        let output = Command::new("openssl")
+            .args([
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=localhost",
+                "-keyout",
+            ])
+            .arg(&key)
+            .arg("-out")
+            .arg(&cert)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("cannot run openssl to make a test certificate (install openssl): {e}")
+            });
+        if !output.status.success() {
+            panic!("openssl failed to make a test certificate: {}", String::from_utf8_lossy(&output.stderr));
+        }
+        let _ = std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600));
+        if let Some(owner) = owner {
+            chown(&cert, owner);
+            chown(&key, owner);
+        }
+    }
+
     /// Runs the postmaster and waits until it logged that it is ready and
     /// its port accepts a connection.
     fn spawn(&mut self, owner: Option<&Owner>) -> Result<(), SpawnError> {
@@ -254,6 +304,13 @@ impl PostgresServer {
             .stdin(Stdio::null())
             .stdout(stdout)
             .stderr(stderr);
+        if self.tls {
+            command
+                .args(["-c", "ssl=on", "-c"])
+                .arg(format!("ssl_cert_file={}", self.dir.path().join("server.crt").display()))
+                .arg("-c")
+                .arg(format!("ssl_key_file={}", self.dir.path().join("server.key").display()));
+        }
         as_owner(&mut command, owner);
         let child = command.spawn().unwrap_or_else(|e| panic!("cannot run postgres: {e}"));
         self.child = Some(child);

@@ -53,6 +53,7 @@ mod oid {
     pub const NUMERIC: u32 = 1700;
     pub const UUID: u32 = 2950;
     pub const JSONB: u32 = 3802;
+    pub const VOID: u32 = 2278;
 }
 
 /// Types outside the core set whose binary form is their text (extensions
@@ -104,6 +105,7 @@ pub(crate) fn decodable(ty: &Type) -> bool {
                 | oid::INTERVAL
                 | oid::NUMERIC
                 | oid::UUID
+                | oid::VOID
         ),
     }
 }
@@ -141,6 +143,7 @@ pub(crate) fn schema(ty: &Type) -> Value {
         oid::TIMESTAMPTZ => value::string_schema(Some("date-time")),
         oid::UUID => value::string_schema(Some("uuid")),
         oid::JSON | oid::JSONB => json!({}),
+        oid::VOID => json!({"type": "null"}),
         _ => value::string_schema(None),
     }
 }
@@ -221,6 +224,8 @@ pub(crate) fn decode(ty: &Type, raw: &[u8]) -> Result<Value, String> {
             Value::String(interval(months, days, micros))
         }
         oid::INET | oid::CIDR => Value::String(inet(raw, ty.oid() == oid::CIDR)?),
+        // `SELECT pg_sleep(1)`: a function returning nothing.
+        oid::VOID => Value::Null,
         _ => return Err(format!("type {} is not converted to JSON; cast it to text", ty.name())),
     };
     Ok(value)
