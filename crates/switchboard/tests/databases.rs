@@ -445,6 +445,57 @@ async fn a_confirmed_write_commits_once_declined_nothing_and_a_replay_nothing_ov
     assert_eq!((counter(&shop, 1), counter(&shop, 2)), (1, 0));
 }
 
+/// The first round of a confirmed `bump` of counter `id` on `url`, retried
+/// while the database is still opening.
+async fn first_round(http: &reqwest::Client, url: &str, id: i64) -> Value {
+    let params =
+        json!({"name": "bump", "arguments": {"id": id}, "_meta": meta_2026(json!({"elicitation": {}}))});
+    let deadline = Instant::now() + common::WAIT;
+    loop {
+        let (_, _, answer) = post_tools_call_2026(http, url, 1, params.clone()).await;
+        if answer["result"]["resultType"] == "input_required" {
+            return answer;
+        }
+        assert!(Instant::now() < deadline, "never asked: {answer}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The retry that accepts `round`'s question.
+fn accepting(round: &Value, id: i64) -> Value {
+    let requests = round["result"]["inputRequests"].as_object().expect("input requests");
+    let key = requests.keys().next().expect("one question").clone();
+    json!({
+        "name": "bump", "arguments": {"id": id}, "_meta": meta_2026(json!({"elicitation": {}})),
+        "inputResponses": {key: {"action": "accept", "content": {"confirm": true}}},
+        "requestState": round["result"]["requestState"],
+    })
+}
+
+/// Two instances over one Redis: a confirmation asked by one and answered
+/// on the other commits exactly once; the same answer replayed on either
+/// commits nothing.
+#[tokio::test]
+async fn a_confirmation_answered_on_another_instance_commits_exactly_once() {
+    let redis = switchboard_testkit::redis::RedisServer::start();
+    let shop = Shop::new(WRITE_CONFIG);
+    let args = ["serve", "--http", "127.0.0.1:0", "--state", &redis.url(), "."];
+    let (_a, a) = start_http(&args, Some(shop.path()), &[]).await;
+    let (_b, b) = start_http(&args, Some(shop.path()), &[]).await;
+    let http = reqwest::Client::new();
+    let round = first_round(&http, &a, 1).await;
+    first_round(&http, &b, 2).await;
+    let accept = accepting(&round, 1);
+    let (_, _, done) = post_tools_call_2026(&http, &b, 2, accept.clone()).await;
+    assert_ne!(done["result"]["isError"], true, "{done}");
+    assert_eq!(counter(&shop, 1), 1, "{done}");
+    for url in [&a, &b] {
+        let (_, _, replayed) = post_tools_call_2026(&http, url, 3, accept.clone()).await;
+        assert!(replayed["result"]["isError"] == true || replayed.get("error").is_some(), "{replayed}");
+    }
+    assert_eq!(counter(&shop, 1), 1, "a replay on another instance committed again");
+}
+
 #[test]
 fn a_confirmed_write_asks_through_elicitation_over_stdio() {
     let shop = Shop::new(WRITE_CONFIG);
