@@ -437,3 +437,69 @@ async fn a_tool_that_does_not_describe_is_left_out_with_a_note() {
     assert!(databases.items().tools.is_empty());
     let _ = Arc::new(server);
 }
+
+/// A real PostgreSQL with row-level security on `notes`: each end user
+/// sees only their own rows, through one shared pool, by the setting
+/// `app.user_id` taken from the caller's token subject.
+#[cfg(feature = "postgres")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_session_settings_apply_row_level_security_per_end_user() {
+    use switchboard_server::Principal;
+    use switchboard_testkit::postgres::PostgresServer;
+
+    let pg = tokio::task::spawn_blocking(PostgresServer::start).await.unwrap();
+    pg.create_database("shop");
+    pg.create_role("app", "app-password", "LOGIN");
+    pg.execute_in(
+        "shop",
+        "CREATE TABLE notes (id int PRIMARY KEY, owner text NOT NULL, body text NOT NULL);
+         INSERT INTO notes VALUES (1, 'ada', 'engine'), (2, 'bob', 'cipher'), (3, 'ada', 'loom');
+         ALTER TABLE notes ENABLE ROW LEVEL SECURITY;
+         CREATE POLICY own_notes ON notes USING (owner = current_setting('app.user_id', true));
+         GRANT SELECT ON notes TO app;",
+    );
+    let spec: DatabaseSpec = serde_json::from_value(json!({
+        "name": "shop", "url_env": "SHOP_URL", "session": {"app.user_id": "claims.sub"}, "max_rows": 1,
+    }))
+    .unwrap();
+    assert!(spec.problems().is_empty(), "{:?}", spec.problems());
+    let url = format!("postgres://app@127.0.0.1:{}/shop", pg.port());
+    let target = Target::Postgres { url, password: Some("app-password".into()) };
+    let tool = sql_tool(
+        json!({"name": "my_notes", "database": "shop", "sql": "SELECT id, body FROM notes ORDER BY id"}),
+    );
+    let (_databases, server) = serve(vec![Resolved { spec, target }], vec![tool]).await;
+    let definition = server.tool_definition("my_notes").unwrap();
+    let row = &definition.output_schema.as_ref().unwrap()["properties"]["rows"]["items"];
+    assert_eq!(row["required"], json!(["id", "body"]), "{row}");
+
+    let call_as = |who: Option<&str>, arguments: Value| {
+        let server = server.clone();
+        let principal = who.map(Principal::new);
+        async move {
+            let (tx, _rx) = tokio::sync::mpsc::channel(16);
+            let session = server.new_session(tx, None);
+            let mut params = json!({"name": "my_notes", "arguments": arguments});
+            params["_meta"] = TestClient::modern_meta();
+            let frame = serde_json::to_vec(
+                &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}),
+            )
+            .unwrap();
+            let via = Via { principal, ..Via::default() };
+            let bytes = server.accept_via(&session, &frame, &via).resolve().await.unwrap();
+            let response: Value = serde_json::from_slice(&bytes).unwrap();
+            response["result"].clone()
+        }
+    };
+    let first = call_as(Some("ada"), json!({})).await;
+    assert_eq!(first["structuredContent"]["rows"], json!([{"id": 1, "body": "engine"}]), "{first}");
+    let cursor = first["structuredContent"]["nextCursor"].as_str().unwrap().to_owned();
+    let second = call_as(Some("ada"), json!({"cursor": cursor})).await;
+    assert_eq!(second["structuredContent"]["rows"], json!([{"id": 3, "body": "loom"}]), "{second}");
+    assert_eq!(second["structuredContent"]["truncated"], false);
+    let bob = call_as(Some("bob"), json!({})).await;
+    assert_eq!(bob["structuredContent"]["rows"], json!([{"id": 2, "body": "cipher"}]), "{bob}");
+    let nobody = call_as(None, json!({})).await;
+    assert_eq!(nobody["isError"], true, "{nobody}");
+    assert!(text(&nobody).contains("access token"), "{nobody}");
+}
