@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use switchboard_server::{Server, Via};
+use switchboard_server::{Server, ServerBuilder, ServerOptions, Via};
 use switchboard_sql::serve::{CheckProblem, DatabaseState, Databases, Place, check};
 use switchboard_sql::spec::{DatabaseSpec, Key, Resolved, SqlToolSpec, Target};
 use switchboard_testkit::TestClient;
@@ -93,11 +93,20 @@ async fn opened(databases: &Databases) {
 
 /// A server with the items of `specs` and `tools`, attached.
 async fn serve(specs: Vec<Resolved>, tools: Vec<SqlToolSpec>) -> (Databases, Server) {
+    serve_with(specs, tools, |builder| builder).await
+}
+
+/// [`serve`], with the builder adjusted by `adjust` (state store, options).
+async fn serve_with(
+    specs: Vec<Resolved>,
+    tools: Vec<SqlToolSpec>,
+    adjust: impl FnOnce(ServerBuilder) -> ServerBuilder,
+) -> (Databases, Server) {
     let databases = Databases::new();
     databases.set(specs, tools);
     opened(&databases).await;
     let items = databases.items();
-    let mut builder = Server::builder("sql-test", "1.0").enable_tools().enable_resources();
+    let mut builder = adjust(Server::builder("sql-test", "1.0").enable_tools().enable_resources());
     for tool in items.tools {
         builder = builder.tool(tool);
     }
@@ -286,6 +295,38 @@ async fn a_confirmed_write_commits_once_in_2026_rounds_and_a_replay_writes_nothi
     assert_eq!(replay["result"]["isError"], true, "{replay}");
     assert!(text(&replay["result"]).contains("already used"), "{replay}");
     assert_eq!(scalar(&path, "SELECT sum(total) FROM orders"), 782, "the replay wrote nothing");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confirmation_answered_on_another_instance_commits_exactly_once() {
+    use switchboard_state_redis::RedisStore;
+    use switchboard_testkit::redis::RedisServer;
+
+    let redis = tokio::task::spawn_blocking(RedisServer::start).await.unwrap();
+    let (_dir, path) = fixture();
+    let mut instances = Vec::new();
+    for _ in 0..2 {
+        let store = RedisStore::connect(&redis.url(), "sql-test").await.unwrap();
+        let mut options = ServerOptions::default();
+        options.cursor_key = Some([9; 32]);
+        let specs = vec![database(&path, json!({"access": "write"}))];
+        let adjust = move |builder: ServerBuilder| builder.state(store).options(options);
+        instances.push(serve_with(specs, vec![bump_total("always")], adjust).await);
+    }
+    let (a, b) = (&instances[0].1, &instances[1].1);
+    let caps = json!({"elicitation": {}});
+    let params = json!({"name": "bump_total", "arguments": {"last": 1}});
+    let r1 = modern(a, params.clone(), caps.clone()).await;
+    let mut accepted = params;
+    accepted["inputResponses"] = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    accepted["requestState"] = r1["result"]["requestState"].clone();
+    let answer = modern(b, accepted.clone(), caps.clone()).await;
+    assert_eq!(answer["result"]["structuredContent"]["committed"], true, "{answer}");
+    for instance in [a, b] {
+        let replay = modern(instance, accepted.clone(), caps.clone()).await;
+        assert_eq!(replay["result"]["isError"], true, "{replay}");
+    }
+    assert_eq!(scalar(&path, "SELECT sum(total) FROM orders"), 781, "committed exactly once");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
