@@ -544,3 +544,46 @@ async fn postgres_session_settings_apply_row_level_security_per_end_user() {
     assert_eq!(nobody["isError"], true, "{nobody}");
     assert!(text(&nobody).contains("access token"), "{nobody}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_that_is_down_has_no_items_and_comes_back_when_it_can_open() {
+    let (dir, path) = fixture();
+    let later = dir.path().join("later.db");
+    let mut spec = database(&later, json!({}));
+    spec.spec.name = "later".into();
+    let databases = Databases::new();
+    databases.set(vec![spec], Vec::new());
+    let mut down = None;
+    for _ in 0..200 {
+        if let [status] = databases.statuses().as_slice()
+            && let DatabaseState::Down(message) = &status.state
+        {
+            down = Some(message.clone());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(down.unwrap().contains("later.db"), "{:?}", databases.statuses());
+    assert!(databases.items().tools.is_empty());
+
+    std::fs::copy(&path, &later).unwrap();
+    let waiting = databases.clone();
+    let changed = tokio::spawn(async move { waiting.changed().await });
+    databases.schema_touched(&later);
+    tokio::time::timeout(Duration::from_secs(20), changed).await.expect("changed() resolves").unwrap();
+    assert_eq!(databases.statuses()[0].state, DatabaseState::Open);
+    let items = databases.items();
+    assert_eq!(items.tools.iter().map(|t| t.name().to_owned()).collect::<Vec<_>>(), ["later_query"]);
+    assert_eq!(items.resources.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_may_run_as_a_task_as_command_tools_do() {
+    let (_dir, path) = fixture();
+    let mut tool = orders_of_customer();
+    tool.task = switchboard_sql::spec::TaskMode::Optional;
+    let (_databases, server) = serve(vec![database(&path, json!({}))], vec![tool]).await;
+    let definition = server.tool_definition("orders_of_customer").unwrap();
+    let execution = serde_json::to_value(&definition.execution).unwrap();
+    assert_eq!(execution["taskSupport"], "optional", "{execution}");
+}
