@@ -587,3 +587,30 @@ async fn a_tool_may_run_as_a_task_as_command_tools_do() {
     let execution = serde_json::to_value(&definition.execution).unwrap();
     assert_eq!(execution["taskSupport"], "optional", "{execution}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confirmed_write_whose_rows_changed_since_is_rolled_back() {
+    let (_dir, path) = fixture();
+    let specs = vec![database(&path, json!({"access": "write"}))];
+    let (_databases, server) = serve(specs, vec![bump_total("always")]).await;
+    let caps = json!({"elicitation": {}});
+    let params = json!({"name": "bump_total", "arguments": {"last": 3}});
+    let r1 = modern(&server, params.clone(), caps.clone()).await;
+    assert!(
+        text(&json!({"content": [{"text": r1["result"]["inputRequests"]["confirm"]["params"]["message"]}]}))
+            .contains("Rows it affects now: 3")
+    );
+    // Someone else deletes a row before the user answers.
+    rusqlite::Connection::open(&path).unwrap().execute("DELETE FROM orders WHERE id = 1", []).unwrap();
+    let mut accepted = params;
+    accepted["inputResponses"] = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    accepted["requestState"] = r1["result"]["requestState"].clone();
+    let answer = modern(&server, accepted, caps).await;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(text(&answer["result"]).contains("not the 3 confirmed"), "{answer}");
+    assert_eq!(
+        scalar(&path, "SELECT sum(total) FROM orders"),
+        770,
+        "nothing written: only the deletion shows"
+    );
+}
