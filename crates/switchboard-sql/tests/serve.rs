@@ -612,3 +612,20 @@ async fn a_confirmed_write_whose_rows_changed_since_is_rolled_back() {
         "nothing written: only the deletion shows"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_query_stops_at_the_statement_timeout_and_says_so() {
+    let (_dir, path) = fixture();
+    let specs = vec![database(&path, json!({"statement_timeout": "300ms"}))];
+    let (_databases, server) = serve(specs, Vec::new()).await;
+    let mut client = TestClient::connect_legacy(&server, "2025-11-25").await;
+    let endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n";
+    let started = std::time::Instant::now();
+    let result = client.call_tool("shop_query", json!({"sql": endless})).await.unwrap();
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(text(&result).contains("statement timeout"), "{result}");
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    let after =
+        client.call_tool("shop_query", json!({"sql": "SELECT count(*) AS n FROM orders"})).await.unwrap();
+    assert_eq!(after["structuredContent"]["rows"], json!([{"n": 12}]), "{after}");
+}
