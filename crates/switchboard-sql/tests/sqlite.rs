@@ -323,6 +323,15 @@ async fn a_twenty_million_row_result_is_capped_promptly_with_flat_memory() {
     let next = db.query(Call { skip: first.rows.len() as u64, ..bytes_capped }).await.unwrap();
     assert_eq!(next.rows[0][0], json!(first.rows.len() + 1));
 
+    // A value larger than the cap ends the result before it is encoded.
+    let huge = Call {
+        max_bytes: 1000,
+        ..call("SELECT 1 UNION ALL SELECT randomblob(50000000)", &params, Placeholders::None)
+    };
+    let started = Instant::now();
+    let rows = db.query(huge).await.unwrap();
+    assert!(rows.truncated && rows.rows == vec![vec![json!(1)]]);
+    assert!(started.elapsed() < Duration::from_secs(2));
     // A result that fits is not truncated.
     let small =
         db.query(Call { max_rows: 3, ..call("SELECT id FROM customers", &params, Placeholders::None) }).await;
