@@ -357,6 +357,15 @@ async fn excluded_columns_and_tables_are_refused_in_ad_hoc_sql() {
             other => panic!("{sql}: {other:?}"),
         }
     }
+    // Names are compared as SQLite compares them: in any case.
+    match read(&db, "SELECT SSN FROM CUSTOMERS").await {
+        Err(Error::Refused(message)) => assert!(message.contains("customers.ssn"), "{message}"),
+        other => panic!("upper case: {other:?}"),
+    }
+    let shouting = Sqlite::open(&path, &excluding(&["Customers.SSN", "main.AUDIT_*"])).unwrap();
+    for sql in ["SELECT ssn FROM customers", "SELECT entry FROM audit_log"] {
+        assert!(matches!(read(&shouting, sql).await, Err(Error::Refused(_))), "{sql}");
+    }
     for sql in ["SELECT * FROM audit_log", "SELECT count(*) FROM audit_log"] {
         match read(&db, sql).await {
             Err(Error::Refused(message)) => assert!(message.contains("audit_log"), "{sql}: {message}"),

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 
-use crate::Exclusions;
+use super::excluded::Excluded;
 
 /// What the connection is doing, which decides what is allowed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub(super) enum Mode {
 /// The authorizer's state, shared between the hook and the code running a call.
 #[derive(Debug)]
 pub(super) struct Guard {
-    exclude: Exclusions,
+    exclude: Excluded,
     mode: AtomicU8,
     /// Why the first denied action of the current statement was denied.
     refusal: Mutex<Option<String>>,
@@ -59,7 +59,7 @@ pub(super) struct Sealed {
 }
 
 impl Guard {
-    pub(super) fn new(exclude: Exclusions) -> Self {
+    pub(super) fn new(exclude: Excluded) -> Self {
         Self {
             exclude,
             mode: AtomicU8::new(Mode::Read as u8),
@@ -70,7 +70,7 @@ impl Guard {
     }
 
     /// What is excluded.
-    pub(super) fn exclude(&self) -> &Exclusions {
+    pub(super) fn exclude(&self) -> &Excluded {
         &self.exclude
     }
 
@@ -337,7 +337,7 @@ const SCHEMA_TABLES: &[&str] =
     &["sqlite_schema", "sqlite_master", "sqlite_temp_schema", "sqlite_temp_master"];
 
 /// Whether `action` is allowed in `mode`; the reason when it is not.
-pub(super) fn decide(mode: Mode, exclude: &Exclusions, action: &AuthAction<'_>) -> Result<(), String> {
+pub(super) fn decide(mode: Mode, exclude: &Excluded, action: &AuthAction<'_>) -> Result<(), String> {
     match *action {
         AuthAction::Select | AuthAction::Recursive => Ok(()),
         AuthAction::Read { table_name, column_name } => read(mode, exclude, table_name, column_name),
@@ -363,7 +363,7 @@ pub(super) fn decide(mode: Mode, exclude: &Exclusions, action: &AuthAction<'_>) 
     }
 }
 
-fn read(mode: Mode, exclude: &Exclusions, table: &str, column: &str) -> Result<(), String> {
+fn read(mode: Mode, exclude: &Excluded, table: &str, column: &str) -> Result<(), String> {
     if mode == Mode::Internal {
         return Ok(());
     }
@@ -372,10 +372,10 @@ fn read(mode: Mode, exclude: &Exclusions, table: &str, column: &str) -> Result<(
             "reading {table} is not allowed because some tables or columns are excluded; read the database's schema resource instead"
         ));
     }
-    if exclude.excludes_table(None, table) {
+    if exclude.table(table) {
         return Err(format!("the table {table} is excluded from what this server exposes"));
     }
-    if !column.is_empty() && exclude.excludes_column(None, table, column) {
+    if !column.is_empty() && exclude.column(table, column) {
         return Err(format!(
             "the column {table}.{column} is excluded from what this server exposes (a `*` selects it too: name the columns you need)"
         ));
@@ -391,7 +391,7 @@ fn function(name: &str) -> Result<(), String> {
     }
 }
 
-fn pragma(mode: Mode, exclude: &Exclusions, name: &str, value: Option<&str>) -> Result<(), String> {
+fn pragma(mode: Mode, exclude: &Excluded, name: &str, value: Option<&str>) -> Result<(), String> {
     let is = |list: &[&str]| list.iter().any(|p| p.eq_ignore_ascii_case(name));
     if is(SCHEMA_PRAGMAS) {
         if mode != Mode::Internal && !exclude.is_empty() {
@@ -410,10 +410,10 @@ fn pragma(mode: Mode, exclude: &Exclusions, name: &str, value: Option<&str>) -> 
     }
 }
 
-fn write_target(exclude: &Exclusions, table: &str, column: Option<&str>) -> Result<(), String> {
+fn write_target(exclude: &Excluded, table: &str, column: Option<&str>) -> Result<(), String> {
     let excluded = match column {
-        Some(column) => exclude.excludes_column(None, table, column),
-        None => exclude.excludes_table(None, table),
+        Some(column) => exclude.column(table, column),
+        None => exclude.table(table),
     };
     if excluded {
         return Err(format!(
@@ -458,7 +458,7 @@ mod tests {
 
     #[test]
     fn reads_pass_and_everything_else_is_named() {
-        let none = Exclusions::default();
+        let none = Excluded::default();
         let read = |a: AuthAction<'_>| decide(Mode::Read, &none, &a);
         assert!(read(AuthAction::Select).is_ok());
         assert!(read(AuthAction::Read { table_name: "t", column_name: "a" }).is_ok());
@@ -482,7 +482,7 @@ mod tests {
 
     #[test]
     fn exclusions_hold_on_reads_writes_and_schema_views() {
-        let ex = Exclusions::new(&["customers.ssn", "audit_*"]).unwrap();
+        let ex = Excluded::new(&crate::Exclusions::new(&["customers.ssn", "audit_*"]).unwrap());
         let read = |t, c| decide(Mode::Read, &ex, &AuthAction::Read { table_name: t, column_name: c });
         assert!(read("customers", "name").is_ok());
         assert!(read("customers", "ssn").unwrap_err().contains("customers.ssn"));

@@ -44,6 +44,7 @@
 
 mod authorizer;
 mod catalog;
+mod excluded;
 mod open;
 mod params;
 mod run;
@@ -126,8 +127,7 @@ impl Database for Sqlite {
     }
 
     fn catalog(&self) -> BoxFuture<'_, Result<Catalog, Error>> {
-        let exclude = self.options.exclude.clone();
-        self.readers.run(move |conn| catalog::read(conn, &exclude)).boxed()
+        self.readers.run(|conn| catalog::read(conn)).boxed()
     }
 
     fn fingerprint(&self) -> BoxFuture<'_, Result<String, Error>> {
@@ -204,7 +204,7 @@ impl Database for Sqlite {
 struct Pool {
     path: PathBuf,
     role: Role,
-    exclude: crate::Exclusions,
+    exclude: excluded::Excluded,
     busy: Duration,
     idle: Mutex<Vec<Conn>>,
     permits: Arc<Semaphore>,
@@ -215,7 +215,7 @@ impl Pool {
         Arc::new(Self {
             path,
             role,
-            exclude: options.exclude.clone(),
+            exclude: excluded::Excluded::new(&options.exclude),
             // Waiting for a writer's lock counts against the statement's time.
             busy: options.statement_timeout,
             idle: Mutex::new(Vec::new()),
@@ -273,8 +273,8 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::authorizer::Mode;
+    use super::excluded::Excluded;
     use super::open::{Role, open};
-    use crate::Exclusions;
     use std::time::Duration;
 
     /// The `readonly()` assertion is not what stops a write: with it out of
@@ -289,7 +289,7 @@ mod tests {
         setup.execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);").unwrap();
         drop(setup);
         let copy = dir.path().join("copy.db");
-        let mut reader = open(&path, Role::Reader, &Exclusions::default(), Duration::from_secs(1)).unwrap();
+        let mut reader = open(&path, Role::Reader, &Excluded::default(), Duration::from_secs(1)).unwrap();
         for sql in [format!("VACUUM INTO '{}'", copy.display()), "VACUUM".into(), "DELETE FROM t".into()] {
             reader.guard.enter(Mode::Read);
             assert!(reader.connection.execute_batch(&sql).is_err(), "{sql}");

@@ -11,7 +11,8 @@ use rusqlite::limits::Limit;
 use rusqlite::{Connection, OpenFlags};
 
 use super::authorizer::{Guard, Mode, Sealed};
-use crate::{Error, Exclusions};
+use super::excluded::Excluded;
+use crate::Error;
 
 /// The longest text or blob a statement may build or read (64 MiB):
 /// `zeroblob`, `printf` and `group_concat` cannot grow a value past it.
@@ -85,7 +86,7 @@ pub(super) enum Role {
 }
 
 /// Opens `path` (already made absolute by [`database_path`]) for `role`.
-pub(super) fn open(path: &Path, role: Role, exclude: &Exclusions, busy: Duration) -> Result<Conn, Error> {
+pub(super) fn open(path: &Path, role: Role, exclude: &Excluded, busy: Duration) -> Result<Conn, Error> {
     let connect = |e: rusqlite::Error| Error::Connect(format!("{}: {e}", path.display()));
     let identity = identity(path)?;
     let access = match role {
@@ -152,7 +153,7 @@ pub(super) fn seal(conn: &Conn) -> Result<(), Error> {
                 .query_map([&name], |row| row.get::<_, String>(0))
                 .map_err(failed)?
                 .filter_map(Result::ok)
-                .any(|column| conn.guard.exclude().excludes_column(None, &name, &column));
+                .any(|column| conn.guard.exclude().column(&name, &column));
         if sealed {
             tables.push(name);
         }
