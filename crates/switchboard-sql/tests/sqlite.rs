@@ -406,6 +406,11 @@ async fn legitimate_reads_work() {
         async move { read(db, sql).await.unwrap_or_else(|e| panic!("{sql}: {e}")) }
     };
     assert_eq!(one("SELECT ';' AS s").await.rows, vec![vec![json!(";")]]);
+    // Placeholder-like text inside literals is text, not a parameter.
+    assert_eq!(
+        one("SELECT ':name', '?', '@x', '$y'").await.rows,
+        vec![vec![json!(":name"), json!("?"), json!("@x"), json!("$y")]]
+    );
     assert_eq!(
         one("SELECT 'a; DELETE FROM customers' AS s").await.rows[0][0],
         json!("a; DELETE FROM customers")
