@@ -48,6 +48,8 @@ pub(super) struct Guard {
 /// hold their columns' data again, and virtual tables with an excluded
 /// column (full-text search reads every column through the table's hidden
 /// column and `highlight`/`snippet`, without naming the excluded one).
+/// So are the generated columns of a table with an excluded column: they
+/// may be computed from it, and SQLite does not report reading it then.
 /// Denied to the statement a call prepares; the modules of virtual tables
 /// still read their own storage while it runs.
 #[derive(Debug, Default)]
@@ -56,6 +58,8 @@ pub(super) struct Sealed {
     pub(super) schema_version: Option<i64>,
     /// Their names.
     pub(super) tables: Vec<String>,
+    /// The generated columns sealed, as (table, column).
+    pub(super) columns: Vec<(String, String)>,
 }
 
 impl Guard {
@@ -97,6 +101,13 @@ impl Guard {
         self.sealed.lock().is_ok_and(|s| s.tables.iter().any(|t| t.eq_ignore_ascii_case(table)))
     }
 
+    /// Whether the generated column `table.column` is sealed.
+    pub(super) fn is_sealed_column(&self, table: &str, column: &str) -> bool {
+        self.sealed.lock().is_ok_and(|s| {
+            s.columns.iter().any(|(t, c)| t.eq_ignore_ascii_case(table) && c.eq_ignore_ascii_case(column))
+        })
+    }
+
     /// Sets what the next statements may do, and forgets the last refusal.
     pub(super) fn enter(&self, mode: Mode) {
         self.mode.store(mode as u8, Ordering::SeqCst);
@@ -126,6 +137,15 @@ impl Guard {
             {
                 Err(format!(
                     "the table {table_name} is not readable because some tables or columns are excluded (it is a virtual table with an excluded column, or one's internal storage)"
+                ))
+            }
+            AuthAction::Read { table_name, column_name }
+                if self.mode() != Mode::Internal
+                    && self.preparing.load(Ordering::SeqCst)
+                    && self.is_sealed_column(table_name, column_name) =>
+            {
+                Err(format!(
+                    "the column {table_name}.{column_name} is not readable: it is generated, and {table_name} has an excluded column it may be computed from"
                 ))
             }
             action => decide(self.mode(), &self.exclude, &action),
@@ -336,6 +356,10 @@ const READ_PRAGMAS: &[&str] = &[
 const SCHEMA_TABLES: &[&str] =
     &["sqlite_schema", "sqlite_master", "sqlite_temp_schema", "sqlite_temp_master"];
 
+/// The tables `ANALYZE` fills with sample index keys: values of indexed
+/// columns, excluded ones included.
+const SAMPLE_TABLES: &[&str] = &["sqlite_stat3", "sqlite_stat4"];
+
 /// Whether `action` is allowed in `mode`; the reason when it is not.
 pub(super) fn decide(mode: Mode, exclude: &Excluded, action: &AuthAction<'_>) -> Result<(), String> {
     match *action {
@@ -370,6 +394,11 @@ fn read(mode: Mode, exclude: &Excluded, table: &str, column: &str) -> Result<(),
     if SCHEMA_TABLES.iter().any(|t| t.eq_ignore_ascii_case(table)) && !exclude.is_empty() {
         return Err(format!(
             "reading {table} is not allowed because some tables or columns are excluded; read the database's schema resource instead"
+        ));
+    }
+    if SAMPLE_TABLES.iter().any(|t| t.eq_ignore_ascii_case(table)) && !exclude.is_empty() {
+        return Err(format!(
+            "reading {table} is not allowed because some tables or columns are excluded: it holds sample values of indexed columns"
         ));
     }
     if exclude.table(table) {

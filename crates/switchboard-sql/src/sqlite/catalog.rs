@@ -4,7 +4,7 @@
 
 use rusqlite::{Connection, params};
 
-use super::authorizer::Mode;
+use super::authorizer::{Guard, Mode};
 use super::excluded::Excluded;
 use super::open::Conn;
 use crate::{Catalog, CatalogColumn, Error, ForeignKey, Index, Table, TableKind};
@@ -39,7 +39,7 @@ pub(super) fn read(conn: &Conn) -> Result<Catalog, Error> {
         if name.to_ascii_lowercase().starts_with("sqlite_") || hidden {
             continue;
         }
-        match table(db, exclude, name, kind, has_stats) {
+        match table(db, &conn.guard, name, kind, has_stats) {
             Ok(table) => tables.push(table),
             // A view over a table that no longer exists cannot be read
             // by anyone: it is left out rather than failing the catalogue.
@@ -52,12 +52,13 @@ pub(super) fn read(conn: &Conn) -> Result<Catalog, Error> {
 
 fn table(
     db: &Connection,
-    exclude: &Excluded,
+    guard: &Guard,
     name: String,
     kind: TableKind,
     has_stats: bool,
 ) -> Result<Table, Error> {
-    let shown = |column: &str| !exclude.column(&name, column);
+    let exclude = guard.exclude();
+    let shown = |column: &str| !exclude.column(&name, column) && !guard.is_sealed_column(&name, column);
     let (mut columns, primary_key) = columns(db, &name, &shown)?;
     if kind == TableKind::View {
         let hidden = view_columns_from_excluded(db, exclude, &name)?;

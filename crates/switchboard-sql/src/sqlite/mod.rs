@@ -35,7 +35,9 @@
 //!   query is refused, naming the column, rather than silently nulled), nor
 //!   the schema text that names it, nor through a view or a virtual table:
 //!   `excluded_columns_and_tables_are_refused_in_ad_hoc_sql`,
-//!   `virtual_tables_and_their_storage_cannot_go_around_an_exclusion`;
+//!   `virtual_tables_and_their_storage_cannot_go_around_an_exclusion`,
+//!   nor through `ANALYZE`'s index samples or a generated column computed
+//!   from it: `index_samples_and_generated_columns_do_not_leak_an_excluded_column`;
 //! - parameters are typed data, never SQL:
 //!   `named_parameters_are_bound_as_typed_data_never_as_sql`;
 //! - a write commits only within `max` and the confirmed count:
