@@ -796,3 +796,18 @@ async fn index_samples_and_generated_columns_do_not_leak_an_excluded_column() {
     );
     read(&open, "SELECT sample FROM sqlite_stat4").await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_excluded_key_column_is_not_readable_as_rowid() {
+    let (_dir, path) = fixture();
+    let db = Sqlite::open(&path, &excluding(&["orders.id"])).unwrap();
+    for sql in [
+        "SELECT rowid FROM orders",
+        "SELECT _rowid_ FROM orders",
+        "SELECT oid FROM orders",
+        "SELECT id FROM orders",
+    ] {
+        assert!(matches!(read(&db, sql).await, Err(Error::Refused(_))), "{sql}");
+    }
+    read(&db, "SELECT total FROM orders").await.unwrap();
+}
