@@ -25,7 +25,7 @@ use tokio::io::AsyncWriteExt;
 
 use crate::Contender;
 use crate::load::{Dialect, Sample, Workload, http_throughput, initialized, stdio_throughput};
-use crate::proc_stat::cpu_seconds;
+use crate::proc_stat::{cpu_seconds, peak_rss_kb, rss_kb};
 use crate::report::median;
 
 /// Customers in the fixture, each with [`ORDERS_PER_CUSTOMER`] orders.
@@ -34,6 +34,15 @@ const ORDERS_PER_CUSTOMER: u64 = 10;
 const TOOL: &str = "orders_of_customer";
 /// The query, with switchboard's named placeholder.
 const SQL: &str = "SELECT id, customer_id, total, status, note, created_at FROM orders WHERE customer_id = :customer_id ORDER BY id";
+/// The query of the memory check (`rows` rows), sent to the ad-hoc tool.
+fn huge_sql(rows: u64) -> String {
+    format!(
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < {rows}) \
+         SELECT x, 'row number ' || x AS label FROM c"
+    )
+}
+/// How long the 20-million-row query may take before it counts as not answered.
+const HUGE_TIMEOUT: Duration = Duration::from_secs(300);
 /// Bare-loop iterations at most per window.
 const MAX_QUERIES: u64 = 50_000_000;
 
@@ -90,7 +99,8 @@ pub(crate) fn fixture(dir: &Path) -> anyhow::Result<PathBuf> {
         format!(
             "[[sources]]\nid = \"bench\"\ndsn = \"sqlite://{}\"\n\n[[tools]]\nname = \"{TOOL}\"\nsource = \"bench\"\n\
              description = \"The orders of one customer.\"\nstatement = \"{}\"\nreadonly = true\n\n\
-             [[tools.parameters]]\nname = \"customer_id\"\ntype = \"integer\"\ndescription = \"The customer's id\"\n",
+             [[tools.parameters]]\nname = \"customer_id\"\ntype = \"integer\"\ndescription = \"The customer's id\"\n\n\
+             [[tools]]\nname = \"execute_sql\"\nsource = \"bench\"\nreadonly = true\n",
             path.display(),
             SQL.replace(":customer_id", "?")
         ),
@@ -177,6 +187,62 @@ fn notes(text: &str) -> Vec<u64> {
     found
 }
 
+/// What the 20-million-row query cost one server.
+#[derive(Debug, Clone)]
+struct Huge {
+    name: String,
+    /// Milliseconds to the answer (None: no answer within [`HUGE_TIMEOUT`]).
+    ms: Option<f64>,
+    /// Peak resident memory over the resident memory before the call, MB.
+    growth_mb: f64,
+    /// The first 200 characters of the answer.
+    answer: String,
+}
+
+/// Sends the 20-million-row query to the contender's ad-hoc SQL tool (the
+/// one named `…_query` or `execute_sql…` in `tools/list`) over stdio, and
+/// measures the time to the answer and the peak memory growth.
+async fn huge_result(c: &Contender, huge_rows: u64) -> anyhow::Result<Huge> {
+    let (mut child, _, mut lines) = initialized(c).await?;
+    let pid = child.id().context("no pid")?;
+    let mut stdin = child.stdin.take().context("stdin")?;
+    let mut next = async |request: Value, timeout: Duration| -> anyhow::Result<Option<String>> {
+        stdin.write_all(format!("{request}\n").as_bytes()).await?;
+        stdin.flush().await?;
+        match tokio::time::timeout(timeout, lines.next_line()).await {
+            Ok(line) => Ok(line?),
+            Err(_) => Ok(None),
+        }
+    };
+    let list = next(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}), Duration::from_secs(20))
+        .await?
+        .context("no tools/list answer")?;
+    let list: Value = serde_json::from_str(&list)?;
+    let tool = list["result"]["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["name"].as_str())
+        .find(|n| n.ends_with("_query") || n.starts_with("execute_sql"))
+        .context("no ad-hoc SQL tool")?
+        .to_owned();
+    let before = rss_kb(pid).unwrap_or(0);
+    let started = Instant::now();
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": tool, "arguments": {"sql": huge_sql(huge_rows)}}});
+    let answer = next(call, HUGE_TIMEOUT).await?;
+    let ms = answer.as_ref().map(|_| started.elapsed().as_secs_f64() * 1e3);
+    let peak = peak_rss_kb(pid).unwrap_or(0);
+    drop(stdin);
+    drop(child);
+    Ok(Huge {
+        name: c.name.clone(),
+        ms,
+        growth_mb: peak.saturating_sub(before) as f64 / 1024.0,
+        answer: answer.unwrap_or_default().chars().take(200).collect(),
+    })
+}
+
 /// One contender's medians.
 #[derive(Debug, Clone, Default)]
 struct DbRow {
@@ -194,6 +260,7 @@ pub(crate) async fn run(
     reps: usize,
     connections: usize,
     in_flight: usize,
+    huge: Option<u64>,
 ) -> anyhow::Result<String> {
     let dir = std::env::temp_dir().join(format!("switchboard-bench-db-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
@@ -222,12 +289,20 @@ pub(crate) async fn run(
     }
     let workload = workload();
     let mut rows = Vec::new();
+    let mut huge_rows = Vec::new();
     for c in &contenders {
         // A server that cannot serve the workload (a switchboard built
         // without databases, say) is left out with the reason, not the run.
         if let Err(e) = check_answer(c).await {
             eprintln!("{} left out: its answer to key 1: {e:#}", c.name);
             continue;
+        }
+        if let Some(n) = huge {
+            eprintln!("{}: the {n}-row query", c.name);
+            match huge_result(c, n).await {
+                Ok(h) => huge_rows.push(h),
+                Err(e) => eprintln!("{}: the 20-million-row query failed: {e:#}", c.name),
+            }
         }
         let mut stdio = Vec::new();
         let mut http_2026 = Vec::new();
@@ -264,7 +339,11 @@ pub(crate) async fn run(
         bare.push(tokio::task::spawn_blocking(move || bare_loop(&path, window, MAX_QUERIES)).await??);
     }
     let _ = std::fs::remove_dir_all(&dir);
-    Ok(markdown(&rows, &medians(&bare).unwrap_or_default(), connections, in_flight))
+    let mut table = markdown(&rows, &medians(&bare).unwrap_or_default(), connections, in_flight);
+    if let Some(n) = huge {
+        table.push_str(&huge_markdown(&huge_rows, n));
+    }
+    Ok(table)
 }
 
 fn medians(samples: &[Sample]) -> Option<Sample> {
@@ -329,6 +408,21 @@ fn markdown(rows: &[DbRow], bare: &Sample, connections: usize, in_flight: usize)
             ratio(Some(sb.stdio), Some(*bare)),
             ratio(sb.http_2026, Some(*bare))
         );
+    }
+    out
+}
+
+fn huge_markdown(rows: &[Huge], n: u64) -> String {
+    use std::fmt::Write as _;
+    let mut out = format!(
+        "\n| server | {n}-row query through the ad-hoc tool: ms to the answer | peak RSS growth MB | the answer begins |\n|---|---|---|---|\n",
+    );
+    for h in rows {
+        let ms = h
+            .ms
+            .map_or_else(|| format!("no answer in {} s", HUGE_TIMEOUT.as_secs()), |ms| format!("{ms:.0}"));
+        let answer = h.answer.replace('|', "\\|");
+        let _ = writeln!(out, "| {} | {ms} | {:.1} | `{answer}` |", h.name, h.growth_mb);
     }
     out
 }

@@ -131,6 +131,11 @@ enum Internal {
         /// Node ≥ 22.5); without it, DBHub is left out.
         #[arg(long, value_name = "COMMAND")]
         dbhub: Option<String>,
+        /// Also send a query of this many rows (20000000: the issue's) to
+        /// each server's ad-hoc SQL tool and report the time to the answer
+        /// and the peak memory growth (a peer may use gigabytes).
+        #[arg(long, value_name = "ROWS")]
+        huge: Option<u64>,
     },
     /// N switchboard instances sharing a Redis (`--state`), connections spread
     /// over them: stateless and session `tools/call` throughput.
@@ -254,7 +259,7 @@ fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let window = Duration::from_secs(cli.duration.max(1));
-    if let Some(Internal::Db { dbhub }) = &cli.command {
+    if let Some(Internal::Db { dbhub, huge }) = &cli.command {
         let table = runtime.block_on(db::run(
             &switchboard,
             dbhub.as_deref(),
@@ -262,6 +267,7 @@ fn main() -> anyhow::Result<()> {
             cli.reps.max(1),
             cli.connections,
             cli.window,
+            *huge,
         ))?;
         println!("{table}");
         println!(
