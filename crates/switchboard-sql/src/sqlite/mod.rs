@@ -14,10 +14,41 @@
 //! database has one more connection, read-write, used only by
 //! [`Database::write`], under the same authorizer (writes of non-excluded
 //! tables allowed, still no ATTACH, PRAGMA writes, VACUUM or DDL).
+//!
+//! What holds, and the test (in `tests/sqlite.rs` unless named) that shows it:
+//! - one statement per call, whatever hides the second (comments, `;` in
+//!   literals): `stacked_statements_are_refused_and_nothing_runs`;
+//! - no write, DDL, transaction control or VACUUM on a read database, also
+//!   inside a CTE or EXPLAIN: `writes_ddl_and_transaction_control_are_refused_on_a_read_database`;
+//! - no ATTACH, no `VACUUM INTO` (no file appears): `attach_and_vacuum_into_create_no_file`;
+//! - no pragma with a value (`query_only = 0`, `writable_schema`), no
+//!   `load_extension`: `pragma_writes_and_load_extension_are_refused`;
+//! - each layer holds without the `readonly()` assertion, and the open
+//!   flags and limits without the authorizer:
+//!   `sqlite::tests::the_layers_under_the_readonly_assertion_hold_alone`;
+//! - an endless statement stops at the timeout or on cancel, promptly:
+//!   `an_endless_recursive_cte_is_stopped_by_the_timeout`,
+//!   `an_endless_recursive_cte_is_stopped_by_cancel_promptly`;
+//! - a 20-million-row result is capped promptly with flat memory:
+//!   `a_twenty_million_row_result_is_capped_promptly_with_flat_memory`;
+//! - an excluded column or table cannot be read (`SELECT *` included: the
+//!   query is refused, naming the column, rather than silently nulled), nor
+//!   the schema text that names it, nor through a view or a virtual table:
+//!   `excluded_columns_and_tables_are_refused_in_ad_hoc_sql`,
+//!   `virtual_tables_and_their_storage_cannot_go_around_an_exclusion`,
+//!   nor through `ANALYZE`'s index samples or a generated column computed
+//!   from it: `index_samples_and_generated_columns_do_not_leak_an_excluded_column`;
+//! - parameters are typed data, never SQL:
+//!   `named_parameters_are_bound_as_typed_data_never_as_sql`;
+//! - a write commits only within `max` and the confirmed count:
+//!   `writes_commit_within_their_limits_and_roll_back_otherwise`;
+//! - reads a text filter would break keep working: `legitimate_reads_work`.
 
 mod authorizer;
 mod catalog;
+mod excluded;
 mod open;
+mod params;
 mod run;
 mod types;
 
@@ -98,8 +129,7 @@ impl Database for Sqlite {
     }
 
     fn catalog(&self) -> BoxFuture<'_, Result<Catalog, Error>> {
-        let exclude = self.options.exclude.clone();
-        self.readers.run(move |conn| catalog::read(conn, &exclude)).boxed()
+        self.readers.run(|conn| catalog::read(conn)).boxed()
     }
 
     fn fingerprint(&self) -> BoxFuture<'_, Result<String, Error>> {
@@ -176,7 +206,7 @@ impl Database for Sqlite {
 struct Pool {
     path: PathBuf,
     role: Role,
-    exclude: crate::Exclusions,
+    exclude: excluded::Excluded,
     busy: Duration,
     idle: Mutex<Vec<Conn>>,
     permits: Arc<Semaphore>,
@@ -187,7 +217,7 @@ impl Pool {
         Arc::new(Self {
             path,
             role,
-            exclude: options.exclude.clone(),
+            exclude: excluded::Excluded::new(&options.exclude),
             // Waiting for a writer's lock counts against the statement's time.
             busy: options.statement_timeout,
             idle: Mutex::new(Vec::new()),
@@ -223,6 +253,8 @@ impl Pool {
         if let Ok(mut idle) = self.idle.lock() {
             while let Some(conn) = idle.pop() {
                 if conn.identity == now {
+                    drop(idle);
+                    open::seal(&conn)?;
                     return Ok(conn);
                 }
             }
@@ -243,8 +275,8 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::authorizer::Mode;
+    use super::excluded::Excluded;
     use super::open::{Role, open};
-    use crate::Exclusions;
     use std::time::Duration;
 
     /// The `readonly()` assertion is not what stops a write: with it out of
@@ -259,7 +291,7 @@ mod tests {
         setup.execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);").unwrap();
         drop(setup);
         let copy = dir.path().join("copy.db");
-        let mut reader = open(&path, Role::Reader, &Exclusions::default(), Duration::from_secs(1)).unwrap();
+        let mut reader = open(&path, Role::Reader, &Excluded::default(), Duration::from_secs(1)).unwrap();
         for sql in [format!("VACUUM INTO '{}'", copy.display()), "VACUUM".into(), "DELETE FROM t".into()] {
             reader.guard.enter(Mode::Read);
             assert!(reader.connection.execute_batch(&sql).is_err(), "{sql}");

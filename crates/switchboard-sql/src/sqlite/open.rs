@@ -10,8 +10,9 @@ use rusqlite::config::DbConfig;
 use rusqlite::limits::Limit;
 use rusqlite::{Connection, OpenFlags};
 
-use super::authorizer::{Guard, Mode};
-use crate::{Error, Exclusions};
+use super::authorizer::{Guard, Mode, Sealed};
+use super::excluded::Excluded;
+use crate::Error;
 
 /// The longest text or blob a statement may build or read (64 MiB):
 /// `zeroblob`, `printf` and `group_concat` cannot grow a value past it.
@@ -85,7 +86,7 @@ pub(super) enum Role {
 }
 
 /// Opens `path` (already made absolute by [`database_path`]) for `role`.
-pub(super) fn open(path: &Path, role: Role, exclude: &Exclusions, busy: Duration) -> Result<Conn, Error> {
+pub(super) fn open(path: &Path, role: Role, exclude: &Excluded, busy: Duration) -> Result<Conn, Error> {
     let connect = |e: rusqlite::Error| Error::Connect(format!("{}: {e}", path.display()));
     let identity = identity(path)?;
     let access = match role {
@@ -116,5 +117,58 @@ pub(super) fn open(path: &Path, role: Role, exclude: &Exclusions, busy: Duration
     // than at the first call.
     guard.enter(Mode::Internal);
     connection.query_row("PRAGMA schema_version", [], |row| row.get::<_, i64>(0)).map_err(connect)?;
-    Ok(Conn { connection, guard, identity })
+    let conn = Conn { connection, guard, identity };
+    seal(&conn)?;
+    Ok(conn)
+}
+
+/// Brings the connection's sealed tables and columns (see [`Sealed`]) up to the
+/// schema's current version; nothing to do when nothing is excluded.
+/// Called at every checkout, so a virtual table created since is sealed
+/// before a call can read it.
+pub(super) fn seal(conn: &Conn) -> Result<(), Error> {
+    if conn.guard.exclude().is_empty() {
+        return Ok(());
+    }
+    let failed = |e: rusqlite::Error| Error::Execute(format!("reading the schema: {e}"));
+    conn.guard.enter(Mode::Internal);
+    let db = &conn.connection;
+    let version: i64 = db.query_row("PRAGMA schema_version", [], |row| row.get(0)).map_err(failed)?;
+    if conn.guard.sealed_at() == Some(version) {
+        return Ok(());
+    }
+    let mut list = db
+        .prepare("SELECT name, type FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'shadow', 'virtual')")
+        .map_err(failed)?;
+    let relations: Vec<(String, String)> = list
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .map_err(failed)?
+        .collect::<Result<_, _>>()
+        .map_err(failed)?;
+    let mut xinfo = db.prepare("SELECT name, hidden FROM pragma_table_xinfo(?1, 'main')").map_err(failed)?;
+    let (mut tables, mut columns) = (Vec::new(), Vec::new());
+    for (table, kind) in relations {
+        if kind == "shadow" {
+            tables.push(table);
+            continue;
+        }
+        let all: Vec<(String, i64)> = xinfo
+            .query_map([&table], |row| Ok((row.get(0)?, row.get(1)?)))
+            .map_err(failed)?
+            .collect::<Result<_, _>>()
+            .map_err(failed)?;
+        if !all.iter().any(|(column, _)| conn.guard.exclude().column(&table, column)) {
+            continue;
+        }
+        if kind == "virtual" {
+            tables.push(table);
+            continue;
+        }
+        // Generated columns (hidden 2 and 3) may be computed from the
+        // excluded one, and reading them is not reported as reading it.
+        let generated = all.into_iter().filter(|(_, hidden)| *hidden == 2 || *hidden == 3);
+        columns.extend(generated.map(|(column, _)| (table.clone(), column)));
+    }
+    conn.guard.seal(Sealed { schema_version: Some(version), tables, columns });
+    Ok(())
 }

@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::authorizer::{Guard, Mode};
 use super::open::Conn;
+use super::params;
 use super::types;
 use crate::{Column, Commit, Described, Error, Param, Placeholders, Rows, Written};
 
@@ -98,6 +99,13 @@ fn error(e: rusqlite::Error, guard: &Guard, stop: Option<&Stop>, phase: Phase) -
 /// Prepares the one statement of `sql`. Text after it that is more than
 /// whitespace and comments is refused, whatever it is, before anything runs.
 fn prepare_one<'c>(conn: &'c Conn, sql: &str) -> Result<rusqlite::Statement<'c>, Error> {
+    conn.guard.preparing(true);
+    let prepared = prepare_alone(conn, sql);
+    conn.guard.preparing(false);
+    prepared
+}
+
+fn prepare_alone<'c>(conn: &'c Conn, sql: &str) -> Result<rusqlite::Statement<'c>, Error> {
     let mut batch = Batch::new(&conn.connection, sql);
     let first = match batch.next() {
         Ok(Some(statement)) => statement,
@@ -191,9 +199,12 @@ pub(super) fn describe(
 ) -> Result<Described, Error> {
     conn.guard.enter(mode);
     let statement = prepare_one(conn, sql)?;
-    let params = param_names(&statement, placeholders)?
+    let names = param_names(&statement, placeholders)?;
+    let types = if names.is_empty() { Vec::new() } else { params::infer(conn, sql, names.len()) };
+    let params = names
         .into_iter()
-        .map(|name| Param { name, sql_type: String::new(), schema: types::any_scalar_schema() })
+        .zip(types)
+        .map(|(name, (sql_type, schema))| Param { name, sql_type, schema })
         .collect();
     Ok(Described { params, columns: columns(&statement), writes: Some(!statement.readonly()) })
 }
@@ -245,9 +256,15 @@ fn stream(
         if kept.len() as u64 >= call.max_rows {
             return Ok((kept, true, bytes));
         }
-        let values: Vec<Value> = (0..width).map(|i| types::to_json(row.get_ref_unwrap(i))).collect();
         let separator = u64::from(!kept.is_empty());
-        let size = serde_json::to_vec(&values).map_or(0, |v| v.len() as u64) + separator;
+        // A row whose raw values alone pass the cap stops the result before
+        // any of it is copied into JSON (a 60 MB blob is never encoded).
+        let at_least: u64 = (0..width).map(|i| types::json_size_at_least(row.get_ref_unwrap(i))).sum();
+        if bytes + separator + at_least > call.max_bytes {
+            return Ok((kept, true, bytes));
+        }
+        let values: Vec<Value> = (0..width).map(|i| types::to_json(row.get_ref_unwrap(i))).collect();
+        let size = types::json_size(&values) + separator;
         if bytes + size > call.max_bytes {
             return Ok((kept, true, bytes));
         }
