@@ -394,6 +394,7 @@ async fn privileged_roles_are_refused_unless_allowed() {
     // the refusal above is for; this test holds the documented truth.
     let allowed = Options { allow_privileged_role: true, ..options() };
     let db = Postgres::connect(&superuser, None, &allowed).await.expect("allowed");
+    assert!(db.notes().iter().any(|n| n.contains("superuser")), "{:?}", db.notes());
     assert!(matches!(adhoc(&db, "DROP TABLE t").await, Err(Error::Refused(_))));
     assert!(matches!(adhoc(&db, "DELETE FROM t").await, Err(Error::Refused(_))));
     let file = adhoc(&db, "SELECT pg_read_file('PG_VERSION')").await;

@@ -16,8 +16,9 @@ use tokio_postgres::Client;
 
 use crate::{Access, Error, Options};
 
-/// The role's name and whether it is privileged, from the server.
-pub(crate) async fn check_privileges(client: &Client, options: &Options) -> Result<(), Error> {
+/// Refuses a privileged role for a read database (unless allowed); for a
+/// database opened anyway, a note saying what the role can do.
+pub(crate) async fn check_privileges(client: &Client, options: &Options) -> Result<Option<String>, Error> {
     let row = client
         .query_one(
             "SELECT current_user::text, r.rolsuper, \
@@ -39,8 +40,15 @@ pub(crate) async fn check_privileges(client: &Client, options: &Options) -> Resu
         .filter(|(column, _)| row.get::<_, bool>(*column))
         .map(|(_, what)| what)
         .collect();
-    if powers.is_empty() || options.access == Access::Write || options.allow_privileged_role {
-        return Ok(());
+    if powers.is_empty() {
+        return Ok(None);
+    }
+    if options.access == Access::Write || options.allow_privileged_role {
+        return Ok(Some(format!(
+            "the role {role:?} {}: queries can reach the server's files or programs, which a read-only \
+             transaction does not stop",
+            powers.join(", ")
+        )));
     }
     Err(Error::PrivilegedRole(format!(
         "the role {role:?} {}: a read-only transaction does not stop it reading or writing the server's files \
