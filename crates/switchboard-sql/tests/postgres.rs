@@ -611,3 +611,74 @@ async fn tls_is_used_as_sslmode_says_and_url_options_cannot_unlock_writes() {
     let mode = adhoc(&db, "SELECT current_setting('default_transaction_read_only')").await.unwrap();
     assert_eq!(mode.rows, vec![vec![json!("on")]]);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn connections_are_reused_only_after_clean_configured_calls() {
+    let pg = shop();
+    let db = open(&pg, &options()).await;
+    let params = Map::new();
+    let pid = |rows: Rows| rows.rows[0][0].clone();
+    let configured = || call("SELECT pg_backend_pid()", &params, Placeholders::Named);
+    let first = pid(db.query(configured()).await.unwrap());
+    assert_eq!(
+        pid(db.query(configured()).await.unwrap()),
+        first,
+        "a clean configured call keeps its connection"
+    );
+    let adhoc_pid = pid(adhoc(&db, "SELECT pg_backend_pid()").await.unwrap());
+    assert_eq!(adhoc_pid, first, "the pool of one lends the same connection");
+    let after_adhoc = pid(db.query(configured()).await.unwrap());
+    assert_ne!(after_adhoc, first, "an ad-hoc call's connection is closed, not reused");
+    assert!(db.query(call("SELECT 1/0", &params, Placeholders::Named)).await.is_err());
+    assert_ne!(
+        pid(db.query(configured()).await.unwrap()),
+        after_adhoc,
+        "a connection with an error is closed"
+    );
+    eventually(&pg, "SELECT count(*) FROM pg_stat_activity WHERE usename = 'reader'", "1");
+    drop(db);
+    eventually(&pg, "SELECT count(*) FROM pg_stat_activity WHERE usename = 'reader'", "0");
+
+    // At most pool_size connections, however many calls run at once.
+    let db = open(&pg, &Options { pool_size: 2, ..options() }).await;
+    let sql =
+        "SELECT count(*) FROM pg_stat_activity, pg_sleep(0.3) WHERE usename = 'reader' AND datname = 'shop'";
+    let calls: Vec<_> = (0..6).map(|_| db.query(call(sql, &params, Placeholders::Named))).collect();
+    for result in futures::future::join_all(calls).await {
+        let seen = result.unwrap().rows[0][0].as_i64().unwrap();
+        assert!(seen <= 2, "{seen} connections for a pool of 2");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancelled_write_writes_nothing() {
+    let pg = shop();
+    pg.execute_in("shop", "GRANT UPDATE ON t TO reader");
+    let db = open(
+        &pg,
+        &Options { access: Access::Write, statement_timeout: Duration::from_secs(120), ..options() },
+    )
+    .await;
+    let params = Map::new();
+    let cancel = CancellationToken::new();
+    let later = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        later.cancel();
+    });
+    let result = db
+        .write(WriteCall {
+            statement: Statement {
+                sql: "UPDATE t SET name = 'x' WHERE id = (SELECT 1 FROM pg_sleep(60))",
+                placeholders: Placeholders::Named,
+            },
+            params: &params,
+            commit: Commit::If { max: None, expect: None },
+            settings: &[],
+            cancel,
+        })
+        .await;
+    assert_eq!(result, Err(Error::Cancelled));
+    eventually(&pg, SLEEPING, "0");
+    assert_eq!(rows_of_t(&pg), T_UNTOUCHED);
+}
