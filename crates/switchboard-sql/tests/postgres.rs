@@ -241,15 +241,15 @@ async fn typed_parameters_are_values_never_sql() {
     // Parameters of every common type.
     let params: Map<String, Value> = serde_json::from_value(json!({
         "big": "9007199254740993", "n": "12.50", "f": 1.25, "b": true, "j": {"k": [1, "x"]},
-        "ids": [1, 3], "d": "2024-02-29", "ts": "2024-02-29T10:00:00Z", "by": "aGk=",
+        "ids": [1, 3], "d": "2024-02-29", "ts": "2024-02-29T10:00:00Z", "by": "aGk=", "bys": ["aGk=", null],
     }))
     .unwrap();
     let sql = "SELECT :big::int8, :n::numeric, :f::float8, :b::bool, :j::jsonb, \
-               (SELECT array_agg(name ORDER BY id) FROM t WHERE id = ANY(:ids::int4[])), :d::date, :ts::timestamptz, :by::bytea";
+               (SELECT array_agg(name ORDER BY id) FROM t WHERE id = ANY(:ids::int4[])), :d::date, :ts::timestamptz, :by::bytea, :bys::bytea[]";
     let rows = db.query(call(sql, &params, Placeholders::Named)).await.unwrap();
     assert_eq!(
         json!(rows.rows[0]),
-        json!(["9007199254740993", "12.50", 1.25, true, {"k": [1, "x"]}, ["one", "three"], "2024-02-29", "2024-02-29T10:00:00Z", "aGk="])
+        json!(["9007199254740993", "12.50", 1.25, true, {"k": [1, "x"]}, ["one", "three"], "2024-02-29", "2024-02-29T10:00:00Z", "aGk=", ["aGk=", null]])
     );
     assert_eq!(rows_of_t(&pg), T_UNTOUCHED);
 }

@@ -654,8 +654,13 @@ fn array_literal(element: &Type, value: &Value) -> Result<String, String> {
         }
         Value::Null => Ok("NULL".into()),
         other => {
-            encode_param(element, other)?;
+            let encoded = encode_param(element, other)?;
             let text = match other {
+                // bytea's text input is hex, not base64.
+                Value::String(_) if base(element).oid() == oid::BYTEA => {
+                    let bytes = encoded.bytes.unwrap_or_default();
+                    format!("\\x{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>())
+                }
                 Value::String(s) => s.clone(),
                 Value::Bool(b) => b.to_string(),
                 _ => other.to_string(),
