@@ -600,11 +600,23 @@ async fn tls_is_used_as_sslmode_says_and_url_options_cannot_unlock_writes() {
             .unwrap_or_else(|e| panic!("{mode}: {e}"));
         assert_eq!(adhoc(&db, ssl).await.unwrap().rows, vec![vec![json!(encrypted)]], "{mode}");
     }
-    // A self-signed certificate is not trusted by the verifying modes.
+    // The test authority is not a public root: the verifying modes refuse it.
     for mode in ["sslmode=verify-ca", "sslmode=verify-full"] {
         let refused = Postgres::connect(&url(mode), Some(READER_PASSWORD), &options()).await;
         assert!(matches!(refused, Err(Error::Connect(_))), "{mode}: {refused:?}");
     }
+    // With it as sslrootcert: the chain verifies; verify-full also wants
+    // the name (the certificate is for `localhost`, not `127.0.0.1`).
+    let ca = pg.ca_certificate().unwrap();
+    let root = |mode: &str| format!("sslmode={mode}&sslrootcert={}", ca.display());
+    for (query, opens) in [(root("verify-ca"), true), (root("require"), true), (root("verify-full"), false)] {
+        let result = Postgres::connect(&url(&query), Some(READER_PASSWORD), &options()).await;
+        assert_eq!(result.is_ok(), opens, "{query}: {result:?}");
+    }
+    let by_name = format!("postgres://reader@localhost:{}/postgres?{}", pg.port(), root("verify-full"));
+    let db =
+        Postgres::connect(&by_name, Some(READER_PASSWORD), &options()).await.expect("verify-full by name");
+    assert_eq!(adhoc(&db, ssl).await.unwrap().rows, vec![vec![json!(true)]]);
     // `options` in the URL are replaced by switchboard's own.
     let unlocked = url("sslmode=require&options=-c%20default_transaction_read_only%3Doff");
     let db = Postgres::connect(&unlocked, Some(READER_PASSWORD), &options()).await.unwrap();
