@@ -495,6 +495,15 @@ async fn write_grants_are_noted_and_reads_stay_read_only() {
         .await;
     assert_eq!(write, Err(Error::ReadOnly));
     assert_eq!(rows_of_t(&pg), T_UNTOUCHED);
+
+    // dblink opens sessions the read-only transaction does not reach: noted
+    // while the role may run it, not once revoked.
+    pg.execute_in("shop", "CREATE EXTENSION dblink");
+    let db = open(&pg, &options()).await;
+    assert!(db.notes().iter().any(|n| n.contains("dblink_exec")), "{:?}", db.notes());
+    pg.execute_in("shop", "REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA public FROM PUBLIC");
+    let db = open(&pg, &options()).await;
+    assert!(db.notes().iter().all(|n| !n.contains("dblink")), "{:?}", db.notes());
 }
 
 #[tokio::test(flavor = "multi_thread")]

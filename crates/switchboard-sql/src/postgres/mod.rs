@@ -77,6 +77,7 @@ impl Postgres {
             let mut notes: Vec<String> = privileged.into_iter().collect();
             if options.access == Access::Read {
                 notes.extend(role::write_grants(client, &schemas).await?);
+                notes.extend(role::other_connections(client).await?);
             }
             lease.release();
             Ok::<_, Error>((schemas, notes))

@@ -132,3 +132,30 @@ pub(crate) async fn exposed_schemas(client: &Client, options: &Options) -> Resul
         .map_err(|e| Error::Connect(format!("cannot read the search path: {e}")))?;
     Ok(row.get(0))
 }
+
+/// Installed extensions that open other connections (`dblink`): a query
+/// through one runs in a session this database does not control, where
+/// the read-only transaction does not apply.
+pub(crate) async fn other_connections(client: &Client) -> Result<Vec<String>, Error> {
+    let rows = client
+        .query(
+            "SELECT p.oid::regprocedure::text FROM pg_proc p \
+             JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e' \
+             JOIN pg_extension e ON e.oid = d.refobjid \
+             WHERE e.extname = 'dblink' AND p.proname IN ('dblink_exec', 'dblink', 'dblink_connect') \
+               AND has_function_privilege(p.oid, 'EXECUTE') \
+             ORDER BY 1",
+            &[],
+        )
+        .await
+        .map_err(|e| Error::Connect(format!("cannot inspect extensions: {e}")))?;
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let functions: Vec<String> = rows.iter().map(|row| row.get(0)).collect();
+    Ok(vec![format!(
+        "the role may run dblink functions ({}): they open other sessions, where this database's \
+         read-only transaction does not apply; REVOKE EXECUTE on them from the role",
+        functions.join(", ")
+    )])
+}
