@@ -268,7 +268,8 @@ async fn every_type_has_its_json_form() {
         '{"a": [1, 2.5, null], "s": "x"}'::jsonb AS jb, '[1, "x"]'::json AS js, '"just a string"'::jsonb AS jstr,
         '192.168.0.1'::inet AS ip, '10.0.0.0/8'::cidr AS net, '::1'::inet AS ip6, '192.168.0.0/24'::inet AS ipnet,
         ARRAY[[1,2],[3,NULL]]::int4[] AS arr, ARRAY['a','b"c']::text[] AS tarr, '{}'::int4[] AS empty,
-        'happy'::mood AS en, ARRAY['sad'::mood] AS enarr, NULL::int4 AS nul, NULL::text[] AS nularr"#;
+        'happy'::mood AS en, ARRAY['sad'::mood] AS enarr, NULL::int4 AS nul, NULL::text[] AS nularr,
+        '08:00:2b:01:02:03'::macaddr AS mac, '7'::xid AS x"#;
     let rows = adhoc(&db, sql).await.unwrap();
     let got: Map<String, Value> =
         rows.columns.iter().map(|c| c.name.clone()).zip(rows.rows[0].iter().cloned()).collect();
@@ -283,6 +284,7 @@ async fn every_type_has_its_json_form() {
         "ip": "192.168.0.1", "net": "10.0.0.0/8", "ip6": "::1", "ipnet": "192.168.0.0/24",
         "arr": [[1, 2], [3, null]], "tarr": ["a", "b\"c"], "empty": [],
         "en": "happy", "enarr": ["sad"], "nul": null, "nularr": null,
+        "mac": "08:00:2b:01:02:03", "x": 7,
     });
     assert_eq!(Value::Object(got), want);
     let schema_of = |name: &str| rows.columns.iter().find(|c| c.name == name).unwrap().schema.clone();
@@ -291,6 +293,7 @@ async fn every_type_has_its_json_form() {
     assert_eq!(schema_of("num"), switchboard_sql::value::numeric_schema());
     assert_eq!(schema_of("by"), switchboard_sql::value::bytes_schema());
     assert_eq!(schema_of("arr")["items"], switchboard_sql::value::integer_schema(false));
+    assert_eq!(schema_of("en")["enum"], json!(["sad", "happy", null]));
     // A type without a JSON form is refused before running, saying how to fix it.
     let point = adhoc(&db, "SELECT point(1, 2) AS p").await;
     assert!(matches!(&point, Err(Error::Execute(m)) if m.contains("::text")), "{point:?}");
