@@ -4,6 +4,7 @@
 //! afterwards in the database's real state as the superuser, not only by
 //! the answer.
 
+#![cfg(feature = "postgres")]
 #![recursion_limit = "256"]
 
 use std::time::{Duration, Instant};
