@@ -108,6 +108,9 @@ async fn stacked_statements_are_refused_by_the_protocol_and_nothing_is_written()
             "{sql}: {result:?}"
         );
     }
+    // A look-alike semicolon is no separator: a syntax error, nothing run.
+    let lookalike = adhoc(&db, "SELECT 1\u{ff1b} DELETE FROM t").await;
+    assert!(matches!(&lookalike, Err(Error::Prepare(_))), "{lookalike:?}");
     // A lone COMMIT ends only our empty read-only transaction.
     assert!(adhoc(&db, "COMMIT").await.is_ok());
     assert!(matches!(adhoc(&db, "DROP TABLE t").await, Err(Error::Refused(_))));
