@@ -4,6 +4,7 @@
 //! afterwards in the database's real state as the superuser, not only by
 //! the answer.
 
+#![cfg(feature = "postgres")]
 #![recursion_limit = "256"]
 
 use std::time::{Duration, Instant};
@@ -107,6 +108,9 @@ async fn stacked_statements_are_refused_by_the_protocol_and_nothing_is_written()
             "{sql}: {result:?}"
         );
     }
+    // A look-alike semicolon is no separator: a syntax error, nothing run.
+    let lookalike = adhoc(&db, "SELECT 1\u{ff1b} DELETE FROM t").await;
+    assert!(matches!(&lookalike, Err(Error::Prepare(_))), "{lookalike:?}");
     // A lone COMMIT ends only our empty read-only transaction.
     assert!(adhoc(&db, "COMMIT").await.is_ok());
     assert!(matches!(adhoc(&db, "DROP TABLE t").await, Err(Error::Refused(_))));
@@ -241,15 +245,15 @@ async fn typed_parameters_are_values_never_sql() {
     // Parameters of every common type.
     let params: Map<String, Value> = serde_json::from_value(json!({
         "big": "9007199254740993", "n": "12.50", "f": 1.25, "b": true, "j": {"k": [1, "x"]},
-        "ids": [1, 3], "d": "2024-02-29", "ts": "2024-02-29T10:00:00Z", "by": "aGk=",
+        "ids": [1, 3], "d": "2024-02-29", "ts": "2024-02-29T10:00:00Z", "by": "aGk=", "bys": ["aGk=", null],
     }))
     .unwrap();
     let sql = "SELECT :big::int8, :n::numeric, :f::float8, :b::bool, :j::jsonb, \
-               (SELECT array_agg(name ORDER BY id) FROM t WHERE id = ANY(:ids::int4[])), :d::date, :ts::timestamptz, :by::bytea";
+               (SELECT array_agg(name ORDER BY id) FROM t WHERE id = ANY(:ids::int4[])), :d::date, :ts::timestamptz, :by::bytea, :bys::bytea[]";
     let rows = db.query(call(sql, &params, Placeholders::Named)).await.unwrap();
     assert_eq!(
         json!(rows.rows[0]),
-        json!(["9007199254740993", "12.50", 1.25, true, {"k": [1, "x"]}, ["one", "three"], "2024-02-29", "2024-02-29T10:00:00Z", "aGk="])
+        json!(["9007199254740993", "12.50", 1.25, true, {"k": [1, "x"]}, ["one", "three"], "2024-02-29", "2024-02-29T10:00:00Z", "aGk=", ["aGk=", null]])
     );
     assert_eq!(rows_of_t(&pg), T_UNTOUCHED);
 }
@@ -268,7 +272,8 @@ async fn every_type_has_its_json_form() {
         '{"a": [1, 2.5, null], "s": "x"}'::jsonb AS jb, '[1, "x"]'::json AS js, '"just a string"'::jsonb AS jstr,
         '192.168.0.1'::inet AS ip, '10.0.0.0/8'::cidr AS net, '::1'::inet AS ip6, '192.168.0.0/24'::inet AS ipnet,
         ARRAY[[1,2],[3,NULL]]::int4[] AS arr, ARRAY['a','b"c']::text[] AS tarr, '{}'::int4[] AS empty,
-        'happy'::mood AS en, ARRAY['sad'::mood] AS enarr, NULL::int4 AS nul, NULL::text[] AS nularr"#;
+        'happy'::mood AS en, ARRAY['sad'::mood] AS enarr, NULL::int4 AS nul, NULL::text[] AS nularr,
+        '08:00:2b:01:02:03'::macaddr AS mac, '7'::xid AS x"#;
     let rows = adhoc(&db, sql).await.unwrap();
     let got: Map<String, Value> =
         rows.columns.iter().map(|c| c.name.clone()).zip(rows.rows[0].iter().cloned()).collect();
@@ -283,6 +288,7 @@ async fn every_type_has_its_json_form() {
         "ip": "192.168.0.1", "net": "10.0.0.0/8", "ip6": "::1", "ipnet": "192.168.0.0/24",
         "arr": [[1, 2], [3, null]], "tarr": ["a", "b\"c"], "empty": [],
         "en": "happy", "enarr": ["sad"], "nul": null, "nularr": null,
+        "mac": "08:00:2b:01:02:03", "x": 7,
     });
     assert_eq!(Value::Object(got), want);
     let schema_of = |name: &str| rows.columns.iter().find(|c| c.name == name).unwrap().schema.clone();
@@ -291,6 +297,7 @@ async fn every_type_has_its_json_form() {
     assert_eq!(schema_of("num"), switchboard_sql::value::numeric_schema());
     assert_eq!(schema_of("by"), switchboard_sql::value::bytes_schema());
     assert_eq!(schema_of("arr")["items"], switchboard_sql::value::integer_schema(false));
+    assert_eq!(schema_of("en")["enum"], json!(["sad", "happy", null]));
     // A type without a JSON form is refused before running, saying how to fix it.
     let point = adhoc(&db, "SELECT point(1, 2) AS p").await;
     assert!(matches!(&point, Err(Error::Execute(m)) if m.contains("::text")), "{point:?}");
@@ -394,6 +401,7 @@ async fn privileged_roles_are_refused_unless_allowed() {
     // the refusal above is for; this test holds the documented truth.
     let allowed = Options { allow_privileged_role: true, ..options() };
     let db = Postgres::connect(&superuser, None, &allowed).await.expect("allowed");
+    assert!(db.notes().iter().any(|n| n.contains("superuser")), "{:?}", db.notes());
     assert!(matches!(adhoc(&db, "DROP TABLE t").await, Err(Error::Refused(_))));
     assert!(matches!(adhoc(&db, "DELETE FROM t").await, Err(Error::Refused(_))));
     let file = adhoc(&db, "SELECT pg_read_file('PG_VERSION')").await;
@@ -494,6 +502,15 @@ async fn write_grants_are_noted_and_reads_stay_read_only() {
         .await;
     assert_eq!(write, Err(Error::ReadOnly));
     assert_eq!(rows_of_t(&pg), T_UNTOUCHED);
+
+    // dblink opens sessions the read-only transaction does not reach: noted
+    // while the role may run it, not once revoked.
+    pg.execute_in("shop", "CREATE EXTENSION dblink");
+    let db = open(&pg, &options()).await;
+    assert!(db.notes().iter().any(|n| n.contains("dblink_exec")), "{:?}", db.notes());
+    pg.execute_in("shop", "REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA public FROM PUBLIC");
+    let db = open(&pg, &options()).await;
+    assert!(db.notes().iter().all(|n| !n.contains("dblink")), "{:?}", db.notes());
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -599,14 +616,102 @@ async fn tls_is_used_as_sslmode_says_and_url_options_cannot_unlock_writes() {
             .unwrap_or_else(|e| panic!("{mode}: {e}"));
         assert_eq!(adhoc(&db, ssl).await.unwrap().rows, vec![vec![json!(encrypted)]], "{mode}");
     }
-    // A self-signed certificate is not trusted by the verifying modes.
+    // The test authority is not a public root: the verifying modes refuse it.
     for mode in ["sslmode=verify-ca", "sslmode=verify-full"] {
         let refused = Postgres::connect(&url(mode), Some(READER_PASSWORD), &options()).await;
         assert!(matches!(refused, Err(Error::Connect(_))), "{mode}: {refused:?}");
     }
+    // With it as sslrootcert: the chain verifies; verify-full also wants
+    // the name (the certificate is for `localhost`, not `127.0.0.1`).
+    let ca = pg.ca_certificate().unwrap();
+    let root = |mode: &str| format!("sslmode={mode}&sslrootcert={}", ca.display());
+    for (query, opens) in [(root("verify-ca"), true), (root("require"), true), (root("verify-full"), false)] {
+        let result = Postgres::connect(&url(&query), Some(READER_PASSWORD), &options()).await;
+        assert_eq!(result.is_ok(), opens, "{query}: {result:?}");
+    }
+    let by_name = format!("postgres://reader@localhost:{}/postgres?{}", pg.port(), root("verify-full"));
+    let db =
+        Postgres::connect(&by_name, Some(READER_PASSWORD), &options()).await.expect("verify-full by name");
+    assert_eq!(adhoc(&db, ssl).await.unwrap().rows, vec![vec![json!(true)]]);
     // `options` in the URL are replaced by switchboard's own.
     let unlocked = url("sslmode=require&options=-c%20default_transaction_read_only%3Doff");
     let db = Postgres::connect(&unlocked, Some(READER_PASSWORD), &options()).await.unwrap();
     let mode = adhoc(&db, "SELECT current_setting('default_transaction_read_only')").await.unwrap();
     assert_eq!(mode.rows, vec![vec![json!("on")]]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn connections_are_reused_only_after_clean_configured_calls() {
+    let pg = shop();
+    let db = open(&pg, &options()).await;
+    let params = Map::new();
+    let pid = |rows: Rows| rows.rows[0][0].clone();
+    let configured = || call("SELECT pg_backend_pid()", &params, Placeholders::Named);
+    let first = pid(db.query(configured()).await.unwrap());
+    assert_eq!(
+        pid(db.query(configured()).await.unwrap()),
+        first,
+        "a clean configured call keeps its connection"
+    );
+    let adhoc_pid = pid(adhoc(&db, "SELECT pg_backend_pid()").await.unwrap());
+    assert_eq!(adhoc_pid, first, "the pool of one lends the same connection");
+    let after_adhoc = pid(db.query(configured()).await.unwrap());
+    assert_ne!(after_adhoc, first, "an ad-hoc call's connection is closed, not reused");
+    assert!(db.query(call("SELECT 1/0", &params, Placeholders::Named)).await.is_err());
+    assert_ne!(
+        pid(db.query(configured()).await.unwrap()),
+        after_adhoc,
+        "a connection with an error is closed"
+    );
+    eventually(&pg, "SELECT count(*) FROM pg_stat_activity WHERE usename = 'reader'", "1");
+    // An idle connection the server ended is not lent again.
+    pg.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'reader'");
+    eventually(&pg, "SELECT count(*) FROM pg_stat_activity WHERE usename = 'reader'", "0");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(db.query(configured()).await.is_ok(), "a fresh connection replaces the ended one");
+    drop(db);
+    eventually(&pg, "SELECT count(*) FROM pg_stat_activity WHERE usename = 'reader'", "0");
+
+    // At most pool_size connections, however many calls run at once.
+    let db = open(&pg, &Options { pool_size: 2, ..options() }).await;
+    let sql =
+        "SELECT count(*) FROM pg_stat_activity, pg_sleep(0.3) WHERE usename = 'reader' AND datname = 'shop'";
+    let calls: Vec<_> = (0..6).map(|_| db.query(call(sql, &params, Placeholders::Named))).collect();
+    for result in futures::future::join_all(calls).await {
+        let seen = result.unwrap().rows[0][0].as_i64().unwrap();
+        assert!(seen <= 2, "{seen} connections for a pool of 2");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancelled_write_writes_nothing() {
+    let pg = shop();
+    pg.execute_in("shop", "GRANT UPDATE ON t TO reader");
+    let db = open(
+        &pg,
+        &Options { access: Access::Write, statement_timeout: Duration::from_secs(120), ..options() },
+    )
+    .await;
+    let params = Map::new();
+    let cancel = CancellationToken::new();
+    let later = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        later.cancel();
+    });
+    let result = db
+        .write(WriteCall {
+            statement: Statement {
+                sql: "UPDATE t SET name = 'x' WHERE id = (SELECT 1 FROM pg_sleep(60))",
+                placeholders: Placeholders::Named,
+            },
+            params: &params,
+            commit: Commit::If { max: None, expect: None },
+            settings: &[],
+            cancel,
+        })
+        .await;
+    assert_eq!(result, Err(Error::Cancelled));
+    eventually(&pg, SLEEPING, "0");
+    assert_eq!(rows_of_t(&pg), T_UNTOUCHED);
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use switchboard_server::{Server, Via};
+use switchboard_server::{Server, ServerBuilder, ServerOptions, Via};
 use switchboard_sql::serve::{CheckProblem, DatabaseState, Databases, Place, check};
 use switchboard_sql::spec::{DatabaseSpec, Key, Resolved, SqlToolSpec, Target};
 use switchboard_testkit::TestClient;
@@ -93,11 +93,20 @@ async fn opened(databases: &Databases) {
 
 /// A server with the items of `specs` and `tools`, attached.
 async fn serve(specs: Vec<Resolved>, tools: Vec<SqlToolSpec>) -> (Databases, Server) {
+    serve_with(specs, tools, |builder| builder).await
+}
+
+/// [`serve`], with the builder adjusted by `adjust` (state store, options).
+async fn serve_with(
+    specs: Vec<Resolved>,
+    tools: Vec<SqlToolSpec>,
+    adjust: impl FnOnce(ServerBuilder) -> ServerBuilder,
+) -> (Databases, Server) {
     let databases = Databases::new();
     databases.set(specs, tools);
     opened(&databases).await;
     let items = databases.items();
-    let mut builder = Server::builder("sql-test", "1.0").enable_tools().enable_resources();
+    let mut builder = adjust(Server::builder("sql-test", "1.0").enable_tools().enable_resources());
     for tool in items.tools {
         builder = builder.tool(tool);
     }
@@ -289,6 +298,38 @@ async fn a_confirmed_write_commits_once_in_2026_rounds_and_a_replay_writes_nothi
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confirmation_answered_on_another_instance_commits_exactly_once() {
+    use switchboard_state_redis::RedisStore;
+    use switchboard_testkit::redis::RedisServer;
+
+    let redis = tokio::task::spawn_blocking(RedisServer::start).await.unwrap();
+    let (_dir, path) = fixture();
+    let mut instances = Vec::new();
+    for _ in 0..2 {
+        let store = RedisStore::connect(&redis.url(), "sql-test").await.unwrap();
+        let mut options = ServerOptions::default();
+        options.cursor_key = Some([9; 32]);
+        let specs = vec![database(&path, json!({"access": "write"}))];
+        let adjust = move |builder: ServerBuilder| builder.state(store).options(options);
+        instances.push(serve_with(specs, vec![bump_total("always")], adjust).await);
+    }
+    let (a, b) = (&instances[0].1, &instances[1].1);
+    let caps = json!({"elicitation": {}});
+    let params = json!({"name": "bump_total", "arguments": {"last": 1}});
+    let r1 = modern(a, params.clone(), caps.clone()).await;
+    let mut accepted = params;
+    accepted["inputResponses"] = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    accepted["requestState"] = r1["result"]["requestState"].clone();
+    let answer = modern(b, accepted.clone(), caps.clone()).await;
+    assert_eq!(answer["result"]["structuredContent"]["committed"], true, "{answer}");
+    for instance in [a, b] {
+        let replay = modern(instance, accepted.clone(), caps.clone()).await;
+        assert_eq!(replay["result"]["isError"], true, "{replay}");
+    }
+    assert_eq!(scalar(&path, "SELECT sum(total) FROM orders"), 781, "committed exactly once");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_handshake_client_is_asked_live_and_one_that_cannot_be_asked_writes_nothing() {
     let (_dir, path) = fixture();
     let specs = vec![database(&path, json!({"access": "write"}))];
@@ -436,4 +477,155 @@ async fn a_tool_that_does_not_describe_is_left_out_with_a_note() {
     databases.set(Vec::new(), Vec::new());
     assert!(databases.items().tools.is_empty());
     let _ = Arc::new(server);
+}
+
+/// A real PostgreSQL with row-level security on `notes`: each end user
+/// sees only their own rows, through one shared pool, by the setting
+/// `app.user_id` taken from the caller's token subject.
+#[cfg(feature = "postgres")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_session_settings_apply_row_level_security_per_end_user() {
+    use switchboard_server::Principal;
+    use switchboard_testkit::postgres::PostgresServer;
+
+    let pg = tokio::task::spawn_blocking(PostgresServer::start).await.unwrap();
+    pg.create_database("shop");
+    pg.create_role("app", "app-password", "LOGIN");
+    pg.execute_in(
+        "shop",
+        "CREATE TABLE notes (id int PRIMARY KEY, owner text NOT NULL, body text NOT NULL);
+         INSERT INTO notes VALUES (1, 'ada', 'engine'), (2, 'bob', 'cipher'), (3, 'ada', 'loom');
+         ALTER TABLE notes ENABLE ROW LEVEL SECURITY;
+         CREATE POLICY own_notes ON notes USING (owner = current_setting('app.user_id', true));
+         GRANT SELECT ON notes TO app;",
+    );
+    let spec: DatabaseSpec = serde_json::from_value(json!({
+        "name": "shop", "url_env": "SHOP_URL", "session": {"app.user_id": "claims.sub"}, "max_rows": 1,
+    }))
+    .unwrap();
+    assert!(spec.problems().is_empty(), "{:?}", spec.problems());
+    let url = format!("postgres://app@127.0.0.1:{}/shop", pg.port());
+    let target = Target::Postgres { url, password: Some("app-password".into()) };
+    let tool = sql_tool(
+        json!({"name": "my_notes", "database": "shop", "sql": "SELECT id, body FROM notes ORDER BY id"}),
+    );
+    let (_databases, server) = serve(vec![Resolved { spec, target }], vec![tool]).await;
+    let definition = server.tool_definition("my_notes").unwrap();
+    let row = &definition.output_schema.as_ref().unwrap()["properties"]["rows"]["items"];
+    assert_eq!(row["required"], json!(["id", "body"]), "{row}");
+
+    let call_as = |who: Option<&str>, arguments: Value| {
+        let server = server.clone();
+        let principal = who.map(Principal::new);
+        async move {
+            let (tx, _rx) = tokio::sync::mpsc::channel(16);
+            let session = server.new_session(tx, None);
+            let mut params = json!({"name": "my_notes", "arguments": arguments});
+            params["_meta"] = TestClient::modern_meta();
+            let frame = serde_json::to_vec(
+                &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}),
+            )
+            .unwrap();
+            let via = Via { principal, ..Via::default() };
+            let bytes = server.accept_via(&session, &frame, &via).resolve().await.unwrap();
+            let response: Value = serde_json::from_slice(&bytes).unwrap();
+            response["result"].clone()
+        }
+    };
+    let first = call_as(Some("ada"), json!({})).await;
+    assert_eq!(first["structuredContent"]["rows"], json!([{"id": 1, "body": "engine"}]), "{first}");
+    let cursor = first["structuredContent"]["nextCursor"].as_str().unwrap().to_owned();
+    let second = call_as(Some("ada"), json!({"cursor": cursor})).await;
+    assert_eq!(second["structuredContent"]["rows"], json!([{"id": 3, "body": "loom"}]), "{second}");
+    assert_eq!(second["structuredContent"]["truncated"], false);
+    let bob = call_as(Some("bob"), json!({})).await;
+    assert_eq!(bob["structuredContent"]["rows"], json!([{"id": 2, "body": "cipher"}]), "{bob}");
+    let nobody = call_as(None, json!({})).await;
+    assert_eq!(nobody["isError"], true, "{nobody}");
+    assert!(text(&nobody).contains("access token"), "{nobody}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_that_is_down_has_no_items_and_comes_back_when_it_can_open() {
+    let (dir, path) = fixture();
+    let later = dir.path().join("later.db");
+    let mut spec = database(&later, json!({}));
+    spec.spec.name = "later".into();
+    let databases = Databases::new();
+    databases.set(vec![spec], Vec::new());
+    let mut down = None;
+    for _ in 0..200 {
+        if let [status] = databases.statuses().as_slice()
+            && let DatabaseState::Down(message) = &status.state
+        {
+            down = Some(message.clone());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(down.unwrap().contains("later.db"), "{:?}", databases.statuses());
+    assert!(databases.items().tools.is_empty());
+
+    std::fs::copy(&path, &later).unwrap();
+    let waiting = databases.clone();
+    let changed = tokio::spawn(async move { waiting.changed().await });
+    databases.schema_touched(&later);
+    tokio::time::timeout(Duration::from_secs(20), changed).await.expect("changed() resolves").unwrap();
+    assert_eq!(databases.statuses()[0].state, DatabaseState::Open);
+    let items = databases.items();
+    assert_eq!(items.tools.iter().map(|t| t.name().to_owned()).collect::<Vec<_>>(), ["later_query"]);
+    assert_eq!(items.resources.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_may_run_as_a_task_as_command_tools_do() {
+    let (_dir, path) = fixture();
+    let mut tool = orders_of_customer();
+    tool.task = switchboard_sql::spec::TaskMode::Optional;
+    let (_databases, server) = serve(vec![database(&path, json!({}))], vec![tool]).await;
+    let definition = server.tool_definition("orders_of_customer").unwrap();
+    let execution = serde_json::to_value(&definition.execution).unwrap();
+    assert_eq!(execution["taskSupport"], "optional", "{execution}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confirmed_write_whose_rows_changed_since_is_rolled_back() {
+    let (_dir, path) = fixture();
+    let specs = vec![database(&path, json!({"access": "write"}))];
+    let (_databases, server) = serve(specs, vec![bump_total("always")]).await;
+    let caps = json!({"elicitation": {}});
+    let params = json!({"name": "bump_total", "arguments": {"last": 3}});
+    let r1 = modern(&server, params.clone(), caps.clone()).await;
+    let message = r1["result"]["inputRequests"]["confirm"]["params"]["message"].as_str().unwrap();
+    assert!(message.contains("Rows it affects now: 3"), "{message}");
+    // Someone else deletes a row before the user answers.
+    rusqlite::Connection::open(&path).unwrap().execute("DELETE FROM orders WHERE id = 1", []).unwrap();
+    let mut accepted = params;
+    accepted["inputResponses"] = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    accepted["requestState"] = r1["result"]["requestState"].clone();
+    let answer = modern(&server, accepted, caps).await;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(text(&answer["result"]).contains("not the 3 confirmed"), "{answer}");
+    assert_eq!(
+        scalar(&path, "SELECT sum(total) FROM orders"),
+        770,
+        "nothing written: only the deletion shows"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_query_stops_at_the_statement_timeout_and_says_so() {
+    let (_dir, path) = fixture();
+    let specs = vec![database(&path, json!({"statement_timeout": "300ms"}))];
+    let (_databases, server) = serve(specs, Vec::new()).await;
+    let mut client = TestClient::connect_legacy(&server, "2025-11-25").await;
+    let endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n";
+    let started = std::time::Instant::now();
+    let result = client.call_tool("shop_query", json!({"sql": endless})).await.unwrap();
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(text(&result).contains("statement timeout"), "{result}");
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    let after =
+        client.call_tool("shop_query", json!({"sql": "SELECT count(*) AS n FROM orders"})).await.unwrap();
+    assert_eq!(after["structuredContent"]["rows"], json!([{"n": 12}]), "{after}");
 }

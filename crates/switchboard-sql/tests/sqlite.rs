@@ -323,6 +323,15 @@ async fn a_twenty_million_row_result_is_capped_promptly_with_flat_memory() {
     let next = db.query(Call { skip: first.rows.len() as u64, ..bytes_capped }).await.unwrap();
     assert_eq!(next.rows[0][0], json!(first.rows.len() + 1));
 
+    // A value larger than the cap ends the result before it is encoded.
+    let huge = Call {
+        max_bytes: 1000,
+        ..call("SELECT 1 UNION ALL SELECT randomblob(50000000)", &params, Placeholders::None)
+    };
+    let started = Instant::now();
+    let rows = db.query(huge).await.unwrap();
+    assert!(rows.truncated && rows.rows == vec![vec![json!(1)]]);
+    assert!(started.elapsed() < Duration::from_secs(2));
     // A result that fits is not truncated.
     let small =
         db.query(Call { max_rows: 3, ..call("SELECT id FROM customers", &params, Placeholders::None) }).await;
@@ -347,6 +356,15 @@ async fn excluded_columns_and_tables_are_refused_in_ad_hoc_sql() {
             Err(Error::Refused(message)) => assert!(message.contains("customers.ssn"), "{sql}: {message}"),
             other => panic!("{sql}: {other:?}"),
         }
+    }
+    // Names are compared as SQLite compares them: in any case.
+    match read(&db, "SELECT SSN FROM CUSTOMERS").await {
+        Err(Error::Refused(message)) => assert!(message.contains("customers.ssn"), "{message}"),
+        other => panic!("upper case: {other:?}"),
+    }
+    let shouting = Sqlite::open(&path, &excluding(&["Customers.SSN", "main.AUDIT_*"])).unwrap();
+    for sql in ["SELECT ssn FROM customers", "SELECT entry FROM audit_log"] {
+        assert!(matches!(read(&shouting, sql).await, Err(Error::Refused(_))), "{sql}");
     }
     for sql in ["SELECT * FROM audit_log", "SELECT count(*) FROM audit_log"] {
         match read(&db, sql).await {
@@ -388,6 +406,11 @@ async fn legitimate_reads_work() {
         async move { read(db, sql).await.unwrap_or_else(|e| panic!("{sql}: {e}")) }
     };
     assert_eq!(one("SELECT ';' AS s").await.rows, vec![vec![json!(";")]]);
+    // Placeholder-like text inside literals is text, not a parameter.
+    assert_eq!(
+        one("SELECT ':name', '?', '@x', '$y'").await.rows,
+        vec![vec![json!(":name"), json!("?"), json!("@x"), json!("$y")]]
+    );
     assert_eq!(
         one("SELECT 'a; DELETE FROM customers' AS s").await.rows[0][0],
         json!("a; DELETE FROM customers")
@@ -734,4 +757,57 @@ async fn virtual_tables_and_their_storage_cannot_go_around_an_exclusion() {
     let names: Vec<String> = db.catalog().await.unwrap().tables.into_iter().map(|t| t.name).collect();
     assert!(names.contains(&"docs".to_owned()), "{names:?}");
     assert!(!names.iter().any(|n| n.starts_with("notes") || n.starts_with("docs_")), "{names:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn index_samples_and_generated_columns_do_not_leak_an_excluded_column() {
+    let (_dir, path) = fixture();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "CREATE INDEX customers_by_ssn ON customers(ssn);
+             ALTER TABLE customers ADD COLUMN tail TEXT GENERATED ALWAYS AS (substr(ssn, -4)) VIRTUAL;
+             ANALYZE;",
+        )
+        .unwrap();
+    let db = Sqlite::open(&path, &excluding(&["customers.ssn"])).unwrap();
+    for sql in ["SELECT sample FROM sqlite_stat4", "SELECT * FROM sqlite_stat4", "SELECT tail FROM customers"]
+    {
+        match read(&db, sql).await {
+            Err(Error::Refused(message)) => {
+                assert!(message.contains("sqlite_stat4") || message.contains("tail"), "{message}")
+            }
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
+    // The row counts ANALYZE keeps hold no values: readable; the catalogue
+    // leaves the generated column out with the excluded one.
+    read(&db, "SELECT tbl, stat FROM sqlite_stat1").await.unwrap();
+    let catalog = db.catalog().await.unwrap();
+    let customers = catalog.tables.iter().find(|t| t.name == "customers").unwrap();
+    let columns: Vec<&str> = customers.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(columns, ["id", "name", "score"]);
+    assert!(!customers.indexes.iter().any(|i| i.name == "customers_by_ssn"));
+    // Without exclusions, both read as usual.
+    let open = Sqlite::open(&path, &options()).unwrap();
+    assert_eq!(
+        read(&open, "SELECT tail FROM customers WHERE id = 1").await.unwrap().rows,
+        vec![vec![json!("1111")]]
+    );
+    read(&open, "SELECT sample FROM sqlite_stat4").await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_excluded_key_column_is_not_readable_as_rowid() {
+    let (_dir, path) = fixture();
+    let db = Sqlite::open(&path, &excluding(&["orders.id"])).unwrap();
+    for sql in [
+        "SELECT rowid FROM orders",
+        "SELECT _rowid_ FROM orders",
+        "SELECT oid FROM orders",
+        "SELECT id FROM orders",
+    ] {
+        assert!(matches!(read(&db, sql).await, Err(Error::Refused(_))), "{sql}");
+    }
+    read(&db, "SELECT total FROM orders").await.unwrap();
 }

@@ -68,9 +68,10 @@ impl PostgresServer {
         Self::start_with(false)
     }
 
-    /// [`start`](Self::start), with TLS on (`ssl=on`, a self-signed
-    /// certificate for `localhost` made with `openssl`): clients may use
-    /// `sslmode=require`; a verifying client refuses the certificate.
+    /// [`start`](Self::start), with TLS on (`ssl=on`, a certificate for
+    /// `localhost` signed by a test authority, both made with `openssl`):
+    /// clients may use `sslmode=require`; a verifying client trusts it only
+    /// with [`ca_certificate`](Self::ca_certificate) as its root.
     pub fn start_with_tls() -> PostgresServer {
         Self::start_with(true)
     }
@@ -238,12 +239,19 @@ impl PostgresServer {
         }
     }
 
-    /// A self-signed certificate and its key (readable by the server's
-    /// user only, as postgres demands) in the cluster's directory.
+    /// A test certificate authority (`ca.crt`, see
+    /// [`ca_certificate`](Self::ca_certificate)) and a server certificate
+    /// it signed for the name `localhost` only (so a client checking the
+    /// name against `127.0.0.1` refuses it), with its key readable by the
+    /// server's user only, as postgres demands.
     fn make_certificate(&self, owner: Option<&Owner>) {
-        let (cert, key) = (self.dir.path().join("server.crt"), self.dir.path().join("server.key"));
-        let output = Command::new("openssl")
-            .args([
+        let path = |name: &str| self.dir.path().join(name);
+        let extensions = "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\n\
+                          keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n";
+        std::fs::write(path("server.ext"), extensions)
+            .unwrap_or_else(|e| panic!("cannot write the certificate extensions: {e}"));
+        let steps: [Vec<std::ffi::OsString>; 3] = [
+            os_args(&[
                 "req",
                 "-x509",
                 "-newkey",
@@ -252,25 +260,60 @@ impl PostgresServer {
                 "-days",
                 "2",
                 "-subj",
-                "/CN=localhost",
-                "-keyout",
+                "/CN=switchboard test CA",
             ])
-            .arg(&key)
-            .arg("-out")
-            .arg(&cert)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap_or_else(|e| {
-                panic!("cannot run openssl to make a test certificate (install openssl): {e}")
-            });
-        if !output.status.success() {
-            panic!("openssl failed to make a test certificate: {}", String::from_utf8_lossy(&output.stderr));
+            .into_iter()
+            .chain(["-keyout".into(), path("ca.key").into(), "-out".into(), path("ca.crt").into()])
+            .collect(),
+            os_args(&["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost"])
+                .into_iter()
+                .chain([
+                    "-keyout".into(),
+                    path("server.key").into(),
+                    "-out".into(),
+                    path("server.csr").into(),
+                ])
+                .collect(),
+            os_args(&["x509", "-req", "-days", "2", "-CAcreateserial"])
+                .into_iter()
+                .chain([
+                    "-in".into(),
+                    path("server.csr").into(),
+                    "-CA".into(),
+                    path("ca.crt").into(),
+                    "-CAkey".into(),
+                    path("ca.key").into(),
+                    "-extfile".into(),
+                    path("server.ext").into(),
+                    "-out".into(),
+                    path("server.crt").into(),
+                ])
+                .collect(),
+        ];
+        for args in steps {
+            let output =
+                Command::new("openssl").args(&args).stdin(Stdio::null()).output().unwrap_or_else(|e| {
+                    panic!("cannot run openssl to make a test certificate (install openssl): {e}")
+                });
+            if !output.status.success() {
+                panic!(
+                    "openssl failed to make a test certificate: {}",
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
         }
-        let _ = std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600));
+        let _ = std::fs::set_permissions(path("server.key"), std::fs::Permissions::from_mode(0o600));
         if let Some(owner) = owner {
-            chown(&cert, owner);
-            chown(&key, owner);
+            chown(&path("server.crt"), owner);
+            chown(&path("server.key"), owner);
         }
+    }
+
+    /// With [`start_with_tls`](Self::start_with_tls): the PEM file of the
+    /// test certificate authority that signed the server's certificate
+    /// (for `sslrootcert`).
+    pub fn ca_certificate(&self) -> Option<PathBuf> {
+        self.tls.then(|| self.dir.path().join("ca.crt"))
     }
 
     /// Runs the postmaster and waits until it logged that it is ready and
@@ -442,6 +485,10 @@ fn free_port() -> u16 {
         .and_then(|listener| listener.local_addr())
         .map(|addr| addr.port())
         .unwrap_or_else(|e| panic!("cannot find a free loopback port: {e}"))
+}
+
+fn os_args(args: &[&str]) -> Vec<std::ffi::OsString> {
+    args.iter().map(Into::into).collect()
 }
 
 /// `"name"` with embedded quotes doubled.

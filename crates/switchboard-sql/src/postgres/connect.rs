@@ -7,7 +7,8 @@
 //! replaced by ours.
 //!
 //! `sslmode` follows libpq's meanings, with rustls and the public CA roots
-//! (webpki-roots):
+//! (webpki-roots), or only the certificates of the PEM file `sslrootcert`
+//! names (then `require` verifies the chain, as in libpq):
 //!
 //! - `disable`: plain TCP;
 //! - `prefer` (the default, as in libpq): TLS when the server offers it,
@@ -98,7 +99,21 @@ pub(crate) fn configure(
     password: Option<&str>,
     options: &Options,
 ) -> Result<(Config, Tls), Error> {
-    let (url, mode) = take_sslmode(url)?;
+    let (url, ssl) = take_params(url, &["sslmode", "sslrootcert"]);
+    let mut mode = match ssl[0].as_deref() {
+        None => TlsMode::Prefer,
+        Some(value) => parse_sslmode(value)?,
+    };
+    let roots = match &ssl[1] {
+        Some(file) => {
+            // As libpq: with a root certificate file, `require` verifies the chain.
+            if mode == TlsMode::Require {
+                mode = TlsMode::VerifyCa;
+            }
+            Some(read_roots(file)?)
+        }
+        None => None,
+    };
     let mut config = Config::from_str(&url)
         .map_err(|e| Error::Connect(format!("the connection URL does not parse: {e}")))?;
     if let Some(password) = password {
@@ -114,7 +129,7 @@ pub(crate) fn configure(
     });
     let tls = match mode {
         TlsMode::Disable => Tls::Plain,
-        _ => Tls::Rustls(MakeRustlsConnect::new(client_config(mode)?)),
+        _ => Tls::Rustls(MakeRustlsConnect::new(client_config(mode, roots)?)),
     };
     Ok((config, tls))
 }
@@ -132,15 +147,58 @@ fn startup_options(options: &Options) -> String {
     )
 }
 
-/// Removes `sslmode` from the URL (the driver knows only three of libpq's
-/// five values) and returns what it asked for; `prefer` when absent.
-fn take_sslmode(url: &str) -> Result<(String, TlsMode), Error> {
-    let Some(at) = url.find("sslmode=") else { return Ok((url.to_owned(), TlsMode::Prefer)) };
-    let value_start = at + "sslmode=".len();
-    let value_end = url[value_start..]
-        .find(|c: char| c == '&' || c.is_whitespace())
-        .map_or(url.len(), |n| value_start + n);
-    let mode = match &url[value_start..value_end] {
+/// Removes the parameters `keys` from the URL (query parameters of a
+/// `postgres://` URL, or `key=value` words) and returns their values in
+/// the order of `keys`: the driver knows only three of libpq's five
+/// `sslmode` values and no `sslrootcert`.
+fn take_params(url: &str, keys: &[&str]) -> (String, Vec<Option<String>>) {
+    let mut values = vec![None; keys.len()];
+    let mut take = |part: &str| -> bool {
+        let Some((key, value)) = part.split_once('=') else { return true };
+        match keys.iter().position(|k| *k == key) {
+            Some(at) => {
+                values[at] = Some(percent_decode(value));
+                false
+            }
+            None => true,
+        }
+    };
+    let rest = if url.contains("://") {
+        match url.split_once('?') {
+            Some((base, query)) => {
+                let kept: Vec<&str> = query.split('&').filter(|part| take(part)).collect();
+                if kept.is_empty() { base.to_owned() } else { format!("{base}?{}", kept.join("&")) }
+            }
+            None => url.to_owned(),
+        }
+    } else {
+        url.split_whitespace().filter(|part| take(part)).collect::<Vec<_>>().join(" ")
+    };
+    (rest, values)
+}
+
+fn percent_decode(value: &str) -> String {
+    let bytes = value.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn parse_sslmode(value: &str) -> Result<TlsMode, Error> {
+    Ok(match value {
         "disable" => TlsMode::Disable,
         "prefer" | "allow" => TlsMode::Prefer,
         "require" => TlsMode::Require,
@@ -151,20 +209,34 @@ fn take_sslmode(url: &str) -> Result<(String, TlsMode), Error> {
                 "sslmode={other} is not one of disable, prefer, require, verify-ca, verify-full"
             )));
         }
-    };
-    let rest = format!("{}{}", &url[..value_start], "prefer");
-    Ok((format!("{rest}{}", &url[value_end..]), mode))
+    })
+}
+
+/// The certificates of a PEM file, as the only trusted roots.
+fn read_roots(file: &str) -> Result<rustls::RootCertStore, Error> {
+    use rustls::pki_types::pem::PemObject;
+    let failed = |e: &dyn std::fmt::Display| Error::Connect(format!("sslrootcert {file}: {e}"));
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(file).map_err(|e| failed(&e))? {
+        roots.add(cert.map_err(|e| failed(&e))?).map_err(|e| failed(&e))?;
+    }
+    if roots.is_empty() {
+        return Err(failed(&"no certificate in the file"));
+    }
+    Ok(roots)
 }
 
 fn provider() -> Arc<CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
 
-fn client_config(mode: TlsMode) -> Result<ClientConfig, Error> {
+fn client_config(mode: TlsMode, roots: Option<rustls::RootCertStore>) -> Result<ClientConfig, Error> {
     let builder = ClientConfig::builder_with_provider(provider())
         .with_safe_default_protocol_versions()
         .map_err(|e| Error::Connect(format!("TLS: {e}")))?;
-    let roots = Arc::new(rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() });
+    let roots = Arc::new(
+        roots.unwrap_or_else(|| rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() }),
+    );
     let config = match mode {
         TlsMode::VerifyFull => builder.with_root_certificates(roots).with_no_client_auth(),
         TlsMode::VerifyCa => {
@@ -281,13 +353,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sslmode_is_taken_from_the_url() {
-        let (url, mode) = take_sslmode("postgres://u@h/db?sslmode=verify-full&application_name=x").unwrap();
-        assert_eq!(mode, TlsMode::VerifyFull);
-        assert_eq!(url, "postgres://u@h/db?sslmode=prefer&application_name=x");
-        assert_eq!(take_sslmode("host=h sslmode=disable user=u").unwrap().1, TlsMode::Disable);
-        assert_eq!(take_sslmode("postgres://h/db").unwrap().1, TlsMode::Prefer);
-        assert!(take_sslmode("postgres://h/db?sslmode=sometimes").is_err());
+    fn ssl_parameters_are_taken_from_the_url() {
+        let keys = ["sslmode", "sslrootcert"];
+        let (url, values) = take_params(
+            "postgres://u@h/db?sslmode=verify-full&application_name=x&sslrootcert=%2Fca.pem",
+            &keys,
+        );
+        assert_eq!(url, "postgres://u@h/db?application_name=x");
+        assert_eq!(values, [Some("verify-full".to_owned()), Some("/ca.pem".to_owned())]);
+        let (url, values) = take_params("postgres://u@h/db?sslmode=disable", &keys);
+        assert_eq!((url.as_str(), values[0].as_deref()), ("postgres://u@h/db", Some("disable")));
+        // Only whole keys: a password holding `sslmode=` is left alone.
+        let (url, values) = take_params("host=h password=xsslmode=disable sslmode=require user=u", &keys);
+        assert_eq!(url, "host=h password=xsslmode=disable user=u");
+        assert_eq!(values[0].as_deref(), Some("require"));
+        assert!(parse_sslmode("sometimes").is_err());
         assert!(configure("postgres://h/db?sslmode=verify-ca", None, &Options::default()).is_ok());
+        assert!(matches!(
+            configure("postgres://h/db?sslrootcert=/nonexistent.pem", None, &Options::default()),
+            Err(Error::Connect(m)) if m.contains("/nonexistent.pem")
+        ));
     }
 }

@@ -71,13 +71,14 @@ impl Postgres {
         let opened = async {
             let mut lease = pool.acquire().await?;
             let client = lease.client();
-            role::check_privileges(client, options).await?;
+            let privileged = role::check_privileges(client, options).await?;
             role::check_exclusions(client, options).await?;
             let schemas = role::exposed_schemas(client, options).await?;
-            let notes = match options.access {
-                Access::Read => role::write_grants(client, &schemas).await?,
-                Access::Write => Vec::new(),
-            };
+            let mut notes: Vec<String> = privileged.into_iter().collect();
+            if options.access == Access::Read {
+                notes.extend(role::write_grants(client, &schemas).await?);
+                notes.extend(role::other_connections(client).await?);
+            }
             lease.release();
             Ok::<_, Error>((schemas, notes))
         };

@@ -107,7 +107,11 @@ pub(crate) async fn read(
                 break 'fetch;
             }
             let values = decode_row(&row, &columns)?;
-            let size = crate::value::size(&Value::Array(values.clone())) + u64::from(!rows.is_empty());
+            // As serialized inside the `rows` array: `[a,b]`, and a comma before it.
+            let size = values.iter().map(crate::value::size).sum::<u64>()
+                + values.len().saturating_sub(1) as u64
+                + 2
+                + u64::from(!rows.is_empty());
             if bytes + size > call.max_bytes {
                 truncated = true;
                 break 'fetch;

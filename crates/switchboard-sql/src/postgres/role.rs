@@ -16,8 +16,9 @@ use tokio_postgres::Client;
 
 use crate::{Access, Error, Options};
 
-/// The role's name and whether it is privileged, from the server.
-pub(crate) async fn check_privileges(client: &Client, options: &Options) -> Result<(), Error> {
+/// Refuses a privileged role for a read database (unless allowed); for a
+/// database opened anyway, a note saying what the role can do.
+pub(crate) async fn check_privileges(client: &Client, options: &Options) -> Result<Option<String>, Error> {
     let row = client
         .query_one(
             "SELECT current_user::text, r.rolsuper, \
@@ -39,8 +40,15 @@ pub(crate) async fn check_privileges(client: &Client, options: &Options) -> Resu
         .filter(|(column, _)| row.get::<_, bool>(*column))
         .map(|(_, what)| what)
         .collect();
-    if powers.is_empty() || options.access == Access::Write || options.allow_privileged_role {
-        return Ok(());
+    if powers.is_empty() {
+        return Ok(None);
+    }
+    if options.access == Access::Write || options.allow_privileged_role {
+        return Ok(Some(format!(
+            "the role {role:?} {}: queries can reach the server's files or programs, which a read-only \
+             transaction does not stop",
+            powers.join(", ")
+        )));
     }
     Err(Error::PrivilegedRole(format!(
         "the role {role:?} {}: a read-only transaction does not stop it reading or writing the server's files \
@@ -123,4 +131,31 @@ pub(crate) async fn exposed_schemas(client: &Client, options: &Options) -> Resul
         .await
         .map_err(|e| Error::Connect(format!("cannot read the search path: {e}")))?;
     Ok(row.get(0))
+}
+
+/// Installed extensions that open other connections (`dblink`): a query
+/// through one runs in a session this database does not control, where
+/// the read-only transaction does not apply.
+pub(crate) async fn other_connections(client: &Client) -> Result<Vec<String>, Error> {
+    let rows = client
+        .query(
+            "SELECT p.oid::regprocedure::text FROM pg_proc p \
+             JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e' \
+             JOIN pg_extension e ON e.oid = d.refobjid \
+             WHERE e.extname = 'dblink' AND p.proname IN ('dblink_exec', 'dblink', 'dblink_connect') \
+               AND has_function_privilege(p.oid, 'EXECUTE') \
+             ORDER BY 1",
+            &[],
+        )
+        .await
+        .map_err(|e| Error::Connect(format!("cannot inspect extensions: {e}")))?;
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let functions: Vec<String> = rows.iter().map(|row| row.get(0)).collect();
+    Ok(vec![format!(
+        "the role may run dblink functions ({}): they open other sessions, where this database's \
+         read-only transaction does not apply; REVOKE EXECUTE on them from the role",
+        functions.join(", ")
+    )])
 }

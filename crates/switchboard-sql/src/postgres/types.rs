@@ -54,11 +54,16 @@ mod oid {
     pub const UUID: u32 = 2950;
     pub const JSONB: u32 = 3802;
     pub const VOID: u32 = 2278;
+    pub const XID: u32 = 28;
+    pub const CID: u32 = 29;
+    pub const XID8: u32 = 5069;
+    pub const MACADDR: u32 = 829;
+    pub const MACADDR8: u32 = 774;
 }
 
 /// Types outside the core set whose binary form is their text (extensions
 /// and core types alike), by name.
-const TEXT_LIKE_NAMES: &[&str] = &["citext", "xml"];
+const TEXT_LIKE_NAMES: &[&str] = &["citext", "xml", "pg_node_tree"];
 
 /// The type a value of `ty` is read as: a domain is read as its base type.
 fn base(ty: &Type) -> &Type {
@@ -106,6 +111,11 @@ pub(crate) fn decodable(ty: &Type) -> bool {
                 | oid::NUMERIC
                 | oid::UUID
                 | oid::VOID
+                | oid::XID
+                | oid::CID
+                | oid::XID8
+                | oid::MACADDR
+                | oid::MACADDR8
         ),
     }
 }
@@ -129,13 +139,18 @@ pub(crate) fn schema(ty: &Type) -> Value {
     if let Kind::Array(element) = ty.kind() {
         return json!({"type": ["array", "null"], "items": schema(element)});
     }
+    if let Kind::Enum(labels) = ty.kind() {
+        let mut values: Vec<Value> = labels.iter().map(|l| Value::String(l.clone())).collect();
+        values.push(Value::Null);
+        return json!({"type": ["string", "null"], "enum": values});
+    }
     if is_text_like(ty) {
         return value::string_schema(None);
     }
     match ty.oid() {
         oid::BOOL => json!({"type": ["boolean", "null"]}),
-        oid::INT2 | oid::INT4 | oid::OID => value::integer_schema(false),
-        oid::INT8 => value::integer_schema(true),
+        oid::INT2 | oid::INT4 | oid::OID | oid::XID | oid::CID => value::integer_schema(false),
+        oid::INT8 | oid::XID8 => value::integer_schema(true),
         oid::FLOAT4 | oid::FLOAT8 => value::float_schema(),
         oid::NUMERIC => value::numeric_schema(),
         oid::BYTEA => value::bytes_schema(),
@@ -192,7 +207,11 @@ pub(crate) fn decode(ty: &Type, raw: &[u8]) -> Result<Value, String> {
         oid::CHAR => Value::String(String::from_utf8_lossy(raw).into_owned()),
         oid::INT2 => Value::from(r.i16()?),
         oid::INT4 => Value::from(r.i32()?),
-        oid::OID => Value::from(r.u32()?),
+        oid::OID | oid::XID | oid::CID => Value::from(r.u32()?),
+        oid::XID8 => value::integer(i64::try_from(r.u64()?).unwrap_or(i64::MAX)),
+        oid::MACADDR | oid::MACADDR8 => {
+            Value::String(raw.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":"))
+        }
         oid::INT8 => value::integer(r.i64()?),
         oid::FLOAT4 => value::float(f64::from(f32::from_bits(r.u32()?))),
         oid::FLOAT8 => value::float(f64::from_bits(r.u64()?)),
@@ -654,8 +673,13 @@ fn array_literal(element: &Type, value: &Value) -> Result<String, String> {
         }
         Value::Null => Ok("NULL".into()),
         other => {
-            encode_param(element, other)?;
+            let encoded = encode_param(element, other)?;
             let text = match other {
+                // bytea's text input is hex, not base64.
+                Value::String(_) if base(element).oid() == oid::BYTEA => {
+                    let bytes = encoded.bytes.unwrap_or_default();
+                    format!("\\x{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>())
+                }
                 Value::String(s) => s.clone(),
                 Value::Bool(b) => b.to_string(),
                 _ => other.to_string(),

@@ -59,7 +59,10 @@ pub(crate) fn advice(database: &str, error: &Error) -> String {
         }
         Error::Cancelled => "the request was cancelled; nothing more was done".to_owned(),
         Error::Param { .. } => "fix that argument and call again".to_owned(),
-        Error::TooManyRows { .. } | Error::CountChanged { .. } => "nothing was written".to_owned(),
+        Error::TooManyRows { .. } => "narrow the statement's arguments to fewer rows".to_owned(),
+        Error::CountChanged { .. } => {
+            "the rows changed since the user confirmed: call the tool again to ask anew".to_owned()
+        }
         Error::PrivilegedRole(_) | Error::Execute(_) => "the database reported this error".to_owned(),
     };
     format!("{error} ({hint})")

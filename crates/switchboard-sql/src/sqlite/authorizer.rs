@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 
-use crate::Exclusions;
+use super::excluded::Excluded;
 
 /// What the connection is doing, which decides what is allowed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub(super) enum Mode {
 /// The authorizer's state, shared between the hook and the code running a call.
 #[derive(Debug)]
 pub(super) struct Guard {
-    exclude: Exclusions,
+    exclude: Excluded,
     mode: AtomicU8,
     /// Why the first denied action of the current statement was denied.
     refusal: Mutex<Option<String>>,
@@ -48,6 +48,8 @@ pub(super) struct Guard {
 /// hold their columns' data again, and virtual tables with an excluded
 /// column (full-text search reads every column through the table's hidden
 /// column and `highlight`/`snippet`, without naming the excluded one).
+/// So are the generated columns of a table with an excluded column: they
+/// may be computed from it, and SQLite does not report reading it then.
 /// Denied to the statement a call prepares; the modules of virtual tables
 /// still read their own storage while it runs.
 #[derive(Debug, Default)]
@@ -56,10 +58,12 @@ pub(super) struct Sealed {
     pub(super) schema_version: Option<i64>,
     /// Their names.
     pub(super) tables: Vec<String>,
+    /// The generated columns sealed, as (table, column).
+    pub(super) columns: Vec<(String, String)>,
 }
 
 impl Guard {
-    pub(super) fn new(exclude: Exclusions) -> Self {
+    pub(super) fn new(exclude: Excluded) -> Self {
         Self {
             exclude,
             mode: AtomicU8::new(Mode::Read as u8),
@@ -70,7 +74,7 @@ impl Guard {
     }
 
     /// What is excluded.
-    pub(super) fn exclude(&self) -> &Exclusions {
+    pub(super) fn exclude(&self) -> &Excluded {
         &self.exclude
     }
 
@@ -95,6 +99,13 @@ impl Guard {
     /// Whether `table` is sealed (denied whole while something is excluded).
     pub(super) fn is_sealed(&self, table: &str) -> bool {
         self.sealed.lock().is_ok_and(|s| s.tables.iter().any(|t| t.eq_ignore_ascii_case(table)))
+    }
+
+    /// Whether the generated column `table.column` is sealed.
+    pub(super) fn is_sealed_column(&self, table: &str, column: &str) -> bool {
+        self.sealed.lock().is_ok_and(|s| {
+            s.columns.iter().any(|(t, c)| t.eq_ignore_ascii_case(table) && c.eq_ignore_ascii_case(column))
+        })
     }
 
     /// Sets what the next statements may do, and forgets the last refusal.
@@ -126,6 +137,15 @@ impl Guard {
             {
                 Err(format!(
                     "the table {table_name} is not readable because some tables or columns are excluded (it is a virtual table with an excluded column, or one's internal storage)"
+                ))
+            }
+            AuthAction::Read { table_name, column_name }
+                if self.mode() != Mode::Internal
+                    && self.preparing.load(Ordering::SeqCst)
+                    && self.is_sealed_column(table_name, column_name) =>
+            {
+                Err(format!(
+                    "the column {table_name}.{column_name} is not readable: it is generated, and {table_name} has an excluded column it may be computed from"
                 ))
             }
             action => decide(self.mode(), &self.exclude, &action),
@@ -336,8 +356,12 @@ const READ_PRAGMAS: &[&str] = &[
 const SCHEMA_TABLES: &[&str] =
     &["sqlite_schema", "sqlite_master", "sqlite_temp_schema", "sqlite_temp_master"];
 
+/// The tables `ANALYZE` fills with sample index keys: values of indexed
+/// columns, excluded ones included.
+const SAMPLE_TABLES: &[&str] = &["sqlite_stat3", "sqlite_stat4"];
+
 /// Whether `action` is allowed in `mode`; the reason when it is not.
-pub(super) fn decide(mode: Mode, exclude: &Exclusions, action: &AuthAction<'_>) -> Result<(), String> {
+pub(super) fn decide(mode: Mode, exclude: &Excluded, action: &AuthAction<'_>) -> Result<(), String> {
     match *action {
         AuthAction::Select | AuthAction::Recursive => Ok(()),
         AuthAction::Read { table_name, column_name } => read(mode, exclude, table_name, column_name),
@@ -363,7 +387,7 @@ pub(super) fn decide(mode: Mode, exclude: &Exclusions, action: &AuthAction<'_>) 
     }
 }
 
-fn read(mode: Mode, exclude: &Exclusions, table: &str, column: &str) -> Result<(), String> {
+fn read(mode: Mode, exclude: &Excluded, table: &str, column: &str) -> Result<(), String> {
     if mode == Mode::Internal {
         return Ok(());
     }
@@ -372,10 +396,15 @@ fn read(mode: Mode, exclude: &Exclusions, table: &str, column: &str) -> Result<(
             "reading {table} is not allowed because some tables or columns are excluded; read the database's schema resource instead"
         ));
     }
-    if exclude.excludes_table(None, table) {
+    if SAMPLE_TABLES.iter().any(|t| t.eq_ignore_ascii_case(table)) && !exclude.is_empty() {
+        return Err(format!(
+            "reading {table} is not allowed because some tables or columns are excluded: it holds sample values of indexed columns"
+        ));
+    }
+    if exclude.table(table) {
         return Err(format!("the table {table} is excluded from what this server exposes"));
     }
-    if !column.is_empty() && exclude.excludes_column(None, table, column) {
+    if !column.is_empty() && exclude.column(table, column) {
         return Err(format!(
             "the column {table}.{column} is excluded from what this server exposes (a `*` selects it too: name the columns you need)"
         ));
@@ -391,7 +420,7 @@ fn function(name: &str) -> Result<(), String> {
     }
 }
 
-fn pragma(mode: Mode, exclude: &Exclusions, name: &str, value: Option<&str>) -> Result<(), String> {
+fn pragma(mode: Mode, exclude: &Excluded, name: &str, value: Option<&str>) -> Result<(), String> {
     let is = |list: &[&str]| list.iter().any(|p| p.eq_ignore_ascii_case(name));
     if is(SCHEMA_PRAGMAS) {
         if mode != Mode::Internal && !exclude.is_empty() {
@@ -410,10 +439,10 @@ fn pragma(mode: Mode, exclude: &Exclusions, name: &str, value: Option<&str>) -> 
     }
 }
 
-fn write_target(exclude: &Exclusions, table: &str, column: Option<&str>) -> Result<(), String> {
+fn write_target(exclude: &Excluded, table: &str, column: Option<&str>) -> Result<(), String> {
     let excluded = match column {
-        Some(column) => exclude.excludes_column(None, table, column),
-        None => exclude.excludes_table(None, table),
+        Some(column) => exclude.column(table, column),
+        None => exclude.table(table),
     };
     if excluded {
         return Err(format!(
@@ -458,7 +487,7 @@ mod tests {
 
     #[test]
     fn reads_pass_and_everything_else_is_named() {
-        let none = Exclusions::default();
+        let none = Excluded::default();
         let read = |a: AuthAction<'_>| decide(Mode::Read, &none, &a);
         assert!(read(AuthAction::Select).is_ok());
         assert!(read(AuthAction::Read { table_name: "t", column_name: "a" }).is_ok());
@@ -482,7 +511,7 @@ mod tests {
 
     #[test]
     fn exclusions_hold_on_reads_writes_and_schema_views() {
-        let ex = Exclusions::new(&["customers.ssn", "audit_*"]).unwrap();
+        let ex = Excluded::new(&crate::Exclusions::new(&["customers.ssn", "audit_*"]).unwrap());
         let read = |t, c| decide(Mode::Read, &ex, &AuthAction::Read { table_name: t, column_name: c });
         assert!(read("customers", "name").is_ok());
         assert!(read("customers", "ssn").unwrap_err().contains("customers.ssn"));

@@ -4,9 +4,10 @@
 
 use rusqlite::{Connection, params};
 
-use super::authorizer::Mode;
+use super::authorizer::{Guard, Mode};
+use super::excluded::Excluded;
 use super::open::Conn;
-use crate::{Catalog, CatalogColumn, Error, Exclusions, ForeignKey, Index, Table, TableKind};
+use crate::{Catalog, CatalogColumn, Error, ForeignKey, Index, Table, TableKind};
 
 fn failed(e: rusqlite::Error) -> Error {
     Error::Execute(format!("reading the catalogue: {e}"))
@@ -14,7 +15,8 @@ fn failed(e: rusqlite::Error) -> Error {
 
 /// The tables and views of `main` (not SQLite's own `sqlite_*` tables),
 /// exclusions left out.
-pub(super) fn read(conn: &Conn, exclude: &Exclusions) -> Result<Catalog, Error> {
+pub(super) fn read(conn: &Conn) -> Result<Catalog, Error> {
+    let exclude = conn.guard.exclude();
     conn.guard.enter(Mode::Internal);
     let db = &conn.connection;
     let mut list = db
@@ -33,11 +35,11 @@ pub(super) fn read(conn: &Conn, exclude: &Exclusions) -> Result<Catalog, Error> 
             "view" => TableKind::View,
             _ => continue, // shadow tables of virtual tables
         };
-        let hidden = exclude.excludes_table(None, &name) || conn.guard.is_sealed(&name);
+        let hidden = exclude.table(&name) || conn.guard.is_sealed(&name);
         if name.to_ascii_lowercase().starts_with("sqlite_") || hidden {
             continue;
         }
-        match table(db, exclude, name, kind, has_stats) {
+        match table(db, &conn.guard, name, kind, has_stats) {
             Ok(table) => tables.push(table),
             // A view over a table that no longer exists cannot be read
             // by anyone: it is left out rather than failing the catalogue.
@@ -50,12 +52,13 @@ pub(super) fn read(conn: &Conn, exclude: &Exclusions) -> Result<Catalog, Error> 
 
 fn table(
     db: &Connection,
-    exclude: &Exclusions,
+    guard: &Guard,
     name: String,
     kind: TableKind,
     has_stats: bool,
 ) -> Result<Table, Error> {
-    let shown = |column: &str| !exclude.excludes_column(None, &name, column);
+    let exclude = guard.exclude();
+    let shown = |column: &str| !exclude.column(&name, column) && !guard.is_sealed_column(&name, column);
     let (mut columns, primary_key) = columns(db, &name, &shown)?;
     if kind == TableKind::View {
         let hidden = view_columns_from_excluded(db, exclude, &name)?;
@@ -66,8 +69,8 @@ fn table(
         .into_iter()
         .filter(|fk| {
             fk.columns.iter().all(|c| shown(c))
-                && !exclude.excludes_table(None, &fk.references)
-                && fk.referenced_columns.iter().all(|c| !exclude.excludes_column(None, &fk.references, c))
+                && !exclude.table(&fk.references)
+                && fk.referenced_columns.iter().all(|c| !exclude.column(&fk.references, c))
         })
         .collect();
     let indexes = indexes(db, &name)?.into_iter().filter(|i| i.columns.iter().all(|c| shown(c))).collect();
@@ -129,11 +132,7 @@ fn columns(
 /// The view is prepared, never run, to learn where each column comes from;
 /// its name comes from the file's own catalogue and is quoted as an
 /// identifier (SQL has no parameter for a table name).
-fn view_columns_from_excluded(
-    db: &Connection,
-    exclude: &Exclusions,
-    view: &str,
-) -> Result<Vec<usize>, Error> {
+fn view_columns_from_excluded(db: &Connection, exclude: &Excluded, view: &str) -> Result<Vec<usize>, Error> {
     if exclude.is_empty() {
         return Ok(Vec::new());
     }
@@ -143,9 +142,7 @@ fn view_columns_from_excluded(
         .columns_with_metadata()
         .enumerate()
         .filter(|(_, c)| {
-            c.table_name()
-                .zip(c.origin_name())
-                .is_some_and(|(table, column)| exclude.excludes_column(None, table, column))
+            c.table_name().zip(c.origin_name()).is_some_and(|(table, column)| exclude.column(table, column))
         })
         .map(|(i, _)| i)
         .collect();

@@ -35,7 +35,9 @@
 //!   query is refused, naming the column, rather than silently nulled), nor
 //!   the schema text that names it, nor through a view or a virtual table:
 //!   `excluded_columns_and_tables_are_refused_in_ad_hoc_sql`,
-//!   `virtual_tables_and_their_storage_cannot_go_around_an_exclusion`;
+//!   `virtual_tables_and_their_storage_cannot_go_around_an_exclusion`,
+//!   nor through `ANALYZE`'s index samples or a generated column computed
+//!   from it: `index_samples_and_generated_columns_do_not_leak_an_excluded_column`;
 //! - parameters are typed data, never SQL:
 //!   `named_parameters_are_bound_as_typed_data_never_as_sql`;
 //! - a write commits only within `max` and the confirmed count:
@@ -44,6 +46,7 @@
 
 mod authorizer;
 mod catalog;
+mod excluded;
 mod open;
 mod params;
 mod run;
@@ -126,8 +129,7 @@ impl Database for Sqlite {
     }
 
     fn catalog(&self) -> BoxFuture<'_, Result<Catalog, Error>> {
-        let exclude = self.options.exclude.clone();
-        self.readers.run(move |conn| catalog::read(conn, &exclude)).boxed()
+        self.readers.run(|conn| catalog::read(conn)).boxed()
     }
 
     fn fingerprint(&self) -> BoxFuture<'_, Result<String, Error>> {
@@ -204,7 +206,7 @@ impl Database for Sqlite {
 struct Pool {
     path: PathBuf,
     role: Role,
-    exclude: crate::Exclusions,
+    exclude: excluded::Excluded,
     busy: Duration,
     idle: Mutex<Vec<Conn>>,
     permits: Arc<Semaphore>,
@@ -215,7 +217,7 @@ impl Pool {
         Arc::new(Self {
             path,
             role,
-            exclude: options.exclude.clone(),
+            exclude: excluded::Excluded::new(&options.exclude),
             // Waiting for a writer's lock counts against the statement's time.
             busy: options.statement_timeout,
             idle: Mutex::new(Vec::new()),
@@ -273,8 +275,8 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::authorizer::Mode;
+    use super::excluded::Excluded;
     use super::open::{Role, open};
-    use crate::Exclusions;
     use std::time::Duration;
 
     /// The `readonly()` assertion is not what stops a write: with it out of
@@ -289,7 +291,7 @@ mod tests {
         setup.execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);").unwrap();
         drop(setup);
         let copy = dir.path().join("copy.db");
-        let mut reader = open(&path, Role::Reader, &Exclusions::default(), Duration::from_secs(1)).unwrap();
+        let mut reader = open(&path, Role::Reader, &Excluded::default(), Duration::from_secs(1)).unwrap();
         for sql in [format!("VACUUM INTO '{}'", copy.display()), "VACUUM".into(), "DELETE FROM t".into()] {
             reader.guard.enter(Mode::Read);
             assert!(reader.connection.execute_batch(&sql).is_err(), "{sql}");

@@ -11,7 +11,8 @@ use rusqlite::limits::Limit;
 use rusqlite::{Connection, OpenFlags};
 
 use super::authorizer::{Guard, Mode, Sealed};
-use crate::{Error, Exclusions};
+use super::excluded::Excluded;
+use crate::Error;
 
 /// The longest text or blob a statement may build or read (64 MiB):
 /// `zeroblob`, `printf` and `group_concat` cannot grow a value past it.
@@ -85,7 +86,7 @@ pub(super) enum Role {
 }
 
 /// Opens `path` (already made absolute by [`database_path`]) for `role`.
-pub(super) fn open(path: &Path, role: Role, exclude: &Exclusions, busy: Duration) -> Result<Conn, Error> {
+pub(super) fn open(path: &Path, role: Role, exclude: &Excluded, busy: Duration) -> Result<Conn, Error> {
     let connect = |e: rusqlite::Error| Error::Connect(format!("{}: {e}", path.display()));
     let identity = identity(path)?;
     let access = match role {
@@ -121,7 +122,7 @@ pub(super) fn open(path: &Path, role: Role, exclude: &Exclusions, busy: Duration
     Ok(conn)
 }
 
-/// Brings the connection's sealed tables (see [`Sealed`]) up to the
+/// Brings the connection's sealed tables and columns (see [`Sealed`]) up to the
 /// schema's current version; nothing to do when nothing is excluded.
 /// Called at every checkout, so a virtual table created since is sealed
 /// before a call can read it.
@@ -137,26 +138,37 @@ pub(super) fn seal(conn: &Conn) -> Result<(), Error> {
         return Ok(());
     }
     let mut list = db
-        .prepare("SELECT name, type FROM pragma_table_list WHERE type IN ('shadow', 'virtual')")
+        .prepare("SELECT name, type FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'shadow', 'virtual')")
         .map_err(failed)?;
-    let candidates: Vec<(String, String)> = list
+    let relations: Vec<(String, String)> = list
         .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
         .map_err(failed)?
         .collect::<Result<_, _>>()
         .map_err(failed)?;
-    let mut columns = db.prepare("SELECT name FROM pragma_table_xinfo(?1, 'main')").map_err(failed)?;
-    let mut tables = Vec::new();
-    for (name, kind) in candidates {
-        let sealed = kind == "shadow"
-            || columns
-                .query_map([&name], |row| row.get::<_, String>(0))
-                .map_err(failed)?
-                .filter_map(Result::ok)
-                .any(|column| conn.guard.exclude().excludes_column(None, &name, &column));
-        if sealed {
-            tables.push(name);
+    let mut xinfo = db.prepare("SELECT name, hidden FROM pragma_table_xinfo(?1, 'main')").map_err(failed)?;
+    let (mut tables, mut columns) = (Vec::new(), Vec::new());
+    for (table, kind) in relations {
+        if kind == "shadow" {
+            tables.push(table);
+            continue;
         }
+        let all: Vec<(String, i64)> = xinfo
+            .query_map([&table], |row| Ok((row.get(0)?, row.get(1)?)))
+            .map_err(failed)?
+            .collect::<Result<_, _>>()
+            .map_err(failed)?;
+        if !all.iter().any(|(column, _)| conn.guard.exclude().column(&table, column)) {
+            continue;
+        }
+        if kind == "virtual" {
+            tables.push(table);
+            continue;
+        }
+        // Generated columns (hidden 2 and 3) may be computed from the
+        // excluded one, and reading them is not reported as reading it.
+        let generated = all.into_iter().filter(|(_, hidden)| *hidden == 2 || *hidden == 3);
+        columns.extend(generated.map(|(column, _)| (table.clone(), column)));
     }
-    conn.guard.seal(Sealed { schema_version: Some(version), tables });
+    conn.guard.seal(Sealed { schema_version: Some(version), tables, columns });
     Ok(())
 }

@@ -256,9 +256,15 @@ fn stream(
         if kept.len() as u64 >= call.max_rows {
             return Ok((kept, true, bytes));
         }
-        let values: Vec<Value> = (0..width).map(|i| types::to_json(row.get_ref_unwrap(i))).collect();
         let separator = u64::from(!kept.is_empty());
-        let size = serde_json::to_vec(&values).map_or(0, |v| v.len() as u64) + separator;
+        // A row whose raw values alone pass the cap stops the result before
+        // any of it is copied into JSON (a 60 MB blob is never encoded).
+        let at_least: u64 = (0..width).map(|i| types::json_size_at_least(row.get_ref_unwrap(i))).sum();
+        if bytes + separator + at_least > call.max_bytes {
+            return Ok((kept, true, bytes));
+        }
+        let values: Vec<Value> = (0..width).map(|i| types::to_json(row.get_ref_unwrap(i))).collect();
+        let size = types::json_size(&values) + separator;
         if bytes + size > call.max_bytes {
             return Ok((kept, true, bytes));
         }

@@ -62,6 +62,33 @@ pub(super) fn to_json(value: ValueRef<'_>) -> Value {
     }
 }
 
+/// A lower bound of [`to_json`]'s serialized size, from the raw value
+/// (text at least its bytes and quotes, a blob its base64).
+pub(super) fn json_size_at_least(value: ValueRef<'_>) -> u64 {
+    match value {
+        ValueRef::Null | ValueRef::Integer(_) | ValueRef::Real(_) => 1,
+        ValueRef::Text(t) => t.len() as u64 + 2,
+        ValueRef::Blob(b) => (b.len() as u64).div_ceil(3) * 4 + 2,
+    }
+}
+
+/// The serialized size of a row's values, counted without building the text.
+pub(super) fn json_size(values: &[Value]) -> u64 {
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len() as u64;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, values);
+    count.0
+}
+
 /// A JSON argument as the value bound to parameter `name`: numbers as
 /// integers when they are whole and fit 64 bits, else reals; booleans as
 /// 0/1 (SQLite has no boolean); strings as text; null as NULL.
@@ -96,6 +123,19 @@ mod tests {
         assert_eq!(affinity("POINT"), Affinity::Integer);
         assert_eq!(column_schema(None), any_scalar_schema());
         assert_eq!(column_schema(Some("BLOB")), value::bytes_schema());
+    }
+
+    #[test]
+    fn sizes_are_exact_and_the_lower_bound_holds() {
+        let values = vec![json!(1), json!("é\"x"), Value::Null, value::bytes(b"hello")];
+        assert_eq!(json_size(&values), serde_json::to_vec(&values).unwrap().len() as u64);
+        for (raw, json) in [
+            (ValueRef::Text("é\"x".as_bytes()), json!("é\"x")),
+            (ValueRef::Blob(b"hello"), value::bytes(b"hello")),
+            (ValueRef::Integer(-12345), json!(-12345)),
+        ] {
+            assert!(json_size_at_least(raw) <= serde_json::to_vec(&json).unwrap().len() as u64);
+        }
     }
 
     #[test]
