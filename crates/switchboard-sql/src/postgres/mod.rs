@@ -148,16 +148,32 @@ impl Database for Postgres {
     fn query<'a>(&'a self, call: Call<'a>) -> BoxFuture<'a, Result<Rows, Error>> {
         Box::pin(async move {
             let (sql, names) = query::text_of(call.statement)?;
-            let mut lease = self.pool.acquire().await?;
-            let token = lease.cancel_token();
-            lease.set_busy(true);
-            let work = query::read(lease.client(), &sql, &names, &call);
-            let result =
-                query::guarded(work, &call.cancel, &token, self.pool.tls(), self.options.statement_timeout)
-                    .await;
-            lease.set_busy(false);
-            Self::finish(lease, result.is_ok(), call.statement.placeholders);
-            result
+            let mut retried = false;
+            loop {
+                let mut lease = self.pool.acquire().await?;
+                let token = lease.cancel_token();
+                lease.set_busy(true);
+                let work = query::read(lease.client(), &sql, &names, &call);
+                let result = query::guarded(
+                    work,
+                    &call.cancel,
+                    &token,
+                    self.pool.tls(),
+                    self.options.statement_timeout,
+                )
+                .await;
+                lease.set_busy(false);
+                // A pooled connection the server ended while it was idle
+                // (a restart, an idle timeout) fails the call before it
+                // ran; a read is safe to run once more on a fresh one.
+                let stale = result.is_err() && lease.reused() && lease.client().is_closed();
+                if stale && !retried && !call.cancel.is_cancelled() {
+                    retried = true;
+                    continue;
+                }
+                Self::finish(lease, result.is_ok(), call.statement.placeholders);
+                return result;
+            }
         })
     }
 
