@@ -11,19 +11,19 @@
 //!
 //! What holds, and where:
 //!
-//! - one statement per call: the extended protocol ([`query`]);
+//! - one statement per call: the extended protocol (`query.rs`);
 //! - read-only: `default_transaction_read_only=on` in the startup packet
-//!   ([`connect`]) plus `BEGIN READ ONLY` per read, always rolled back;
+//!   (`connect.rs`) plus `BEGIN READ ONLY` per read, always rolled back;
 //!   a write runs only through [`Database::write`] on a database opened
 //!   with [`Access::Write`], in an explicit `READ WRITE` transaction;
 //! - no session state survives a call: what is transactional is rolled
 //!   back; after any ad-hoc (model-written) statement, an error, a cancel
-//!   or a timeout the connection is closed rather than reset ([`pool`]),
+//!   or a timeout the connection is closed rather than reset (`pool.rs`),
 //!   which also ends prepared statements, session advisory locks and
 //!   `LISTEN` (`DISCARD ALL` would break the driver's own cached
 //!   statements);
-//! - privileged roles and readable excluded columns refuse to open ([`role`]);
-//! - values decoded from the binary format to one JSON form ([`types`]).
+//! - privileged roles and readable excluded columns refuse to open (`role.rs`);
+//! - values decoded from the binary format to one JSON form (`types.rs`).
 
 mod catalog;
 mod connect;
