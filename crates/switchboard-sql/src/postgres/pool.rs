@@ -56,6 +56,7 @@ impl Pool {
             let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
             std::iter::from_fn(|| idle.pop()).find(|client| !client.is_closed())
         };
+        let reused = idle.is_some();
         let client = match idle {
             Some(client) => client,
             None => {
@@ -63,7 +64,7 @@ impl Pool {
             }
         };
         let cancel = client.cancel_token();
-        Ok(Lease { pool: self, client: Some(client), cancel, busy: false, _permit: permit })
+        Ok(Lease { pool: self, client: Some(client), cancel, busy: false, reused, _permit: permit })
     }
 }
 
@@ -75,6 +76,8 @@ pub(crate) struct Lease<'a> {
     client: Option<Client>,
     cancel: CancelToken,
     busy: bool,
+    /// Whether the connection was idle in the pool (not opened for this call).
+    reused: bool,
     _permit: OwnedSemaphorePermit,
 }
 
@@ -91,6 +94,11 @@ impl Lease<'_> {
 
     pub(crate) fn cancel_token(&self) -> CancelToken {
         self.cancel.clone()
+    }
+
+    /// Whether the connection was idle in the pool before this call.
+    pub(crate) fn reused(&self) -> bool {
+        self.reused
     }
 
     /// Marks a statement as running (dropping the lease then cancels it) or done.
