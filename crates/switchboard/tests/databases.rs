@@ -77,6 +77,12 @@ name = "customer_named"
 database = "shop"
 sql = "SELECT id, name FROM customers WHERE name = :name"
 
+# Sandboxed (on by default with write = true): its folder is read-only.
+[[tools.command]]
+name = "scribble"
+description = "Appends to the database file from inside the sandbox."
+command = ["sh", "-c", "printf x >> data/shop.sqlite"]
+
 [[tools.command]]
 name = "touch"
 description = "Touches a file."
@@ -322,6 +328,8 @@ fn the_database_file_is_never_served_nor_written_by_a_file_tool() {
         let r = call(&mut switchboard, "touch", json!({"target_path": path}));
         assert_eq!(r["isError"], true, "touch {path}: {r}");
     }
+    let r = call(&mut switchboard, "scribble", json!({}));
+    assert_eq!(r["isError"], true, "a sandboxed command wrote the file: {r}");
     let r = call(
         &mut switchboard,
         "move_file",
