@@ -46,7 +46,7 @@ pub(crate) fn list(source: &Source, as_json: bool) -> anyhow::Result<()> {
     let _entered = runtime.enter();
     runtime.block_on(open_databases(&mut project));
     let server = project.serve(ServerOptions::default(), |b| b)?;
-    let databases = project.databases.statuses();
+    let databases = crate::databases::listed(&project.sql, &project.databases, &server);
     let skills = project.skills.as_ref().map(crate::skills::ProjectSkills::listed).unwrap_or_default();
     let sandbox = project.sandbox.clone();
     let listing = Listing {
@@ -91,7 +91,7 @@ pub(crate) struct Listing<'a> {
     /// What is left out because a secret it needs is not set, and why.
     pub left_out: &'a [switchboard_config::Problem],
     /// The databases and their states (see `crate::databases`).
-    pub databases: &'a [switchboard_sql::serve::DatabaseStatus],
+    pub databases: &'a [crate::databases::Listed],
 }
 
 /// Prints a listing as text or JSON.
@@ -124,7 +124,7 @@ pub(crate) fn print_listing(listing: &Listing<'_>, as_json: bool) -> anyhow::Res
             listing["leftOut"] = left_out.iter().map(|p| json!(p.to_string())).collect();
         }
         if !databases.is_empty() {
-            listing["databases"] = databases.iter().map(crate::databases::status_json).collect();
+            listing["databases"] = databases.iter().map(crate::databases::listed_json).collect();
         }
         writeln!(out, "{}", serde_json::to_string_pretty(&listing)?)?;
         return print(&out);
@@ -245,9 +245,9 @@ pub(crate) fn call(source: &Source, tool: &str, arguments: Value, as_json: bool)
     let server = project.serve(ServerOptions::default(), |b| b)?;
     // A tool that is not there may be a database's that did not open: say which.
     if server.tool_definition(tool).is_none() {
-        for status in project.databases.statuses() {
-            if status.state != switchboard_sql::serve::DatabaseState::Open {
-                eprint!("database {}", crate::databases::describe(&status).trim_start());
+        for listed in crate::databases::listed(&project.sql, &project.databases, &server) {
+            if listed.status.state != switchboard_sql::serve::DatabaseState::Open {
+                eprint!("database {}", crate::databases::describe(&listed).trim_start());
             }
         }
     }

@@ -283,15 +283,63 @@ pub(crate) fn check(config: &Config, planned: &Planned) -> Vec<Problem> {
         .collect()
 }
 
+/// A database as `switchboard list` shows it: its state and what it
+/// serves now.
+#[derive(Debug, Clone)]
+pub(crate) struct Listed {
+    pub status: DatabaseStatus,
+    /// Its tools on the server (none while it is not open).
+    pub tools: Vec<String>,
+    /// Its resources and resource templates on the server.
+    pub resources: Vec<String>,
+}
+
+/// Each database of `databases` with the tools and resources of it that
+/// `server` serves.
+pub(crate) fn listed(
+    planned: &Planned,
+    databases: &switchboard_sql::serve::Databases,
+    server: &switchboard_server::Server,
+) -> Vec<Listed> {
+    let served: Vec<String> = server.tools().into_iter().map(|t| t.name).collect();
+    let uris: Vec<String> = server
+        .resources()
+        .into_iter()
+        .map(|r| r.uri)
+        .chain(server.resource_templates().into_iter().map(|t| t.uri_template))
+        .collect();
+    databases
+        .statuses()
+        .into_iter()
+        .map(|status| {
+            let spec = planned.databases.iter().map(|d| &d.spec).find(|d| d.name == status.name);
+            let mut own: Vec<String> =
+                spec.filter(|d| d.offers_query_tool()).map(|d| d.query_tool_name()).into_iter().collect();
+            own.extend(planned.tools.iter().filter(|t| t.database == status.name).map(|t| t.name.clone()));
+            let tools = own.into_iter().filter(|t| served.contains(t)).collect();
+            let prefix = format!("db://{}/", status.name);
+            let resources = uris.iter().filter(|u| u.starts_with(&prefix)).cloned().collect();
+            Listed { status, tools, resources }
+        })
+        .collect()
+}
+
 /// A database's lines in `switchboard list`: its name, engine and state,
-/// then its notes (write grants, tools left out) indented.
-pub(crate) fn describe(status: &DatabaseStatus) -> String {
+/// its tools and resources, then its notes (write grants, tools left out).
+pub(crate) fn describe(listed: &Listed) -> String {
+    let status = &listed.status;
     let state = match &status.state {
         DatabaseState::Open => "open".to_owned(),
         DatabaseState::Connecting => "connecting".to_owned(),
         DatabaseState::Down(message) => format!("down: {message}"),
     };
     let mut out = format!("  {:<24} {:<8} {state}\n", status.name, engine_name(status.engine));
+    if !listed.tools.is_empty() {
+        out.push_str(&format!("    tools: {}\n", listed.tools.join(", ")));
+    }
+    if !listed.resources.is_empty() {
+        out.push_str(&format!("    resources: {}\n", listed.resources.join(", ")));
+    }
     for note in &status.notes {
         out.push_str(&format!("    note: {note}\n"));
     }
@@ -299,7 +347,8 @@ pub(crate) fn describe(status: &DatabaseStatus) -> String {
 }
 
 /// A database in `switchboard list --json`.
-pub(crate) fn status_json(status: &DatabaseStatus) -> serde_json::Value {
+pub(crate) fn listed_json(listed: &Listed) -> serde_json::Value {
+    let status = &listed.status;
     let (state, error) = match &status.state {
         DatabaseState::Open => ("open", None),
         DatabaseState::Connecting => ("connecting", None),
@@ -310,6 +359,8 @@ pub(crate) fn status_json(status: &DatabaseStatus) -> serde_json::Value {
         "engine": engine_name(status.engine),
         "state": state,
         "error": error,
+        "tools": listed.tools,
+        "resources": listed.resources,
         "notes": status.notes,
     })
 }

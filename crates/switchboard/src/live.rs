@@ -108,6 +108,11 @@ pub(crate) async fn run(
             && project.git.as_ref().is_some_and(|g| batch.paths.iter().all(|p| p.starts_with(g.git_dir())));
         if project.config.files.watch && !only_git {
             sync_files(&server, &project, &batch).await;
+            // Zero-config: a SQLite file that appeared joins as a database.
+            if new_sqlite_file(&project, &batch) {
+                project.detect_databases(None);
+                project.start_databases();
+            }
             // New folders: watch them, then look once more for files
             // created in them before the watch existed.
             if watched.update(&mut watcher, &project, &source) {
@@ -154,6 +159,21 @@ fn sqlite_files(project: &Project) -> Vec<PathBuf> {
             switchboard_sql::spec::Target::Postgres { .. } => None,
         })
         .collect()
+}
+
+/// With no configuration file: whether `batch` holds a SQLite file that
+/// is not served as a database yet (at most 1,000 paths looked at).
+fn new_sqlite_file(project: &Project, batch: &WatchBatch) -> bool {
+    if project.config.path().is_some() {
+        return false;
+    }
+    let canonical = |p: &std::path::Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let served: Vec<PathBuf> = sqlite_files(project).iter().map(|p| canonical(p)).collect();
+    batch
+        .paths
+        .iter()
+        .take(1_000)
+        .any(|path| switchboard_sql::sqlite::is_sqlite_file(path) && !served.contains(&canonical(path)))
 }
 
 /// Whether a reload scans the served files again.

@@ -586,7 +586,8 @@ sql = "SELECT id FROM orders"
         stdout.contains("Databases (1):") && stdout.contains("shop") && stdout.contains("open"),
         "{stdout}"
     );
-    assert!(stdout.contains("shop_query") && stdout.contains("fine"), "{stdout}");
+    assert!(stdout.contains("tools: shop_query, fine"), "{stdout}");
+    assert!(stdout.contains("resources: db://shop/schema, db://shop/table/{table}"), "{stdout}");
     assert!(stdout.contains("db://shop/schema"), "{stdout}");
     let (ok, stdout, stderr) = run(&["call", "fine", "."], shop.path());
     assert!(ok, "{stdout}\n{stderr}");
@@ -623,6 +624,9 @@ fn zero_config_serves_an_sqlite_file_it_finds_read_only() {
     assert_eq!(result["structuredContent"]["rows"][0]["n"], 3, "{result}");
     let result = call(&mut switchboard, "sales_data_query", json!({"sql": "DELETE FROM orders"}));
     assert_eq!(result["isError"], true, "{result}");
+    // A database copied in while serving joins too.
+    std::fs::copy(&db, dir.path().join("later.sqlite")).unwrap();
+    wait_for_tool(&mut switchboard, "later_query");
     switchboard.finish();
     assert_eq!(scalar(&db, "SELECT count(*) FROM orders"), 3);
     let (ok, stdout, stderr) = run(&["list", "."], dir.path());
