@@ -695,3 +695,42 @@ fn the_example_serves_from_a_fresh_clone() {
     assert_eq!(std::fs::read(example.join("shop.sqlite")).unwrap(), before, "serving changed the example");
     assert!(!example.join("shop.sqlite-journal").exists() && !example.join("shop.sqlite-wal").exists());
 }
+
+#[test]
+fn a_database_that_is_down_is_left_out_and_joins_when_it_comes_back() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("data")).unwrap();
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        "[[databases]]\nname = \"shop\"\npath = \"data/shop.sqlite\"\n",
+    )
+    .unwrap();
+    // Not there yet: down, said by `list`, and nothing else stops serving.
+    let (ok, stdout, stderr) = run(&["list", "."], dir.path());
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("shop") && stdout.contains("down"), "{stdout}");
+    assert!(!dir.path().join("data/shop.sqlite").exists(), "opening made the file");
+    let mut switchboard = Switchboard::start(&["serve", "."], dir.path());
+    assert!(!tool_names(&mut switchboard).iter().any(|t| t == "shop_query"));
+    assert!(tool_names(&mut switchboard).iter().any(|t| t == "read_file"));
+    // Made elsewhere, then moved in whole: the next attempt opens it.
+    make_shop(&dir.path().join("shop.tmp"));
+    std::fs::rename(dir.path().join("shop.tmp"), dir.path().join("data/shop.sqlite")).unwrap();
+    switchboard.notification("notifications/tools/list_changed", None);
+    wait_for_tool(&mut switchboard, "shop_query");
+    let result = call(&mut switchboard, "shop_query", json!({"sql": "SELECT count(*) AS n FROM orders"}));
+    assert_eq!(result["structuredContent"]["rows"][0]["n"], 3, "{result}");
+    switchboard.finish();
+}
+
+#[test]
+fn the_schema_describes_databases_and_sql_tools() {
+    let (ok, stdout, stderr) = run(&["schema"], Path::new("."));
+    assert!(ok, "{stderr}");
+    let schema: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(schema["properties"]["databases"].is_object(), "{}", schema["properties"]);
+    let text = schema.to_string();
+    for key in ["password_env", "url_env", "statement_timeout", "max_affected_rows", "confirm", "exclude"] {
+        assert!(text.contains(key), "the schema lacks {key}");
+    }
+}
