@@ -348,7 +348,15 @@ pub(crate) fn describe(listed: &Listed) -> String {
 
 /// A database in `switchboard list --json`.
 pub(crate) fn listed_json(listed: &Listed) -> serde_json::Value {
-    let status = &listed.status;
+    let mut out = status_json(&listed.status);
+    out["tools"] = serde_json::json!(listed.tools);
+    out["resources"] = serde_json::json!(listed.resources);
+    out
+}
+
+/// A database's state as JSON (`/readyz`, `list --json`): name, engine,
+/// state, the error when down (never a password), notes.
+pub(crate) fn status_json(status: &DatabaseStatus) -> serde_json::Value {
     let (state, error) = match &status.state {
         DatabaseState::Open => ("open", None),
         DatabaseState::Connecting => ("connecting", None),
@@ -359,8 +367,6 @@ pub(crate) fn listed_json(listed: &Listed) -> serde_json::Value {
         "engine": engine_name(status.engine),
         "state": state,
         "error": error,
-        "tools": listed.tools,
-        "resources": listed.resources,
         "notes": status.notes,
     })
 }

@@ -101,6 +101,32 @@ async fn shared_cursor_key(store: &Arc<dyn StateStore>, wait: Duration) -> Optio
     }
 }
 
+/// What `/readyz` adds: the upstreams' states (see
+/// `crate::upstreams::readiness`) when there are upstreams, and the
+/// databases' (`"databases"`, `"databasesNotOpen"`) when there are
+/// databases. `/readyz` stays 200 while they are down: they are isolated,
+/// not a reason to take the server out of rotation.
+fn readiness(
+    gateway: Option<switchboard_proxy::Gateway>,
+    databases: switchboard_sql::serve::Databases,
+) -> switchboard_http::Readiness {
+    let upstreams = gateway.map(crate::upstreams::readiness);
+    switchboard_http::Readiness(Arc::new(move || {
+        let mut body = upstreams.as_ref().map_or_else(|| serde_json::json!({}), |u| (u.0)());
+        let statuses = databases.statuses();
+        if !statuses.is_empty() {
+            let not_open: Vec<&str> = statuses
+                .iter()
+                .filter(|s| s.state != switchboard_sql::serve::DatabaseState::Open)
+                .map(|s| s.name.as_str())
+                .collect();
+            body["databases"] = statuses.iter().map(crate::databases::status_json).collect();
+            body["databasesNotOpen"] = serde_json::json!(not_open);
+        }
+        body
+    }))
+}
+
 /// `url` without its credentials (`redis://***@host:port`), for messages.
 fn redacted(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
@@ -190,10 +216,13 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
             // little for them (one that is down or slow joins later, with
             // list_changed).
             loaded.start_upstreams();
-            if let Some(gateway) = loaded.gateway.clone().filter(|_| !loaded.upstreams.is_empty()) {
-                http_options.readiness = Some(crate::upstreams::readiness(gateway.clone()));
+            let gateway = loaded.gateway.clone().filter(|_| !loaded.upstreams.is_empty());
+            if let Some(gateway) = &gateway {
                 runtime.block_on(gateway.wait_attempted(UPSTREAM_GRACE));
             }
+            // Databases too (zero-config ones join after the scan: the
+            // answer reads them live).
+            http_options.readiness = Some(readiness(gateway, loaded.databases.clone()));
             (server, Some((loaded, source)), what)
         }
     };

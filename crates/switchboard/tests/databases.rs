@@ -242,6 +242,13 @@ async fn the_query_tool_writes_nothing_whatever_the_sql_says_over_http_in_both_e
         let (answer, _) = post_mcp(&http, &url, "2025-11-25", Some(&session), body).await;
         assert_attack_refused(sql, &answer["result"]);
     }
+    // /readyz shows the database, and stays 200.
+    let ready = http.get(url.replace("/mcp", "/readyz")).send().await.unwrap();
+    assert_eq!(ready.status(), 200);
+    let ready: Value = ready.json().await.unwrap();
+    assert_eq!(ready["databases"][0]["name"], "shop", "{ready}");
+    assert_eq!(ready["databases"][0]["state"], "open", "{ready}");
+    assert_eq!(ready["databasesNotOpen"], json!([]), "{ready}");
     // Per-request era: no session.
     for (i, sql) in ATTACKS.iter().enumerate() {
         let params = json!({"name": "shop_query", "arguments": {"sql": sql}, "_meta": meta_2026(json!({}))});
