@@ -49,17 +49,17 @@ pub(crate) async fn run_all(
         for rep in 0..reps {
             eprintln!("{}: repetition {}/{reps}", c.name, rep + 1);
             http.push(
-                http_throughput(c, window, connections, Dialect::Handshake)
+                http_throughput(c, window, connections, Dialect::Handshake, &Workload::echo())
                     .await
                     .with_context(|| format!("{} over HTTP", c.name))?,
             );
             http_2026.push(
-                http_throughput(c, window, connections, Dialect::PerRequest)
+                http_throughput(c, window, connections, Dialect::PerRequest, &Workload::echo())
                     .await
                     .with_context(|| format!("{} over HTTP at 2026-07-28", c.name))?,
             );
             stdio.push(
-                stdio_throughput(c, window, in_flight)
+                stdio_throughput(c, window, in_flight, &Workload::echo())
                     .await
                     .with_context(|| format!("{} over stdio", c.name))?,
             );
@@ -114,7 +114,12 @@ pub(crate) fn spawn(argv: &[String], port: Option<u16>) -> anyhow::Result<Child>
         .args(&argv[1..])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        // `MCP_BENCH_SERVER_STDERR=1` shows what servers log (to find why one fails).
+        .stderr(if std::env::var_os("MCP_BENCH_SERVER_STDERR").is_some() {
+            Stdio::inherit()
+        } else {
+            Stdio::null()
+        })
         .kill_on_drop(true);
     command.spawn().with_context(|| format!("starting {}", argv.join(" ")))
 }
@@ -158,8 +163,40 @@ pub(crate) enum Dialect {
     PerRequest,
 }
 
-fn echo_request(id: u64, dialect: Dialect) -> Vec<u8> {
-    let mut params = json!({"name": "echo", "arguments": {"message": "hello"}});
+/// The `tools/call` a throughput workload repeats: which tool, and its
+/// arguments for the request with a given id.
+#[derive(Clone)]
+pub(crate) struct Workload {
+    pub tool: String,
+    pub arguments: Arc<dyn Fn(u64) -> serde_json::Value + Send + Sync>,
+}
+
+impl std::fmt::Debug for Workload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workload").field("tool", &self.tool).finish_non_exhaustive()
+    }
+}
+
+impl Workload {
+    /// The echo tool every bench server has.
+    pub(crate) fn echo() -> Self {
+        Self { tool: "echo".into(), arguments: Arc::new(|_| json!({"message": "hello"})) }
+    }
+
+    /// The request with `id`, one line.
+    pub(crate) fn request(&self, id: u64, dialect: Dialect) -> Vec<u8> {
+        call_request(id, dialect, &self.tool, (self.arguments)(id))
+    }
+}
+
+/// Whether an answer is a successful result (a tool error is not).
+pub(crate) fn succeeded(body: &[u8]) -> bool {
+    let has = |needle: &[u8]| body.windows(needle.len()).any(|w| w == needle);
+    has(b"\"result\"") && !has(b"\"isError\":true") && !has(b"\"isError\": true")
+}
+
+fn call_request(id: u64, dialect: Dialect, tool: &str, arguments: serde_json::Value) -> Vec<u8> {
+    let mut params = json!({"name": tool, "arguments": arguments});
     if dialect == Dialect::PerRequest {
         params["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -174,11 +211,12 @@ fn echo_request(id: u64, dialect: Dialect) -> Vec<u8> {
     bytes
 }
 
-async fn http_throughput(
+pub(crate) async fn http_throughput(
     c: &Contender,
     window: Duration,
     connections: usize,
     dialect: Dialect,
+    workload: &Workload,
 ) -> anyhow::Result<Sample> {
     let port = free_port()?;
     let child = spawn(&c.http, Some(port))?;
@@ -186,17 +224,22 @@ async fn http_throughput(
     wait_listening(port).await?;
     let ok = Arc::new(AtomicU64::new(0));
     let errors = Arc::new(AtomicU64::new(0));
+    let first_error: Arc<std::sync::Mutex<Option<String>>> = Arc::default();
     let cpu_before = cpu_seconds(pid).unwrap_or(0.0);
     let deadline = Instant::now() + window;
     let mut tasks = Vec::new();
     for _ in 0..connections.max(1) {
         let (ok, errors) = (Arc::clone(&ok), Arc::clone(&errors));
+        let first_error = Arc::clone(&first_error);
+        let workload = workload.clone();
         tasks.push(tokio::spawn(async move {
             let mut sender = connect(port).await?;
             let mut id = 0u64;
             while Instant::now() < deadline && ok.load(Ordering::Relaxed) < MAX_REQUESTS {
                 id += 1;
-                let request = hyper::Request::post(format!("http://127.0.0.1:{port}/mcp"))
+                // Origin-form, as clients send it (a server built on
+                // Node's SDK takes an absolute-form target for a path).
+                let request = hyper::Request::post("/mcp")
                     .header("host", format!("127.0.0.1:{port}"))
                     .header("content-type", "application/json")
                     .header("accept", "application/json, text/event-stream");
@@ -205,16 +248,20 @@ async fn http_throughput(
                     Dialect::PerRequest => request
                         .header("mcp-protocol-version", "2026-07-28")
                         .header("mcp-method", "tools/call")
-                        .header("mcp-name", "echo"),
+                        .header("mcp-name", workload.tool.as_str()),
                 };
-                let request = request.body(Full::new(Bytes::from(echo_request(id, dialect))))?;
+                let request = request.body(Full::new(Bytes::from(workload.request(id, dialect))))?;
                 let response = sender.send_request(request).await?;
                 let status = response.status();
                 let body = response.into_body().collect().await?.to_bytes();
-                if status.is_success() && body.windows(8).any(|w| w == b"\"result\"") {
+                if status.is_success() && succeeded(&body) {
                     ok.fetch_add(1, Ordering::Relaxed);
                 } else {
                     errors.fetch_add(1, Ordering::Relaxed);
+                    if let Ok(mut first) = first_error.lock() {
+                        let text = String::from_utf8_lossy(&body[..body.len().min(300)]).into_owned();
+                        first.get_or_insert(format!("{status}: {text}"));
+                    }
                 }
             }
             anyhow::Ok(())
@@ -226,13 +273,18 @@ async fn http_throughput(
     let cpu = cpu_seconds(pid).unwrap_or(0.0) - cpu_before;
     drop(child);
     let done = ok.load(Ordering::Relaxed);
-    anyhow::ensure!(done > 0, "no successful responses ({} errors)", errors.load(Ordering::Relaxed));
+    let first = first_error.lock().ok().and_then(|f| f.clone()).unwrap_or_default();
+    anyhow::ensure!(
+        done > 0,
+        "no successful responses ({} errors; the first: {first})",
+        errors.load(Ordering::Relaxed)
+    );
     Ok(Sample { per_second: done as f64 / window.as_secs_f64(), cpu_us: cpu * 1e6 / done as f64 })
 }
 
 /// Starts a stdio server and completes `initialize`; returns it and the
 /// time from spawn to the initialize answer.
-async fn initialized(
+pub(crate) async fn initialized(
     c: &Contender,
 ) -> anyhow::Result<(Child, Duration, tokio::io::Lines<BufReader<tokio::process::ChildStdout>>)> {
     let started = Instant::now();
@@ -260,7 +312,12 @@ async fn cold_start(c: &Contender) -> anyhow::Result<(f64, u64)> {
     Ok((elapsed.as_secs_f64() * 1e3, rss))
 }
 
-async fn stdio_throughput(c: &Contender, window: Duration, in_flight: usize) -> anyhow::Result<Sample> {
+pub(crate) async fn stdio_throughput(
+    c: &Contender,
+    window: Duration,
+    in_flight: usize,
+    workload: &Workload,
+) -> anyhow::Result<Sample> {
     let (mut child, _, mut lines) = initialized(c).await?;
     let pid = child.id().context("no pid")?;
     let mut stdin = child.stdin.take().context("stdin")?;
@@ -270,12 +327,13 @@ async fn stdio_throughput(c: &Contender, window: Duration, in_flight: usize) -> 
     let deadline = Instant::now() + window;
     let writer = {
         let permits = Arc::clone(&permits);
+        let workload = workload.clone();
         tokio::spawn(async move {
             let mut id = 1u64;
             while Instant::now() < deadline && id < MAX_REQUESTS {
                 let permit = permits.acquire().await?;
                 permit.forget();
-                stdin.write_all(&echo_request(id, Dialect::Handshake)).await?;
+                stdin.write_all(&workload.request(id, Dialect::Handshake)).await?;
                 if permits.available_permits() == 0 {
                     stdin.flush().await?;
                 }
@@ -289,7 +347,7 @@ async fn stdio_throughput(c: &Contender, window: Duration, in_flight: usize) -> 
     while Instant::now() < deadline || !sent_done {
         let Ok(line) = tokio::time::timeout(Duration::from_secs(10), lines.next_line()).await else { break };
         let Some(line) = line? else { break };
-        if line.contains("\"result\"") {
+        if succeeded(line.as_bytes()) {
             answered.fetch_add(1, Ordering::Relaxed);
         }
         permits.add_permits(1);

@@ -25,6 +25,9 @@
 //!   turns.
 //! - **cold start**: spawn → `initialize` answered over stdio, median of 10.
 //! - **RSS after initialize** (`/proc/PID/status` VmRSS).
+//! - **db** (`switchboard-bench db [--dbhub COMMAND]`, alone): a typed
+//!   `tools/call` returning 10 rows by key from one SQLite file, over stdio
+//!   and HTTP, against DBHub and a bare rusqlite loop; see `db.rs`.
 //!
 //! Servers: `switchboard` (`serve --fixtures bench`, `--http ADDR --stateless --sse
 //! never`), the **ceiling** (this binary's hidden `ceiling-http` and
@@ -42,6 +45,7 @@
 //! take medians of several repetitions and compare ratios from one run.
 
 mod ceiling;
+mod db;
 mod load;
 mod proc_stat;
 mod report;
@@ -119,6 +123,20 @@ enum Internal {
         #[arg(long, default_value_t = 100)]
         sweeps: usize,
     },
+    /// The database workload: a typed `tools/call` returning 10 rows by
+    /// key from one SQLite file, over stdio and HTTP, against DBHub and a
+    /// bare rusqlite loop (the ceiling).
+    Db {
+        /// How to start DBHub 1.4.0, as a command line (`NODE PATH/dist/index.js`,
+        /// Node ≥ 22.5); without it, DBHub is left out.
+        #[arg(long, value_name = "COMMAND")]
+        dbhub: Option<String>,
+        /// Also send a query of this many rows (20000000: the issue's) to
+        /// each server's ad-hoc SQL tool and report the time to the answer
+        /// and the peak memory growth (a peer may use gigabytes).
+        #[arg(long, value_name = "ROWS")]
+        huge: Option<u64>,
+    },
     /// N switchboard instances sharing a Redis (`--state`), connections spread
     /// over them: stateless and session `tools/call` throughput.
     ScaleOut {
@@ -147,7 +165,7 @@ fn main() -> anyhow::Result<()> {
     match cli.command {
         Some(Internal::CeilingHttp { port }) => return ceiling::http(port),
         Some(Internal::CeilingStdio) => return ceiling::stdio(),
-        Some(Internal::ScaleOut { .. } | Internal::List { .. }) | None => {}
+        Some(Internal::ScaleOut { .. } | Internal::List { .. } | Internal::Db { .. }) | None => {}
     }
     let me = std::env::current_exe()?;
     let scale_out = matches!(cli.command, Some(Internal::ScaleOut { .. }));
@@ -241,6 +259,23 @@ fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let window = Duration::from_secs(cli.duration.max(1));
+    if let Some(Internal::Db { dbhub, huge }) = &cli.command {
+        let table = runtime.block_on(db::run(
+            &switchboard,
+            dbhub.as_deref(),
+            window,
+            cli.reps.max(1),
+            cli.connections,
+            cli.window,
+            *huge,
+        ))?;
+        println!("{table}");
+        println!(
+            "\n{}",
+            if pinned { "Servers pinned to CPU 1, load generator to CPU 0." } else { "Not pinned." }
+        );
+        return Ok(());
+    }
     let table =
         runtime.block_on(load::run_all(&contenders, window, cli.reps.max(1), cli.connections, cli.window))?;
     println!("{}", report::markdown(&table, &contenders, cli.connections, cli.window));

@@ -13,6 +13,11 @@ pub(crate) fn rss_kb(pid: u32) -> Option<u64> {
     parse_rss(&std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?)
 }
 
+/// The peak resident set size of `pid` in kB (`VmHWM`).
+pub(crate) fn peak_rss_kb(pid: u32) -> Option<u64> {
+    parse_status(&std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?, "VmHWM:")
+}
+
 fn parse_cpu(stat: &str) -> Option<f64> {
     // The command name (field 2) may contain spaces: count from its ')'.
     let rest = &stat[stat.rfind(')')? + 2..];
@@ -24,10 +29,11 @@ fn parse_cpu(stat: &str) -> Option<f64> {
 }
 
 fn parse_rss(status: &str) -> Option<u64> {
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+    parse_status(status, "VmRSS:")
+}
+
+fn parse_status(status: &str, key: &str) -> Option<u64> {
+    status.lines().find_map(|l| l.strip_prefix(key)).and_then(|v| v.split_whitespace().next()?.parse().ok())
 }
 
 #[cfg(test)]
@@ -42,5 +48,6 @@ mod tests {
         assert_eq!(parse_cpu("garbage"), None);
         assert!(cpu_seconds(std::process::id()).is_some());
         assert!(rss_kb(std::process::id()).unwrap() > 0);
+        assert!(peak_rss_kb(std::process::id()).unwrap() >= rss_kb(std::process::id()).unwrap() / 2);
     }
 }

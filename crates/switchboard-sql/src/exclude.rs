@@ -32,6 +32,14 @@ impl Exclusions {
         Ok(Self { patterns: parsed })
     }
 
+    /// The same patterns in ASCII lower case, for an engine whose
+    /// identifiers are case-insensitive (SQLite): match lower-cased names
+    /// against them.
+    pub fn to_ascii_lowercase(&self) -> Self {
+        let lower = |p: &Vec<String>| p.iter().map(|s| s.to_ascii_lowercase()).collect();
+        Self { patterns: self.patterns.iter().map(lower).collect() }
+    }
+
     /// Whether nothing is excluded.
     pub fn is_empty(&self) -> bool {
         self.patterns.is_empty()
@@ -52,7 +60,9 @@ impl Exclusions {
         self.excludes_table(schema, table)
             || self.patterns.iter().any(|p| match p.as_slice() {
                 [t, c] => glob(t, table) && glob(c, column),
-                [s, t, c] => schema.is_some_and(|schema| glob(s, schema)) && glob(t, table) && glob(c, column),
+                [s, t, c] => {
+                    schema.is_some_and(|schema| glob(s, schema)) && glob(t, table) && glob(c, column)
+                }
                 _ => false,
             })
     }

@@ -1,0 +1,149 @@
+//! SQLite's weak types in JSON: a declared type gives a column its affinity
+//! (the rules of sqlite.org/datatype3.html §3.1) and so its schema; each
+//! value is written by its storage class, which is what the file holds.
+
+use rusqlite::types::{Value as SqlValue, ValueRef};
+use serde_json::{Value, json};
+
+use crate::{Error, value};
+
+/// A column's affinity, from its declared type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Affinity {
+    Integer,
+    Text,
+    Blob,
+    Real,
+    Numeric,
+}
+
+/// The affinity SQLite gives a declared type (empty: no declared type,
+/// which SQLite treats as BLOB, i.e. "store as given").
+pub(super) fn affinity(declared: &str) -> Affinity {
+    let upper = declared.to_ascii_uppercase();
+    if upper.contains("INT") {
+        Affinity::Integer
+    } else if ["CHAR", "CLOB", "TEXT"].iter().any(|t| upper.contains(t)) {
+        Affinity::Text
+    } else if upper.is_empty() || upper.contains("BLOB") {
+        Affinity::Blob
+    } else if ["REAL", "FLOA", "DOUB"].iter().any(|t| upper.contains(t)) {
+        Affinity::Real
+    } else {
+        Affinity::Numeric
+    }
+}
+
+/// Any scalar a column without a telling declared type can hold.
+pub(super) fn any_scalar_schema() -> Value {
+    json!({"type": ["string", "number", "integer", "boolean", "null"]})
+}
+
+/// The schema of a result column's values from its declared type. An
+/// expression (no declared type) and NUMERIC columns may hold anything.
+pub(super) fn column_schema(declared: Option<&str>) -> Value {
+    match declared.map(affinity) {
+        Some(Affinity::Integer) => value::integer_schema(true),
+        Some(Affinity::Real) => value::float_schema(),
+        Some(Affinity::Text) => value::string_schema(None),
+        Some(Affinity::Blob) if declared.is_some_and(|d| !d.is_empty()) => value::bytes_schema(),
+        _ => any_scalar_schema(),
+    }
+}
+
+/// One value, by its storage class, in the crate's JSON form.
+pub(super) fn to_json(value: ValueRef<'_>) -> Value {
+    match value {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => value::integer(i),
+        ValueRef::Real(f) => value::float(f),
+        ValueRef::Text(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => value::bytes(b),
+    }
+}
+
+/// A lower bound of [`to_json`]'s serialized size, from the raw value
+/// (text at least its bytes and quotes, a blob its base64).
+pub(super) fn json_size_at_least(value: ValueRef<'_>) -> u64 {
+    match value {
+        ValueRef::Null | ValueRef::Integer(_) | ValueRef::Real(_) => 1,
+        ValueRef::Text(t) => t.len() as u64 + 2,
+        ValueRef::Blob(b) => (b.len() as u64).div_ceil(3) * 4 + 2,
+    }
+}
+
+/// The serialized size of a row's values, counted without building the text.
+pub(super) fn json_size(values: &[Value]) -> u64 {
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len() as u64;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, values);
+    count.0
+}
+
+/// A JSON argument as the value bound to parameter `name`: numbers as
+/// integers when they are whole and fit 64 bits, else reals; booleans as
+/// 0/1 (SQLite has no boolean); strings as text; null as NULL.
+pub(super) fn to_sql(name: &str, value: &Value) -> Result<SqlValue, Error> {
+    let refuse = |message: &str| Error::Param { name: name.to_owned(), message: message.to_owned() };
+    match value {
+        Value::Null => Ok(SqlValue::Null),
+        Value::Bool(b) => Ok(SqlValue::Integer(i64::from(*b))),
+        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => Ok(SqlValue::Integer(i)),
+            (None, _) if n.is_u64() => Err(refuse("the integer does not fit 64 bits")),
+            (None, Some(f)) => Ok(SqlValue::Real(f)),
+            (None, None) => Err(refuse("the number cannot be represented")),
+        },
+        Value::String(s) => Ok(SqlValue::Text(s.clone())),
+        Value::Array(_) | Value::Object(_) => Err(refuse("expected a string, number, boolean or null")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn affinity_rules_of_sqlite() {
+        assert_eq!(affinity("BIGINT"), Affinity::Integer);
+        assert_eq!(affinity("varchar(20)"), Affinity::Text);
+        assert_eq!(affinity(""), Affinity::Blob);
+        assert_eq!(affinity("DOUBLE PRECISION"), Affinity::Real);
+        assert_eq!(affinity("DECIMAL(10,2)"), Affinity::Numeric);
+        // "POINT" contains "INT": SQLite's own rule, kept.
+        assert_eq!(affinity("POINT"), Affinity::Integer);
+        assert_eq!(column_schema(None), any_scalar_schema());
+        assert_eq!(column_schema(Some("BLOB")), value::bytes_schema());
+    }
+
+    #[test]
+    fn sizes_are_exact_and_the_lower_bound_holds() {
+        let values = vec![json!(1), json!("é\"x"), Value::Null, value::bytes(b"hello")];
+        assert_eq!(json_size(&values), serde_json::to_vec(&values).unwrap().len() as u64);
+        for (raw, json) in [
+            (ValueRef::Text("é\"x".as_bytes()), json!("é\"x")),
+            (ValueRef::Blob(b"hello"), value::bytes(b"hello")),
+            (ValueRef::Integer(-12345), json!(-12345)),
+        ] {
+            assert!(json_size_at_least(raw) <= serde_json::to_vec(&json).unwrap().len() as u64);
+        }
+    }
+
+    #[test]
+    fn json_arguments_bind_by_their_type() {
+        assert_eq!(to_sql("a", &json!(true)).unwrap(), SqlValue::Integer(1));
+        assert_eq!(to_sql("a", &json!(1.5)).unwrap(), SqlValue::Real(1.5));
+        assert_eq!(to_sql("a", &json!("x'; DROP")).unwrap(), SqlValue::Text("x'; DROP".into()));
+        assert!(to_sql("a", &json!(u64::MAX)).is_err());
+        assert!(to_sql("a", &json!([1])).is_err());
+    }
+}
