@@ -335,13 +335,36 @@ pub(crate) struct CursorCodec {
     /// HMAC-SHA256 already keyed (the key's two pad blocks hashed once):
     /// each cursor clones it instead of keying again.
     keyed: Hmac<Sha256>,
+    /// Keyed with a key derived from the same server key, for tokens an
+    /// application signs ([`crate::Server::sign`]): its tags can never
+    /// pass for a list cursor's or a `requestState`'s, nor the reverse.
+    application: Hmac<Sha256>,
 }
 
 const TAG_LEN: usize = 12;
 
 impl CursorCodec {
     pub(crate) fn new(key: [u8; 32]) -> Self {
-        Self { keyed: <Hmac<Sha256> as Mac>::new_from_slice(&key).expect("HMAC takes any key length") }
+        let keyed = <Hmac<Sha256> as Mac>::new_from_slice(&key).expect("HMAC takes any key length");
+        let mut derive = keyed.clone();
+        derive.update(b"switchboard/application-tokens/v1");
+        let application = <Hmac<Sha256> as Mac>::new_from_slice(&derive.finalize().into_bytes())
+            .expect("HMAC takes any key length");
+        Self { keyed, application }
+    }
+
+    /// The application tag of `data`.
+    pub(crate) fn application_tag(&self, data: &[u8]) -> [u8; 32] {
+        let mut mac = self.application.clone();
+        mac.update(data);
+        mac.finalize().into_bytes().into()
+    }
+
+    /// Whether `tag` is `data`'s application tag (constant time).
+    pub(crate) fn verify_application_tag(&self, data: &[u8], tag: &[u8]) -> bool {
+        let mut mac = self.application.clone();
+        mac.update(data);
+        mac.verify_slice(tag).is_ok()
     }
 
     fn tag(&self, body: &[u8]) -> [u8; TAG_LEN] {
@@ -407,6 +430,16 @@ mod tests {
         for junk in ["", "!!", "abc", "dG9vbHM6NDI"] {
             assert!(codec.decode(ListKind::Tools, junk).is_err(), "{junk:?}");
         }
+    }
+
+    #[test]
+    fn application_tags_verify_only_under_their_key_and_never_as_cursor_tags() {
+        let codec = CursorCodec::new([7; 32]);
+        let tag = codec.application_tag(b"data");
+        assert!(codec.verify_application_tag(b"data", &tag));
+        assert!(!codec.verify_application_tag(b"date", &tag), "other data");
+        assert!(!CursorCodec::new([8; 32]).verify_application_tag(b"data", &tag), "other key");
+        assert_ne!(codec.tag(b"data").as_slice(), &tag[..TAG_LEN], "a key of its own");
     }
 
     #[test]

@@ -205,6 +205,28 @@ impl Server {
         self.inner.request_states.store(std::sync::Arc::new(crate::input::StateCodec::new(key)));
     }
 
+    /// An HMAC-SHA256 tag of `data` under a key derived from the server's
+    /// cursor key (so every instance sharing that key accepts it, and it
+    /// follows [`Server::set_cursor_key`]): for tokens an application hands
+    /// to clients and must get back unaltered, like continuation cursors.
+    /// Distinct from the keys of list cursors and `requestState`.
+    pub fn sign(&self, data: &[u8]) -> [u8; 32] {
+        self.inner.cursors.load().application_tag(data)
+    }
+
+    /// Whether `tag` is [`Server::sign`]'s tag of `data` (constant time).
+    pub fn verify(&self, data: &[u8], tag: &[u8]) -> bool {
+        self.inner.cursors.load().verify_application_tag(data, tag)
+    }
+
+    /// The server's state store: the shared one given to
+    /// [`ServerBuilder::state`](crate::ServerBuilder::state), or this
+    /// process's memory store. For single-use claims across instances
+    /// ([`StateStore::set_if_absent`](crate::state::StateStore::set_if_absent)).
+    pub fn state_store(&self) -> Arc<dyn crate::store::StateStore> {
+        self.inner.tasks.store()
+    }
+
     /// Registers a tool at run time. Connected clients are told with
     /// `notifications/tools/list_changed` (handshake-era clients after their
     /// handshake; 2026-07-28 clients on listen streams that asked for it).

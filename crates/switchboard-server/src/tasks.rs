@@ -219,6 +219,11 @@ impl Tasks {
         Self { store, events, running: Mutex::new(HashMap::new()), ttl, poll }
     }
 
+    /// The store the tasks live in (the server's state store).
+    pub(crate) fn store(&self) -> Arc<dyn StateStore> {
+        Arc::clone(&self.store)
+    }
+
     fn wake(&self, id: &str) -> Option<Arc<Notify>> {
         self.running.lock().expect("tasks lock poisoned").get(id).map(|r| Arc::clone(&r.wake))
     }

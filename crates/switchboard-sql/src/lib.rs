@@ -24,6 +24,8 @@
 mod catalog;
 mod error;
 mod exclude;
+pub mod serve;
+pub mod spec;
 pub mod value;
 
 #[cfg(feature = "postgres")]
@@ -51,8 +53,9 @@ pub enum Engine {
     Postgres,
 }
 
-/// What the configuration allows on a database.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// What the configuration allows on a database (`access = "read"|"write"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Access {
     /// Reads only, enforced by the engine (the default).
     #[default]

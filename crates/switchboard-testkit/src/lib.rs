@@ -28,7 +28,12 @@
 //! [`redis::RedisServer`] starts a real `redis-server` on a free loopback
 //! port for tests of Redis-backed state (installing it with apt-get as root
 //! when it is missing).
+//!
+//! [`postgres::PostgresServer`] starts a real PostgreSQL cluster on a free
+//! loopback port (password authentication, installed with apt-get as root
+//! when missing).
 
+pub mod postgres;
 pub mod process;
 pub mod redis;
 
