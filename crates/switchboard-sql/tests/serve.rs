@@ -179,6 +179,34 @@ async fn a_typed_tool_takes_its_schema_from_the_database_and_answers_rows_as_dat
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_typed_tool_answers_values_sqlite_stored_against_their_declared_type() {
+    // A table that is not STRICT keeps text in an INTEGER column: the
+    // output schema must admit it, or the row would become an error.
+    let (_dir, path) = fixture();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE loose (n INTEGER); INSERT INTO loose VALUES (1), ('abc'), (x'00'), (2.5), (NULL);",
+        )
+        .unwrap();
+    let tool = sql_tool(
+        json!({"name": "loose_values", "database": "shop", "sql": "SELECT n FROM loose ORDER BY rowid"}),
+    );
+    let (_databases, server) = serve(vec![database(&path, json!({}))], vec![tool]).await;
+    let mut client = TestClient::connect_legacy(&server, "2025-11-25").await;
+    let tools = client.list_all_tools().await.unwrap();
+    let listed = tools.iter().find(|t| t["name"] == "loose_values").unwrap();
+    let n = &listed["outputSchema"]["properties"]["rows"]["items"]["properties"]["n"];
+    assert!(n["description"].as_str().is_some_and(|d| d.contains("declared INTEGER")), "{n}");
+    let result = client.call_tool("loose_values", json!({})).await.unwrap();
+    assert_eq!(result["isError"], Value::Null, "{result}");
+    assert_eq!(
+        result["structuredContent"]["rows"],
+        json!([{"n": 1}, {"n": "abc"}, {"n": "AA=="}, {"n": 2.5}, {"n": null}])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_continue_with_a_signed_cursor_and_a_forged_one_is_refused() {
     let (_dir, path) = fixture();
     let (_databases, server) = serve(vec![database(&path, json!({}))], vec![orders_of_customer()]).await;
