@@ -433,6 +433,16 @@ mod tests {
     }
 
     #[test]
+    fn application_tags_verify_only_under_their_key_and_never_as_cursor_tags() {
+        let codec = CursorCodec::new([7; 32]);
+        let tag = codec.application_tag(b"data");
+        assert!(codec.verify_application_tag(b"data", &tag));
+        assert!(!codec.verify_application_tag(b"date", &tag), "other data");
+        assert!(!CursorCodec::new([8; 32]).verify_application_tag(b"data", &tag), "other key");
+        assert_ne!(codec.tag(b"data").as_slice(), &tag[..TAG_LEN], "a key of its own");
+    }
+
+    #[test]
     fn disabled_items_are_neither_listed_nor_found_and_keep_their_place() {
         let codec = CursorCodec::new([1; 32]);
         let events = EventBus::new(16);

@@ -121,6 +121,13 @@ async fn serve_with(
     (databases, server)
 }
 
+/// The key of the one question an `input_required` result asks.
+fn question_key(result: &Value) -> String {
+    let requests = result["inputRequests"].as_object().unwrap_or_else(|| panic!("no question in {result}"));
+    assert_eq!(requests.len(), 1, "{result}");
+    requests.keys().next().unwrap().clone()
+}
+
 fn text(result: &Value) -> String {
     result["content"][0]["text"].as_str().unwrap_or_default().to_owned()
 }
@@ -176,6 +183,34 @@ async fn a_typed_tool_takes_its_schema_from_the_database_and_answers_rows_as_dat
     // Validated against the schema before the database sees it.
     let wrong = client.call_tool("orders_of_customer", json!({"customer_id": "2 OR 1=1"})).await;
     assert!(wrong.is_err() || wrong.unwrap()["isError"] == true);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_typed_tool_answers_values_sqlite_stored_against_their_declared_type() {
+    // A table that is not STRICT keeps text in an INTEGER column: the
+    // output schema must admit it, or the row would become an error.
+    let (_dir, path) = fixture();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE loose (n INTEGER); INSERT INTO loose VALUES (1), ('abc'), (x'00'), (2.5), (NULL);",
+        )
+        .unwrap();
+    let tool = sql_tool(
+        json!({"name": "loose_values", "database": "shop", "sql": "SELECT n FROM loose ORDER BY rowid"}),
+    );
+    let (_databases, server) = serve(vec![database(&path, json!({}))], vec![tool]).await;
+    let mut client = TestClient::connect_legacy(&server, "2025-11-25").await;
+    let tools = client.list_all_tools().await.unwrap();
+    let listed = tools.iter().find(|t| t["name"] == "loose_values").unwrap();
+    let n = &listed["outputSchema"]["properties"]["rows"]["items"]["properties"]["n"];
+    assert!(n["description"].as_str().is_some_and(|d| d.contains("declared INTEGER")), "{n}");
+    let result = client.call_tool("loose_values", json!({})).await.unwrap();
+    assert_eq!(result["isError"], Value::Null, "{result}");
+    assert_eq!(
+        result["structuredContent"]["rows"],
+        json!([{"n": 1}, {"n": "abc"}, {"n": "AA=="}, {"n": 2.5}, {"n": null}])
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -263,7 +298,7 @@ async fn a_confirmed_write_commits_once_in_2026_rounds_and_a_replay_writes_nothi
     let r1 = modern(&server, params.clone(), caps.clone()).await;
     let r1 = &r1["result"];
     assert_eq!(r1["resultType"], "input_required", "{r1}");
-    let question = &r1["inputRequests"]["confirm"]["params"];
+    let question = &r1["inputRequests"][question_key(r1)]["params"];
     let message = question["message"].as_str().unwrap();
     assert!(
         message.contains("UPDATE orders SET total = total + 1") && message.contains(":last = 2"),
@@ -273,7 +308,7 @@ async fn a_confirmed_write_commits_once_in_2026_rounds_and_a_replay_writes_nothi
     assert_eq!(scalar(&path, "SELECT sum(total) FROM orders"), 780, "the dry run wrote nothing");
 
     let mut declined = params.clone();
-    declined["inputResponses"] = json!({"confirm": {"action": "decline"}});
+    declined["inputResponses"] = json!({question_key(r1): {"action": "decline"}});
     declined["requestState"] = r1["requestState"].clone();
     let answer = modern(&server, declined, caps.clone()).await;
     assert_eq!(answer["result"]["structuredContent"]["committed"], false, "{answer}");
@@ -281,7 +316,8 @@ async fn a_confirmed_write_commits_once_in_2026_rounds_and_a_replay_writes_nothi
 
     let r1 = modern(&server, params.clone(), caps.clone()).await;
     let mut accepted = params.clone();
-    accepted["inputResponses"] = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    accepted["inputResponses"] =
+        json!({question_key(&r1["result"]): {"action": "accept", "content": {"confirm": true}}});
     accepted["requestState"] = r1["result"]["requestState"].clone();
     let answer = modern(&server, accepted.clone(), caps.clone()).await;
     assert_eq!(
@@ -295,6 +331,24 @@ async fn a_confirmed_write_commits_once_in_2026_rounds_and_a_replay_writes_nothi
     assert_eq!(replay["result"]["isError"], true, "{replay}");
     assert!(text(&replay["result"]).contains("already used"), "{replay}");
     assert_eq!(scalar(&path, "SELECT sum(total) FROM orders"), 782, "the replay wrote nothing");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_sent_before_the_question_was_asked_writes_nothing() {
+    // A 2026-07-28 client that sends an "accept" with its first request,
+    // never having shown the user the statement, the values or the count.
+    let (_dir, path) = fixture();
+    let specs = vec![database(&path, json!({"access": "write"}))];
+    let (_databases, server) = serve(specs, vec![bump_total("always")]).await;
+    let caps = json!({"elicitation": {}});
+    let mut eager = json!({"name": "bump_total", "arguments": {"last": 2}});
+    let accept = json!({"action": "accept", "content": {"confirm": true}});
+    eager["inputResponses"] = json!({"confirm": accept, "confirm-": accept});
+    for _ in 0..3 {
+        let answer = modern(&server, eager.clone(), caps.clone()).await;
+        assert_eq!(answer["result"]["resultType"], "input_required", "{answer}");
+    }
+    assert_eq!(scalar(&path, "SELECT sum(total) FROM orders"), 780, "nothing was written");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -318,7 +372,8 @@ async fn a_confirmation_answered_on_another_instance_commits_exactly_once() {
     let params = json!({"name": "bump_total", "arguments": {"last": 1}});
     let r1 = modern(a, params.clone(), caps.clone()).await;
     let mut accepted = params;
-    accepted["inputResponses"] = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    accepted["inputResponses"] =
+        json!({question_key(&r1["result"]): {"action": "accept", "content": {"confirm": true}}});
     accepted["requestState"] = r1["result"]["requestState"].clone();
     let answer = modern(b, accepted.clone(), caps.clone()).await;
     assert_eq!(answer["result"]["structuredContent"]["committed"], true, "{answer}");
@@ -596,12 +651,14 @@ async fn a_confirmed_write_whose_rows_changed_since_is_rolled_back() {
     let caps = json!({"elicitation": {}});
     let params = json!({"name": "bump_total", "arguments": {"last": 3}});
     let r1 = modern(&server, params.clone(), caps.clone()).await;
-    let message = r1["result"]["inputRequests"]["confirm"]["params"]["message"].as_str().unwrap();
+    let message =
+        r1["result"]["inputRequests"][question_key(&r1["result"])]["params"]["message"].as_str().unwrap();
     assert!(message.contains("Rows it affects now: 3"), "{message}");
     // Someone else deletes a row before the user answers.
     rusqlite::Connection::open(&path).unwrap().execute("DELETE FROM orders WHERE id = 1", []).unwrap();
     let mut accepted = params;
-    accepted["inputResponses"] = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    accepted["inputResponses"] =
+        json!({question_key(&r1["result"]): {"action": "accept", "content": {"confirm": true}}});
     accepted["requestState"] = r1["result"]["requestState"].clone();
     let answer = modern(&server, accepted, caps).await;
     assert_eq!(answer["result"]["isError"], true, "{answer}");

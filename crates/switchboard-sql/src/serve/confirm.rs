@@ -6,7 +6,8 @@
 //! is asked with an elicitation showing the statement, the values and the
 //! count (a live request in the handshake revisions; an `input_required`
 //! round in 2026-07-28, whose signed `requestState` carries the count and
-//! a random nonce); on accept, the nonce is claimed in the server's state
+//! a random nonce that also names the question, so an answer cannot be
+//! sent before the question was seen); on accept, the nonce is claimed in the server's state
 //! store (`set_if_absent`, shared by every instance) before the write runs
 //! with `expect: Some(count)`. A replayed `requestState` finds its nonce
 //! claimed and writes nothing; a count that changed since the user saw it
@@ -80,7 +81,12 @@ async fn confirmed(
         "properties": {"confirm": {"type": "boolean", "title": "Write this change", "default": false}},
         "required": ["confirm"]
     });
-    let answer = ctx.elicit("confirm", &question(live, described, params, count), schema).await?;
+    // The question is keyed by the nonce, which the client learns only from
+    // this server's own `input_required` answer: an answer sent with the
+    // first request (the statement, values and count never shown to the
+    // user) matches nothing and is asked again.
+    let key = format!("confirm-{nonce}");
+    let answer = ctx.elicit(&key, &question(live, described, params, count), schema).await?;
     let accepted = answer.get("action").and_then(Value::as_str) == Some("accept")
         && answer.pointer("/content/confirm") == Some(&Value::Bool(true));
     if !accepted {

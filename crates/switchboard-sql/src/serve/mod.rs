@@ -9,9 +9,10 @@
 //! reloads when [`Databases::changed`] resolves.
 //!
 //! Concerns, one file each: the supervisor (opening, state, change
-//! notices), the query tool, the configured SQL tools, results (structured
-//! content and the text table), continuation cursors, write confirmation,
-//! resources, and `check`.
+//! notices), the query tool, the configured SQL tools, running a read call
+//! (session settings, cancellation, errors as advice), results (structured
+//! content and the text table), continuation cursors, writes and their
+//! confirmation, resources, and `check`.
 
 mod check;
 mod confirm;

@@ -37,7 +37,8 @@
 //!   `excluded_columns_and_tables_are_refused_in_ad_hoc_sql`,
 //!   `virtual_tables_and_their_storage_cannot_go_around_an_exclusion`,
 //!   nor through `ANALYZE`'s index samples or a generated column computed
-//!   from it: `index_samples_and_generated_columns_do_not_leak_an_excluded_column`;
+//!   from it, nor as `rowid`: `index_samples_and_generated_columns_do_not_leak_an_excluded_column`,
+//!   `an_excluded_key_column_is_not_readable_as_rowid`;
 //! - parameters are typed data, never SQL:
 //!   `named_parameters_are_bound_as_typed_data_never_as_sql`;
 //! - a write commits only within `max` and the confirmed count:

@@ -39,16 +39,27 @@ pub(super) fn any_scalar_schema() -> Value {
     json!({"type": ["string", "number", "integer", "boolean", "null"]})
 }
 
-/// The schema of a result column's values from its declared type. An
-/// expression (no declared type) and NUMERIC columns may hold anything.
+/// The schema of a result column's values. A table that is not STRICT
+/// stores any value in any column (the text `'abc'` in an INTEGER column
+/// stays text), so the declared type cannot promise a JSON type: the
+/// schema admits every form a value can take, and names the declared type
+/// as a hint. An output schema that promised more would turn such a row
+/// into an error for the caller.
 pub(super) fn column_schema(declared: Option<&str>) -> Value {
-    match declared.map(affinity) {
-        Some(Affinity::Integer) => value::integer_schema(true),
-        Some(Affinity::Real) => value::float_schema(),
-        Some(Affinity::Text) => value::string_schema(None),
-        Some(Affinity::Blob) if declared.is_some_and(|d| !d.is_empty()) => value::bytes_schema(),
-        _ => any_scalar_schema(),
+    let mut schema = any_scalar_schema();
+    if let Some(declared) = declared.filter(|d| !d.trim().is_empty()) {
+        let hint = match affinity(declared) {
+            Affinity::Integer => "integers as numbers, beyond 2^53 as strings of digits",
+            Affinity::Real => "reals as numbers, NaN and infinities as strings",
+            Affinity::Text => "text as strings",
+            Affinity::Blob => "bytes as base64 strings",
+            Affinity::Numeric => "numbers, or text when not numeric",
+        };
+        schema["description"] = Value::String(format!(
+            "declared {declared} ({hint}; SQLite may hold values of another type in it)"
+        ));
     }
+    schema
 }
 
 /// One value, by its storage class, in the crate's JSON form.
@@ -122,7 +133,9 @@ mod tests {
         // "POINT" contains "INT": SQLite's own rule, kept.
         assert_eq!(affinity("POINT"), Affinity::Integer);
         assert_eq!(column_schema(None), any_scalar_schema());
-        assert_eq!(column_schema(Some("BLOB")), value::bytes_schema());
+        let declared = column_schema(Some("INTEGER"));
+        assert_eq!(declared["type"], any_scalar_schema()["type"], "a non-STRICT column may hold any type");
+        assert!(declared["description"].as_str().unwrap().contains("declared INTEGER"));
     }
 
     #[test]
