@@ -52,7 +52,9 @@ impl Exclusions {
         self.excludes_table(schema, table)
             || self.patterns.iter().any(|p| match p.as_slice() {
                 [t, c] => glob(t, table) && glob(c, column),
-                [s, t, c] => schema.is_some_and(|schema| glob(s, schema)) && glob(t, table) && glob(c, column),
+                [s, t, c] => {
+                    schema.is_some_and(|schema| glob(s, schema)) && glob(t, table) && glob(c, column)
+                }
                 _ => false,
             })
     }
