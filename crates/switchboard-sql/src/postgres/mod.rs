@@ -147,13 +147,13 @@ impl Database for Postgres {
 
     fn query<'a>(&'a self, call: Call<'a>) -> BoxFuture<'a, Result<Rows, Error>> {
         Box::pin(async move {
-            let (sql, names) = query::text_of(call.statement)?;
             let mut retried = false;
             loop {
                 let mut lease = self.pool.acquire().await?;
                 let token = lease.cancel_token();
                 lease.set_busy(true);
-                let work = query::read(lease.client(), &sql, &names, &call);
+                let (client, prepared) = lease.parts();
+                let work = query::read(client, prepared, call.statement, &call);
                 let result = query::guarded(
                     work,
                     &call.cancel,
@@ -186,7 +186,8 @@ impl Database for Postgres {
             let mut lease = self.pool.acquire().await?;
             let token = lease.cancel_token();
             lease.set_busy(true);
-            let work = query::write(lease.client(), &sql, &names, &call);
+            let (client, prepared) = lease.parts();
+            let work = query::write(client, prepared, &sql, &names, &call);
             let result =
                 query::guarded(work, &call.cancel, &token, self.pool.tls(), self.options.statement_timeout)
                     .await;
