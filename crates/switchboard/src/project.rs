@@ -351,7 +351,19 @@ impl Project {
     /// register).
     fn take_database_items(&mut self) {
         let items = self.databases.items();
-        self.tools.extend(items.tools);
+        // `check` places the clashes the file shows; one only known now
+        // (an OpenAPI operation's name) keeps the project's own tool.
+        let taken: std::collections::HashSet<String> =
+            self.tools.iter().map(|t| t.name().to_owned()).collect();
+        let (clashing, tools): (Vec<Tool>, Vec<Tool>) =
+            items.tools.into_iter().partition(|t| taken.contains(t.name()));
+        for tool in clashing {
+            tracing::warn!(
+                tool = tool.name(),
+                "a database tool has the name of another tool and is left out"
+            );
+        }
+        self.tools.extend(tools);
         self.resources.extend(items.resources);
         self.templates.extend(items.templates);
     }
