@@ -73,7 +73,7 @@ pub(crate) fn plan(config: &Config, problems: &mut Vec<Problem>, left_out: &mut 
                     config,
                     &at,
                     &message,
-                    "this database and its tools are",
+                    "this database (with its tools)",
                 ));
             }
             Err(Unresolved::Invalid { key, message }) => {
