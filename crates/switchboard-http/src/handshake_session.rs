@@ -59,9 +59,12 @@ impl HandshakeSession {
     }
 
     /// Stops serving the session in this process (its record and events,
-    /// if shared, are someone else's business).
+    /// if shared, are someone else's business). Its requests still running
+    /// are cancelled: the client said it needs none of their answers, and a
+    /// tool's work (a database query, a command) must not outlive that.
     pub(crate) fn drop_local(&self) {
         self.session.close();
+        self.session.cancel_all();
         if let Some(f) = self.forwarder.lock().expect("session lock poisoned").take() {
             f.abort();
         }

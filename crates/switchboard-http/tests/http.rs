@@ -182,6 +182,39 @@ async fn legacy_sessions_answer_json_and_sse() {
 }
 
 #[tokio::test]
+async fn deleting_a_session_cancels_its_requests_in_flight() {
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let s = start_with(server(Arc::clone(&cancelled)), HttpOptions::default()).await;
+    let sid = s.initialize("2025-11-25").await;
+    let call = s
+        .post(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "forever"}}))
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send();
+    // The request stays open (a handshake-era disconnect would not cancel it).
+    let running = tokio::spawn(call);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!cancelled.load(Ordering::SeqCst), "running");
+    let r = s
+        .client
+        .delete(&s.url)
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    for _ in 0..100 {
+        if cancelled.load(Ordering::SeqCst) {
+            running.abort();
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("deleting the session did not cancel its request");
+}
+
+#[tokio::test]
 async fn session_errors_use_the_right_statuses() {
     let s = start().await;
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});

@@ -405,8 +405,9 @@ impl Session {
         }
     }
 
-    /// Cancels every request in flight (the connection is going away).
-    pub(crate) fn cancel_all(&self) {
+    /// Cancels every request in flight (the connection is going away, or
+    /// the client ended the session with an HTTP `DELETE`).
+    pub fn cancel_all(&self) {
         for token in self.inflight.lock().expect("inflight lock poisoned").values() {
             token.cancel();
         }
