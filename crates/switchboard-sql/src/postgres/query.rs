@@ -11,6 +11,25 @@
 //! `skip + max_rows + 1` rows or `max_bytes`: a query of twenty million rows
 //! answers with the first page, in flat memory, and the rest is never sent.
 //!
+//! What a read costs, in round trips to the server (the driver sends each
+//! request when it is first polled and answers them in order, so requests
+//! issued before awaiting share one round trip):
+//!
+//! 1. `BEGIN READ ONLY`, behind the previous call's `ROLLBACK` (sent
+//!    without waiting: the connection runs it before anything later);
+//! 2. the call's `set_config` settings (if any) and the Bind of the
+//!    statement, together;
+//! 3. Execute of the first chunk of rows (more chunks only past 500 rows).
+//!
+//! A configured statement is prepared (Parse/Describe, one more round
+//! trip) only the first time it runs on a connection, and its columns are
+//! described and checked then, not per call; ad-hoc text is prepared on
+//! every call (its connection is closed after). Three round trips is the
+//! floor with this driver's public API: a `Transaction` exists only once
+//! `BEGIN` answered, and a `Portal` (which the row cap needs: Execute with
+//! a row count, the rest never sent) only once Bind answered. A bare loop
+//! of prepared-statement queries costs one.
+//!
 //! A cancel from the caller sends PostgreSQL's cancel request (the backend
 //! stops the statement) and answers [`Error::Cancelled`]; the server's own
 //! `statement_timeout` answers [`Error::Timeout`]; a client-side deadline a
