@@ -718,3 +718,104 @@ async fn a_cancelled_write_writes_nothing() {
     eventually(&pg, SLEEPING, "0");
     assert_eq!(rows_of_t(&pg), T_UNTOUCHED);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn configured_statements_stay_prepared_and_follow_schema_changes() {
+    let pg = shop();
+    let db = open(&pg, &options()).await;
+    let by_id: Map<String, Value> = [("id".to_owned(), json!(1))].into_iter().collect();
+    let row = "SELECT * FROM t WHERE id = :id";
+    let first = db.query(call(row, &by_id, Placeholders::Named)).await.unwrap();
+    assert_eq!(first.columns.len(), 3);
+    // The statement stays prepared on its connection (the driver's own,
+    // from configured text only): the next call is Bind/Execute only.
+    let none = Map::new();
+    let prepared =
+        "SELECT count(*) FROM pg_prepared_statements WHERE statement = 'SELECT * FROM t WHERE id = $1'";
+    let count = db.query(call(prepared, &none, Placeholders::Named)).await.unwrap();
+    assert_eq!(count.rows, vec![vec![json!(1)]]);
+
+    // The table changes shape: the cached statement's result type is out
+    // of date, so it is prepared again and the call answers the new shape.
+    pg.execute_in("shop", "ALTER TABLE t ADD COLUMN extra int DEFAULT 7");
+    let after = db.query(call(row, &by_id, Placeholders::Named)).await.unwrap();
+    let names: Vec<&str> = after.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["id", "name", "secret", "extra"]);
+    assert_eq!(after.rows, vec![vec![json!(1), json!("one"), json!("hush"), json!(7)]]);
+    let count = db.query(call(prepared, &none, Placeholders::Named)).await.unwrap();
+    assert_eq!(count.rows, vec![vec![json!(1)]], "the outdated statement was closed");
+
+    // Settings are sent together with the Bind, applied in order, and a
+    // refused one stops the call before its statement runs.
+    let settings = [("app.who".to_owned(), "first".to_owned()), ("app.who".to_owned(), "second".to_owned())];
+    let mut request = call("SELECT current_setting('app.who')", &none, Placeholders::Named);
+    request.settings = &settings;
+    assert_eq!(db.query(request).await.unwrap().rows, vec![vec![json!("second")]]);
+    let settings = [("statement_timeout".to_owned(), "not a duration".to_owned())];
+    let mut request = call("SELECT count(*) FROM t", &none, Placeholders::Named);
+    request.settings = &settings;
+    let refused = db.query(request).await;
+    assert!(
+        matches!(&refused, Err(Error::Execute(m)) if m.contains("setting statement_timeout")),
+        "{refused:?}"
+    );
+    assert_eq!(rows_of_t(&pg), T_UNTOUCHED);
+    // Nothing stays open: the connection is idle, not in a transaction.
+    eventually(
+        &pg,
+        "SELECT count(*) FROM pg_stat_activity WHERE usename = 'reader' AND state <> 'idle'",
+        "0",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn configured_reads_in_one_round_trip_stay_read_only_and_stop_large_results() {
+    let pg = shop();
+    let db = open(&pg, &options()).await;
+    let none = Map::new();
+    // Twice each: the first call prepares, the second runs in one round
+    // trip (BEGIN READ ONLY, Bind/Execute, ROLLBACK sent together).
+    for _ in 0..2 {
+        let mode =
+            db.query(call("SELECT current_setting('transaction_read_only')", &none, Placeholders::Named));
+        assert_eq!(mode.await.unwrap().rows, vec![vec![json!("on")]]);
+        let refused = db.query(call("SELECT nextval('s')", &none, Placeholders::Named)).await;
+        assert!(matches!(&refused, Err(Error::Refused(m)) if m.contains("read-only")), "{refused:?}");
+        let evil = db.query(call("SELECT evil()", &none, Placeholders::Named)).await;
+        assert!(matches!(&evil, Err(Error::Refused(_))), "{evil:?}");
+        let level = db.query(call(
+            "SELECT xact_start IS NOT NULL FROM pg_stat_activity WHERE pid = pg_backend_pid()",
+            &none,
+            Placeholders::Named,
+        ));
+        assert_eq!(level.await.unwrap().rows, vec![vec![json!(true)]], "inside a transaction");
+    }
+    assert_eq!(rows_of_t(&pg), T_UNTOUCHED);
+    assert_eq!(pg.query_in("shop", "SELECT last_value FROM s"), "1");
+    eventually(
+        &pg,
+        "SELECT count(*) FROM pg_stat_activity WHERE usename = 'reader' AND state <> 'idle'",
+        "0",
+    );
+
+    // A large result read whole stops at the cap: the answer is prompt and
+    // exact, the statement is cancelled on the server, and that statement
+    // is read through a portal from then on.
+    let large = "SELECT generate_series(1, 20000000) AS n, repeat('x', 100)";
+    for round in 0..3 {
+        let mut request = call(large, &none, Placeholders::Named);
+        request.max_rows = 10;
+        let started = Instant::now();
+        let rows = db.query(request).await.unwrap();
+        assert!(started.elapsed() < Duration::from_secs(3), "round {round}: {:?}", started.elapsed());
+        assert!(rows.truncated);
+        let ns: Vec<Value> = rows.rows.iter().map(|r| r[0].clone()).collect();
+        assert_eq!(ns, (1..=10).map(|n| json!(n)).collect::<Vec<_>>());
+        eventually(
+            &pg,
+            "SELECT count(*) FROM pg_stat_activity WHERE usename = 'reader' AND query LIKE '%generate_series%' AND state = 'active'",
+            "0",
+        );
+    }
+    eventually(&pg, "SELECT count(*) FROM pg_stat_activity WHERE usename = 'reader'", "1");
+}
