@@ -23,7 +23,7 @@
 //!   `LISTEN` (`DISCARD ALL` would break the driver's own cached
 //!   statements); what a kept connection carries is the configured
 //!   statements the engine prepared on it (`pool.rs`), so a typed call
-//!   costs three round trips and no Parse (see `query.rs`);
+//!   costs one round trip (see `query.rs`);
 //! - privileged roles and readable excluded columns refuse to open (`role.rs`);
 //! - values decoded from the binary format to one JSON form (`types.rs`).
 

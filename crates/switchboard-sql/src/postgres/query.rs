@@ -12,23 +12,26 @@
 //! answers with the first page, in flat memory, and the rest is never sent.
 //!
 //! What a read costs, in round trips to the server (the driver sends each
-//! request when it is first polled and answers them in order, so requests
-//! issued before awaiting share one round trip):
+//! request when it is first polled and the server answers them in order,
+//! so requests issued before awaiting share one round trip):
 //!
-//! 1. `BEGIN READ ONLY`, behind the previous call's `ROLLBACK` (sent
-//!    without waiting: the connection runs it before anything later);
-//! 2. the call's `set_config` settings (if any) and the Bind of the
-//!    statement, together;
-//! 3. Execute of the first chunk of rows (more chunks only past 500 rows).
+//! - a configured statement already prepared on the connection: **one**.
+//!   `BEGIN READ ONLY`, the call's `set_config` settings, Bind/Execute of
+//!   the whole result and `ROLLBACK` are sent together ([`read_whole`]);
+//!   the caps stop the reading, and a result that runs past them has its
+//!   statement cancelled and its connection closed, and that statement is
+//!   read through a portal from then on;
+//! - otherwise (the first call on a connection, ad-hoc text, a
+//!   continuation, a statement known to be large): `BEGIN READ ONLY`; the
+//!   Parse/Describe (configured statements: once per connection); the
+//!   settings and Bind of a portal together; Execute per chunk of rows
+//!   (so the rest of a large result is never sent); `ROLLBACK` sent
+//!   without waiting (the connection runs it before anything later).
 //!
-//! A configured statement is prepared (Parse/Describe, one more round
-//! trip) only the first time it runs on a connection, and its columns are
-//! described and checked then, not per call; ad-hoc text is prepared on
-//! every call (its connection is closed after). Three round trips is the
-//! floor with this driver's public API: a `Transaction` exists only once
-//! `BEGIN` answered, and a `Portal` (which the row cap needs: Execute with
-//! a row count, the rest never sent) only once Bind answered. A bare loop
-//! of prepared-statement queries costs one.
+//! A configured statement's columns are described and checked once per
+//! connection, not per call. A bare loop of prepared-statement queries
+//! costs one round trip too: what remains between the two is the server
+//! running `BEGIN` and `ROLLBACK`, and the JSON values.
 //!
 //! A cancel from the caller sends PostgreSQL's cancel request (the backend
 //! stops the statement) and answers [`Error::Cancelled`]; the server's own
@@ -227,10 +230,10 @@ async fn read_whole(
         .as_mut()
         .take_output()
         .unwrap_or_else(|| Err(Failure::Other(Error::Execute("no answer".into()))))?;
-    if read.1 {
-        if let Some(Err(e)) = rollback.as_mut().take_output() {
-            return Err(Failure::Other(execute_error(e)));
-        }
+    if read.1
+        && let Some(Err(e)) = rollback.as_mut().take_output()
+    {
+        return Err(Failure::Other(execute_error(e)));
     }
     Ok(read)
 }
