@@ -98,6 +98,16 @@ pub struct Policy {
     /// root), the program still runs, with a warning on its stderr.
     #[serde(default)]
     pub read_only: Vec<PathBuf>,
+    /// Files the program may not read although their folder is readable:
+    /// what the server never serves to the model (a database file, which
+    /// would read around `exclude`; the file the secrets come from). Each
+    /// existing one has `/dev/null` bound over it in the same private
+    /// mount namespace, after the read-only holds, so the program reads
+    /// nothing from it (Landlock cannot carve a file out of a readable
+    /// folder either). Where no mount namespace can be made, the program
+    /// still runs, with a warning on its stderr.
+    #[serde(default)]
+    pub hidden: Vec<PathBuf>,
 }
 
 /// System paths every command may read, each for a reason:
@@ -237,7 +247,13 @@ impl Policy {
         write.extend(DEVICES.iter().map(PathBuf::from));
         let mut read: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();
         read.extend(toolchain_reads(|name| std::env::var_os(name)));
-        Self { read, write, network: false, read_only: Vec::new() }
+        Self { read, write, network: false, read_only: Vec::new(), hidden: Vec::new() }
+    }
+
+    /// Adds files the program may not read (see [`Policy::hidden`]).
+    pub fn with_hidden(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        self.hidden.extend(paths);
+        self
     }
 
     /// Adds paths held read-only (see [`Policy::read_only`]).
@@ -376,8 +392,10 @@ pub fn exec(args: impl IntoIterator<Item = OsString>) -> SandboxError {
         Some(Err(e)) => return SandboxError::Usage(format!("the policy is not valid: {e}")),
         None => return SandboxError::Usage("the policy is not UTF-8".to_owned()),
     };
-    if let Err(reason) = imp::hold_read_only(&policy.read_only) {
-        eprintln!("switchboard sandbox: warning: {reason}; they stay writable for this program");
+    if let Err(reason) = imp::hold_read_only(&policy.read_only, &policy.hidden) {
+        eprintln!(
+            "switchboard sandbox: warning: {reason}; they stay writable (and hidden files readable) for this program"
+        );
     }
     if let Err(e) = imp::restrict(&policy) {
         return e;
@@ -442,17 +460,20 @@ mod imp {
         Ok(())
     }
 
-    /// Bind-mounts each existing path of `paths` read-only over itself in
-    /// a new mount namespace (with a user namespace first when this user
-    /// may not make one alone), private so nothing reaches the host's.
-    pub(super) fn hold_read_only(paths: &[PathBuf]) -> Result<(), String> {
+    /// Bind-mounts each existing path of `paths` read-only over itself,
+    /// then `/dev/null` over each existing file of `hidden`, in a new mount
+    /// namespace (with a user namespace first when this user may not make
+    /// one alone), private so nothing reaches the host's.
+    pub(super) fn hold_read_only(paths: &[PathBuf], hidden: &[PathBuf]) -> Result<(), String> {
         use nix::mount::{MsFlags, mount};
         use nix::sched::{CloneFlags, unshare};
         let existing: Vec<&PathBuf> = paths.iter().filter(|p| p.exists()).collect();
-        if existing.is_empty() {
+        let hidden: Vec<&PathBuf> = hidden.iter().filter(|p| p.is_file()).collect();
+        if existing.is_empty() && hidden.is_empty() {
             return Ok(());
         }
-        let shown = existing.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+        let shown =
+            existing.iter().chain(&hidden).map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
         let failed =
             |what: &str, e: &dyn std::fmt::Display| format!("cannot hold {shown} read-only ({what}: {e})");
         if unshare(CloneFlags::CLONE_NEWNS).is_err() {
@@ -474,6 +495,10 @@ mod imp {
                 .map_err(|e| failed("bind", &e))?;
             let flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | kept_flags(path);
             mount(none, path.as_path(), none, flags, none).map_err(|e| failed("read-only remount", &e))?;
+        }
+        for path in hidden {
+            mount(Some("/dev/null"), path.as_path(), none, MsFlags::MS_BIND, none)
+                .map_err(|e| failed("hide", &e))?;
         }
         Ok(())
     }
@@ -545,8 +570,15 @@ mod imp {
         Support { filesystem: false, tcp: false, scopes: false }
     }
 
-    pub(super) fn hold_read_only(paths: &[std::path::PathBuf]) -> Result<(), String> {
-        if paths.is_empty() { Ok(()) } else { Err("read-only paths need Linux".to_owned()) }
+    pub(super) fn hold_read_only(
+        paths: &[std::path::PathBuf],
+        hidden: &[std::path::PathBuf],
+    ) -> Result<(), String> {
+        if paths.is_empty() && hidden.is_empty() {
+            Ok(())
+        } else {
+            Err("read-only and hidden paths need Linux".to_owned())
+        }
     }
 
     pub(super) fn restrict(_: &Policy) -> Result<(), SandboxError> {

@@ -429,6 +429,7 @@ impl Runner {
             .with_read(sandbox.sandbox.read.iter().cloned())
             .with_write(sandbox.sandbox.write.iter().cloned())
             .with_read_only(sandbox.sandbox.read_only.iter().cloned())
+            .with_hidden(sandbox.sandbox.hidden.iter().cloned())
             .with_network(sandbox.network);
         let args: Vec<std::ffi::OsString> = argv.iter().map(Into::into).collect();
         let command = sandbox

@@ -48,6 +48,7 @@ pub struct CommandSandbox {
     pub(crate) read: Vec<PathBuf>,
     pub(crate) write: Vec<PathBuf>,
     pub(crate) read_only: Vec<PathBuf>,
+    pub(crate) hidden: Vec<PathBuf>,
 }
 
 impl CommandSandbox {
@@ -56,7 +57,14 @@ impl CommandSandbox {
     /// system whose Landlock holds `support`. Where it holds nothing,
     /// calls of sandboxed tools are refused.
     pub fn new(launcher: Launcher, support: Support) -> Self {
-        Self { launcher, support, read: Vec::new(), write: Vec::new(), read_only: Vec::new() }
+        Self {
+            launcher,
+            support,
+            read: Vec::new(),
+            write: Vec::new(),
+            read_only: Vec::new(),
+            hidden: Vec::new(),
+        }
     }
 
     /// Paths of the served folder that stay read-only for sandboxed
@@ -64,6 +72,14 @@ impl CommandSandbox {
     /// configures the server, `.git`, what unsandboxed tools run.
     pub fn with_read_only(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
         self.read_only.extend(paths);
+        self
+    }
+
+    /// Files sandboxed programs may not read (see
+    /// [`switchboard_sandbox::Policy::hidden`]): what the server never
+    /// serves to the model, such as a database file or the secrets' file.
+    pub fn with_hidden(mut self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        self.hidden.extend(paths);
         self
     }
 

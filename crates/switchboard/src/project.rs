@@ -648,7 +648,7 @@ pub(crate) fn configuration_paths(config: &Config) -> Vec<PathBuf> {
 /// use, `switchboard.toml` where switchboard looks for one (a literal
 /// token in a header would otherwise be one `search` away) and the
 /// `env_file` it reads secrets from.
-fn never_served_paths(config: &Config) -> Vec<PathBuf> {
+pub(crate) fn never_served_paths(config: &Config) -> Vec<PathBuf> {
     let mut paths = vec![config.dir().join(switchboard_config::FILE_NAME)];
     paths.extend(config.path().map(Path::to_path_buf));
     paths.extend(config.env_file());

@@ -46,7 +46,11 @@ impl Plan {
         let default_on = config.sandbox.on_by_default(config.tools.builtin.write);
         let sandbox = CommandSandbox::new(launcher, support)
             .with_options(&config.sandbox, config.dir())
-            .with_read_only(read_only_entries(config, default_on));
+            .with_read_only(read_only_entries(config, default_on))
+            // What the model is never served, it does not read through a
+            // sandboxed command either (a database file would read around
+            // `exclude`; the env_file holds the secrets).
+            .with_hidden(crate::project::never_served_paths(config));
         Self { sandbox, default_on }
     }
 

@@ -470,6 +470,41 @@ fn a_sandboxed_command_cannot_change_the_configuration_or_git() {
     switchboard.finish();
 }
 
+/// What the model is never served, a sandboxed command does not read
+/// either: the file of a `[[databases]]` entry (its bytes would read
+/// around `exclude`) and the `env_file` the secrets come from. Both stay
+/// intact on disk, and the database still answers through its own tool.
+#[test]
+fn a_sandboxed_command_cannot_read_what_is_never_served() {
+    let config = format!(
+        "{SANDBOX_CONFIG}\n[server]\nenv_file = \"secrets.env\"\n\n[[databases]]\nname = \"app\"\npath = \"data/app.sqlite\"\nexclude = [\"customers.ssn\"]\n"
+    );
+    let scratch = Scratch::new(&config);
+    put(&scratch.dir, "hello/src/main.rs", "fn main() {}\n");
+    std::fs::create_dir_all(scratch.dir.join("data")).unwrap();
+    let db = rusqlite::Connection::open(scratch.dir.join("data/app.sqlite")).unwrap();
+    db.execute_batch(
+        "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, ssn TEXT);
+         INSERT INTO customers (name, ssn) VALUES ('Ada', 'supersecret-ssn');",
+    )
+    .unwrap();
+    drop(db);
+    put(&scratch.dir, "secrets.env", "TOKEN=supersecret-env\n");
+    let before = std::fs::read(scratch.dir.join("data/app.sqlite")).unwrap();
+    let mut switchboard = scratch.start();
+    let script = "grep -a -o 'supersecret-[a-z]*' data/app.sqlite secrets.env; \
+                  cp data/app.sqlite copy.bin; grep -a -c supersecret copy.bin; echo done";
+    let r = call(&mut switchboard, "bash", json!({"script": script}));
+    let out = text(&r);
+    assert!(out.contains("done"), "{r}");
+    assert!(!out.contains("supersecret"), "a never-served file was read: {out}");
+    assert!(!out.contains("warning"), "the mounts were not made: {out}");
+    assert_eq!(std::fs::read(scratch.dir.join("data/app.sqlite")).unwrap(), before);
+    let r = call(&mut switchboard, "app_query", json!({"sql": "SELECT name FROM customers"}));
+    assert!(text(&r).contains("Ada"), "the database still answers: {r}");
+    switchboard.finish();
+}
+
 /// Everything the server reads or runs outside the sandbox is as closed to
 /// the model's writes as `switchboard.toml`: an OpenAPI document (it
 /// decides the tools and where their credentials go, and reloads live) and
