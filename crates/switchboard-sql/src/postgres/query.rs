@@ -7,9 +7,11 @@
 //! the startup packet) and is always rolled back. A call's transaction-local
 //! settings are bound parameters of `set_config(name, value, true)`.
 //!
-//! Results come through a portal fetched in chunks, and fetching stops at
-//! `skip + max_rows + 1` rows or `max_bytes`: a query of twenty million rows
-//! answers with the first page, in flat memory, and the rest is never sent.
+//! Reading stops at `skip + max_rows + 1` rows or `max_bytes`: a query of
+//! twenty million rows answers with the first page, in flat memory (the
+//! driver reads the socket only as fast as rows are taken). Through a
+//! portal fetched in chunks the rest is never sent; a configured statement
+//! read whole (below) has its statement cancelled instead.
 //!
 //! What a read costs, in round trips to the server (the driver sends each
 //! request when it is first polled and the server answers them in order,
