@@ -9,7 +9,8 @@
 //! progress handler stops a statement at the timeout or when the caller
 //! cancels. The SQL text is never inspected to decide anything.
 //!
-//! SQLite blocks, so every call runs on a blocking thread with a
+//! SQLite blocks, so every call runs on one of the pool's own threads
+//! ([`worker`], with a stack deep enough for SQLite's recursions) with a
 //! connection of a small pool; the async side only waits. A write
 //! database has one more connection, read-write, used only by
 //! [`Database::write`], under the same authorizer (writes of non-excluded
@@ -52,6 +53,7 @@ mod open;
 mod params;
 mod run;
 mod types;
+mod worker;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -60,7 +62,6 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use tokio::sync::Semaphore;
 
 use self::authorizer::Mode;
 use self::open::{Conn, Role};
@@ -201,8 +202,8 @@ impl Database for Sqlite {
 }
 
 /// Guarded connections to one file, opened on demand up to a bound, each
-/// used by one blocking thread at a time. A connection to a file since
-/// replaced under the same name is dropped rather than reused.
+/// used by one of the pool's threads ([`worker`]) at a time. A connection
+/// to a file since replaced under the same name is dropped rather than reused.
 #[derive(Debug)]
 struct Pool {
     path: PathBuf,
@@ -210,7 +211,7 @@ struct Pool {
     exclude: excluded::Excluded,
     busy: Duration,
     idle: Mutex<Vec<Conn>>,
-    permits: Arc<Semaphore>,
+    workers: worker::Workers,
 }
 
 impl Pool {
@@ -222,30 +223,31 @@ impl Pool {
             // Waiting for a writer's lock counts against the statement's time.
             busy: options.statement_timeout,
             idle: Mutex::new(Vec::new()),
-            permits: Arc::new(Semaphore::new(size)),
+            workers: worker::Workers::new(
+                match role {
+                    Role::Reader => "sqlite-read",
+                    Role::Writer => "sqlite-write",
+                },
+                size,
+            ),
         })
     }
 
-    /// Runs `work` on a connection, on a blocking thread, once one is free.
+    /// Runs `work` on a connection, on one of the pool's threads, once one is free.
     async fn run<T, F>(self: &Arc<Self>, work: F) -> Result<T, Error>
     where
         T: Send + 'static,
         F: FnOnce(&mut Conn) -> Result<T, Error> + Send + 'static,
     {
-        let permit = Arc::clone(&self.permits)
-            .acquire_owned()
-            .await
-            .map_err(|_| Error::Execute("the database is closed".into()))?;
         let pool = Arc::clone(self);
-        tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            let mut conn = pool.checkout()?;
-            let result = work(&mut conn);
-            pool.checkin(conn);
-            result
-        })
-        .await
-        .map_err(|e| Error::Execute(format!("the database thread failed: {e}")))?
+        self.workers
+            .run(move || {
+                let mut conn = pool.checkout()?;
+                let result = work(&mut conn);
+                pool.checkin(conn);
+                result
+            })
+            .await?
     }
 
     /// An idle connection to the file as it is now, or a new one.
