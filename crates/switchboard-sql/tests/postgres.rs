@@ -593,7 +593,12 @@ async fn row_limits_count_rows_changed_by_cascades_and_triggers() {
         }
     };
     let one = Commit::If { max: Some(1), expect: None };
-    let counts = |own: &str, table: &str| pg.query_in("shop", &format!("SELECT (SELECT count(*) FROM {own}) || ':' || (SELECT count(*) FROM {table})"));
+    let counts = |own: &str, table: &str| {
+        pg.query_in(
+            "shop",
+            &format!("SELECT (SELECT count(*) FROM {own}) || ':' || (SELECT count(*) FROM {table})"),
+        )
+    };
     for (sql, own, table) in [
         ("DELETE FROM parents WHERE id = :id", "parents", "children"),
         ("DELETE FROM items WHERE id = :id", "items", "tags"),

@@ -484,9 +484,13 @@ async fn legitimate_reads_work() {
     let typed = one("SELECT customers.id, name, score, note, total, customers.id + 1 AS next FROM customers JOIN orders ON orders.customer_id = customers.id LIMIT 1").await;
     let types: Vec<&str> = typed.columns.iter().map(|c| c.sql_type.as_str()).collect();
     assert_eq!(types, ["INTEGER", "TEXT", "REAL", "BLOB", "NUMERIC", ""]);
-    assert_eq!(typed.columns[0].schema, switchboard_sql::value::integer_schema(true));
-    assert_eq!(typed.columns[3].schema, switchboard_sql::value::bytes_schema());
-    assert_eq!(typed.columns[5].schema, json!({"type": ["string", "number", "integer", "boolean", "null"]}));
+    // A table that is not STRICT holds any value in any column: every
+    // schema admits every form, and names the declared type as a hint.
+    let any = json!(["string", "number", "integer", "boolean", "null"]);
+    assert!(typed.columns.iter().all(|c| c.schema["type"] == any), "{:?}", typed.columns);
+    assert!(typed.columns[0].schema["description"].as_str().unwrap().contains("declared INTEGER"));
+    assert!(typed.columns[3].schema["description"].as_str().unwrap().contains("declared BLOB"));
+    assert_eq!(typed.columns[5].schema, json!({"type": any}));
     assert_eq!(count(&path, "customers"), 3);
 }
 
@@ -674,7 +678,8 @@ async fn row_limits_count_rows_changed_by_cascades_and_triggers() {
         // The dry run counts the same rows; a confirmation of 1 does not match.
         let counted = write(&db, sql, json!({"id": 1}), Commit::Never).await.unwrap();
         assert_eq!((counted.affected, counted.committed), (11, false), "{sql}");
-        let confirmed_one = write(&db, sql, json!({"id": 1}), Commit::If { max: None, expect: Some(1) }).await;
+        let confirmed_one =
+            write(&db, sql, json!({"id": 1}), Commit::If { max: None, expect: Some(1) }).await;
         assert_eq!(confirmed_one, Err(Error::CountChanged { expected: 1, affected: 11 }), "{sql}");
         assert_eq!(count(&path, table), 10, "{sql}");
         // A row with nothing hanging off it is one row, and commits.
@@ -902,7 +907,8 @@ async fn deep_patterns_and_expressions_fail_alone_and_the_database_serves_on() {
     }
     // Through a typed parameter: the limit holds on bound values too.
     let pattern = format!("%{}b", "a%".repeat(20_000));
-    let bound = read_named(&db, "SELECT name FROM customers WHERE name LIKE :q", json!({ "q": pattern })).await;
+    let bound =
+        read_named(&db, "SELECT name FROM customers WHERE name LIKE :q", json!({ "q": pattern })).await;
     assert!(matches!(&bound, Err(Error::Execute(m)) if m.contains("too complex")), "{bound:?}");
     assert_eq!(serves().await, vec![vec![json!(3)]]);
     // Just within the limit (499 wildcards), the matcher's recursion runs and answers.

@@ -15,6 +15,11 @@
 //! stops the statement) and answers [`Error::Cancelled`]; the server's own
 //! `statement_timeout` answers [`Error::Timeout`]; a client-side deadline a
 //! little later backs it up. Either way the connection is closed, not reused.
+//!
+//! A write's count is every row it changed, those its triggers and
+//! foreign-key actions changed included (the command tag counts only the
+//! statement's own): two reads of the transaction's own statistics around
+//! the statement, two more round trips on a write, none on a read.
 
 use std::future::Future;
 use std::time::Duration;

@@ -32,18 +32,25 @@
 //!   `an_endless_recursive_cte_is_stopped_by_cancel_promptly`;
 //! - a 20-million-row result is capped promptly with flat memory:
 //!   `a_twenty_million_row_result_is_capped_promptly_with_flat_memory`;
+//! - no statement crashes the server (SQLite's recursions stay inside the
+//!   threads' stack: [`worker`], the limits in `open.rs`):
+//!   `deep_patterns_and_expressions_fail_alone_and_the_database_serves_on`;
 //! - an excluded column or table cannot be read (`SELECT *` included: the
 //!   query is refused, naming the column, rather than silently nulled), nor
 //!   the schema text that names it, nor through a view or a virtual table:
 //!   `excluded_columns_and_tables_are_refused_in_ad_hoc_sql`,
-//!   `virtual_tables_and_their_storage_cannot_go_around_an_exclusion`,
+//!   `virtual_tables_and_their_storage_cannot_go_around_an_exclusion`
+//!   (every virtual table is sealed while anything is excluded:
+//!   `an_external_content_index_cannot_go_around_an_exclusion`),
 //!   nor through `ANALYZE`'s index samples or a generated column computed
 //!   from it, nor as `rowid`: `index_samples_and_generated_columns_do_not_leak_an_excluded_column`,
 //!   `an_excluded_key_column_is_not_readable_as_rowid`;
 //! - parameters are typed data, never SQL:
 //!   `named_parameters_are_bound_as_typed_data_never_as_sql`;
-//! - a write commits only within `max` and the confirmed count:
-//!   `writes_commit_within_their_limits_and_roll_back_otherwise`;
+//! - a write commits only within `max` and the confirmed count, rows
+//!   changed by its triggers and foreign-key actions counted:
+//!   `writes_commit_within_their_limits_and_roll_back_otherwise`,
+//!   `row_limits_count_rows_changed_by_cascades_and_triggers`;
 //! - reads a text filter would break keep working: `legitimate_reads_work`.
 
 mod authorizer;

@@ -112,7 +112,9 @@ pub(super) fn open(path: &Path, role: Role, exclude: &Excluded, busy: Duration) 
     connection.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0).map_err(connect)?;
     connection.set_limit(Limit::SQLITE_LIMIT_LENGTH, MAX_VALUE_LENGTH).map_err(connect)?;
     connection.set_limit(Limit::SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_LENGTH).map_err(connect)?;
-    connection.set_limit(Limit::SQLITE_LIMIT_LIKE_PATTERN_LENGTH, MAX_LIKE_PATTERN_LENGTH).map_err(connect)?;
+    connection
+        .set_limit(Limit::SQLITE_LIMIT_LIKE_PATTERN_LENGTH, MAX_LIKE_PATTERN_LENGTH)
+        .map_err(connect)?;
     connection.set_limit(Limit::SQLITE_LIMIT_EXPR_DEPTH, MAX_EXPR_DEPTH).map_err(connect)?;
     // Defensive: no writable_schema, no raw page writes; an untrusted
     // schema cannot call functions with side effects from views or triggers.

@@ -119,12 +119,12 @@ mod tests {
     #[tokio::test(flavor = "current_thread")]
     async fn calls_get_the_large_stack_and_a_panic_fails_one_call() {
         fn depth(n: u64) -> u64 {
-            let frame = std::hint::black_box([0u8; 512]);
-            if n == 0 { u64::from(frame[0]) } else { 1 + depth(n - 1) + u64::from(frame[n as usize % 512]) }
+            let frame = std::hint::black_box([0u8; 1024]);
+            if n == 0 { u64::from(frame[0]) } else { 1 + depth(n - 1) + u64::from(frame[n as usize % 1024]) }
         }
         let workers = Workers::new("test-sqlite", 1);
-        // About 8 MiB of frames: more than tokio's blocking threads have.
-        assert_eq!(workers.run(|| depth(16_000)).await.unwrap(), 16_000);
+        // At least 3 MiB of frames: more than tokio's blocking threads have.
+        assert_eq!(workers.run(|| depth(3_000)).await.unwrap(), 3_000);
         let failed = workers.run(|| -> u64 { panic!("a call that fails") }).await;
         assert!(matches!(failed, Err(Error::Execute(_))), "{failed:?}");
         assert_eq!(workers.run(|| 7).await.unwrap(), 7);
