@@ -554,6 +554,71 @@ async fn writes_commit_only_within_their_limits() {
     assert_eq!(rows_of_t(&pg), "1:one!,2:two,3:three");
 }
 
+/// PostgreSQL's command tag counts only the statement's own rows: a
+/// DELETE whose ON DELETE CASCADE (or trigger) removed ten more rows
+/// would pass `max_affected_rows = 1`. The count adds what the
+/// transaction's own statistics say it changed, in the dry run and the
+/// `expect` check alike.
+#[tokio::test(flavor = "multi_thread")]
+async fn row_limits_count_rows_changed_by_cascades_and_triggers() {
+    let pg = shop();
+    pg.execute_in(
+        "shop",
+        "CREATE TABLE parents (id int PRIMARY KEY);
+         CREATE TABLE children (id serial PRIMARY KEY, parent_id int NOT NULL REFERENCES parents(id) ON DELETE CASCADE);
+         CREATE TABLE items (id int PRIMARY KEY);
+         CREATE TABLE tags (id serial PRIMARY KEY, item_id int NOT NULL);
+         CREATE FUNCTION untag() RETURNS trigger LANGUAGE plpgsql AS
+           'BEGIN DELETE FROM tags WHERE item_id = OLD.id; RETURN OLD; END';
+         CREATE TRIGGER items_untag AFTER DELETE ON items FOR EACH ROW EXECUTE FUNCTION untag();
+         INSERT INTO parents VALUES (1), (2);
+         INSERT INTO items VALUES (1), (2);
+         INSERT INTO children (parent_id) SELECT 1 FROM generate_series(1, 10);
+         INSERT INTO tags (item_id) SELECT 1 FROM generate_series(1, 10);
+         GRANT SELECT, DELETE ON parents, children, items, tags TO reader;",
+    );
+    let db = open(&pg, &Options { access: Access::Write, ..options() }).await;
+    let write = |sql: &'static str, id: i64, commit: Commit| {
+        let db = &db;
+        async move {
+            let params: Map<String, Value> = serde_json::from_value(json!({ "id": id })).unwrap();
+            db.write(WriteCall {
+                statement: Statement { sql, placeholders: Placeholders::Named },
+                params: &params,
+                commit,
+                settings: &[],
+                cancel: CancellationToken::new(),
+            })
+            .await
+        }
+    };
+    let one = Commit::If { max: Some(1), expect: None };
+    let counts = |own: &str, table: &str| {
+        pg.query_in(
+            "shop",
+            &format!("SELECT (SELECT count(*) FROM {own}) || ':' || (SELECT count(*) FROM {table})"),
+        )
+    };
+    for (sql, own, table) in [
+        ("DELETE FROM parents WHERE id = :id", "parents", "children"),
+        ("DELETE FROM items WHERE id = :id", "items", "tags"),
+    ] {
+        assert_eq!(write(sql, 1, one).await, Err(Error::TooManyRows { affected: 11, max: 1 }), "{sql}");
+        assert_eq!(counts(own, table), "2:10", "{sql}");
+        let counted = write(sql, 1, Commit::Never).await.unwrap();
+        assert_eq!((counted.affected, counted.committed), (11, false), "{sql}");
+        assert_eq!(
+            write(sql, 1, Commit::If { max: None, expect: Some(1) }).await,
+            Err(Error::CountChanged { expected: 1, affected: 11 }),
+            "{sql}"
+        );
+        assert_eq!(counts(own, table), "2:10", "{sql}");
+        let alone = write(sql, 2, one).await.unwrap();
+        assert_eq!((alone.affected, alone.committed), (1, true), "{sql}");
+        assert_eq!(counts(own, table), "1:10", "{sql}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn describe_settings_and_connection_errors() {
     let pg = shop();

@@ -484,9 +484,13 @@ async fn legitimate_reads_work() {
     let typed = one("SELECT customers.id, name, score, note, total, customers.id + 1 AS next FROM customers JOIN orders ON orders.customer_id = customers.id LIMIT 1").await;
     let types: Vec<&str> = typed.columns.iter().map(|c| c.sql_type.as_str()).collect();
     assert_eq!(types, ["INTEGER", "TEXT", "REAL", "BLOB", "NUMERIC", ""]);
-    assert_eq!(typed.columns[0].schema, switchboard_sql::value::integer_schema(true));
-    assert_eq!(typed.columns[3].schema, switchboard_sql::value::bytes_schema());
-    assert_eq!(typed.columns[5].schema, json!({"type": ["string", "number", "integer", "boolean", "null"]}));
+    // A table that is not STRICT holds any value in any column: every
+    // schema admits every form, and names the declared type as a hint.
+    let any = json!(["string", "number", "integer", "boolean", "null"]);
+    assert!(typed.columns.iter().all(|c| c.schema["type"] == any), "{:?}", typed.columns);
+    assert!(typed.columns[0].schema["description"].as_str().unwrap().contains("declared INTEGER"));
+    assert!(typed.columns[3].schema["description"].as_str().unwrap().contains("declared BLOB"));
+    assert_eq!(typed.columns[5].schema, json!({"type": any}));
     assert_eq!(count(&path, "customers"), 3);
 }
 
@@ -634,6 +638,61 @@ async fn writes_commit_within_their_limits_and_roll_back_otherwise() {
     assert_eq!(count(&path, "orders"), 5);
 }
 
+/// The review's finding: `changes()` counted only the statement's own
+/// table, so a DELETE whose ON DELETE CASCADE (or trigger) removed ten
+/// more rows passed `max_affected_rows = 1`. The count is every row the
+/// statement changed, cascades and triggers included, in the dry run and
+/// in the `expect` check alike.
+#[tokio::test(flavor = "multi_thread")]
+async fn row_limits_count_rows_changed_by_cascades_and_triggers() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tree.db");
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE parents (id INTEGER PRIMARY KEY, name TEXT);
+             CREATE TABLE children (id INTEGER PRIMARY KEY,
+                                    parent_id INTEGER NOT NULL REFERENCES parents(id) ON DELETE CASCADE);
+             CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT);
+             CREATE TABLE tags (id INTEGER PRIMARY KEY, item_id INTEGER NOT NULL);
+             CREATE TRIGGER items_untag AFTER DELETE ON items BEGIN DELETE FROM tags WHERE item_id = old.id; END;
+             INSERT INTO parents VALUES (1, 'a'), (2, 'b');
+             INSERT INTO items VALUES (1, 'x'), (2, 'y');
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10)
+               INSERT INTO children (parent_id) SELECT 1 FROM n;
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10)
+               INSERT INTO tags (item_id) SELECT 1 FROM n;",
+        )
+        .unwrap();
+    let db = Sqlite::open(&path, &Options { access: Access::Write, ..options() }).unwrap();
+    let one = Commit::If { max: Some(1), expect: None };
+    let cases = [
+        ("DELETE FROM parents WHERE id = :id", "parents", "children"),
+        ("DELETE FROM items WHERE id = :id", "items", "tags"),
+    ];
+    for (sql, own, table) in cases {
+        // Over the limit once the cascade or trigger is counted: rolled back.
+        let over = write(&db, sql, json!({"id": 1}), one).await;
+        assert_eq!(over, Err(Error::TooManyRows { affected: 11, max: 1 }), "{sql}");
+        assert_eq!((count(&path, own), count(&path, table)), (2, 10), "{sql}");
+        // The dry run counts the same rows; a confirmation of 1 does not match.
+        let counted = write(&db, sql, json!({"id": 1}), Commit::Never).await.unwrap();
+        assert_eq!((counted.affected, counted.committed), (11, false), "{sql}");
+        let confirmed_one =
+            write(&db, sql, json!({"id": 1}), Commit::If { max: None, expect: Some(1) }).await;
+        assert_eq!(confirmed_one, Err(Error::CountChanged { expected: 1, affected: 11 }), "{sql}");
+        assert_eq!(count(&path, table), 10, "{sql}");
+        // A row with nothing hanging off it is one row, and commits.
+        let alone = write(&db, sql, json!({"id": 2}), one).await.unwrap();
+        assert_eq!((alone.affected, alone.committed), (1, true), "{sql}");
+        assert_eq!(count(&path, table), 10, "{sql}");
+    }
+    assert_eq!((count(&path, "parents"), count(&path, "items")), (1, 1));
+    // A write that changes nothing counts nothing, after writes that did.
+    let none = write(&db, "DELETE FROM parents WHERE id = :id", json!({"id": 99}), one).await.unwrap();
+    assert_eq!((none.affected, none.committed), (0, true));
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_catalogue_and_fingerprint_follow_schema_changes() {
     let (dir, path) = fixture();
@@ -750,13 +809,133 @@ async fn virtual_tables_and_their_storage_cannot_go_around_an_exclusion() {
             other => panic!("{sql}: {other:?}"),
         }
     }
-    // A virtual table without an excluded column reads as usual; the
-    // catalogue lists it, and neither the sealed table nor any storage.
-    let found = read(&db, "SELECT body FROM docs WHERE docs MATCH 'public'").await.unwrap();
-    assert_eq!(found.rows, vec![vec![json!("public text")]]);
+    // While anything is excluded, a virtual table without an excluded
+    // column by name is sealed too (its module may index any data under
+    // any name: see `an_external_content_index_cannot_go_around_an_exclusion`);
+    // the catalogue lists neither, nor any storage.
+    match read(&db, "SELECT body FROM docs WHERE docs MATCH 'public'").await {
+        Err(Error::Refused(message)) => assert!(message.contains("docs"), "{message}"),
+        other => panic!("docs: {other:?}"),
+    }
     let names: Vec<String> = db.catalog().await.unwrap().tables.into_iter().map(|t| t.name).collect();
+    assert!(names.contains(&"customers".to_owned()), "{names:?}");
+    assert!(!names.iter().any(|n| n.starts_with("notes") || n.starts_with("docs")), "{names:?}");
+    // With nothing excluded, it reads as usual and the catalogue lists it.
+    let open = Sqlite::open(&path, &options()).unwrap();
+    let found = read(&open, "SELECT body FROM docs WHERE docs MATCH 'public'").await.unwrap();
+    assert_eq!(found.rows, vec![vec![json!("public text")]]);
+    let names: Vec<String> = open.catalog().await.unwrap().tables.into_iter().map(|t| t.name).collect();
     assert!(names.contains(&"docs".to_owned()), "{names:?}");
-    assert!(!names.iter().any(|n| n.starts_with("notes") || n.starts_with("docs_")), "{names:?}");
+}
+
+/// The review's finding: an external-content FTS index over `customers`
+/// copies `ssn` into its own storage, and a prefix search on it answers
+/// which customer's number starts with what, without reading
+/// `customers.ssn`. A contentless index filled from `ssn` under another
+/// column name does the same. Every virtual table is sealed while
+/// anything is excluded, whatever its columns are called.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_external_content_index_cannot_go_around_an_exclusion() {
+    let (_dir, path) = fixture();
+    let setup = rusqlite::Connection::open(&path).unwrap();
+    setup
+        .execute_batch(
+            "CREATE VIRTUAL TABLE cust_fts USING fts5(name, ssn, content='customers', content_rowid='id');
+             INSERT INTO cust_fts(cust_fts) VALUES ('rebuild');
+             CREATE VIRTUAL TABLE lookup USING fts5(label, content='');
+             INSERT INTO lookup(rowid, label) SELECT id, ssn FROM customers;",
+        )
+        .unwrap();
+    // The attack is real: an unguarded connection finds Ada by her number's prefix.
+    let leaked: i64 = setup
+        .query_row("SELECT rowid FROM cust_fts WHERE cust_fts MATCH 'ssn:1*'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(leaked, 1);
+    drop(setup);
+    let db = Sqlite::open(&path, &excluding(&["customers.ssn"])).unwrap();
+    for sql in [
+        "SELECT rowid FROM cust_fts WHERE cust_fts MATCH 'ssn:1*'",
+        "SELECT rowid FROM cust_fts WHERE cust_fts MATCH '1*'",
+        "SELECT count(*) FROM cust_fts('ssn:2*')",
+        "SELECT name FROM cust_fts",
+        "SELECT rowid FROM lookup WHERE lookup MATCH '111*'",
+        "SELECT * FROM cust_fts_data",
+        "SELECT * FROM cust_fts_idx",
+        "SELECT * FROM lookup_docsize",
+    ] {
+        match read(&db, sql).await {
+            Err(Error::Refused(message)) => {
+                assert!(message.contains("cust_fts") || message.contains("lookup"), "{sql}: {message}")
+            }
+            other => panic!("{sql}: {other:?}"),
+        }
+    }
+    let names: Vec<String> = db.catalog().await.unwrap().tables.into_iter().map(|t| t.name).collect();
+    assert!(!names.iter().any(|n| n.starts_with("cust_fts") || n.starts_with("lookup")), "{names:?}");
+    // What is not excluded still reads.
+    let rows = read(&db, "SELECT name FROM customers WHERE id = 1").await.unwrap().rows;
+    assert_eq!(rows, vec![vec![json!("Ada")]]);
+}
+
+/// The review's stack overflow: SQLite's LIKE/GLOB matcher recurses once
+/// per wildcard, and 20,000 of them overflowed a 2 MiB stack, aborting
+/// the process. Patterns are limited (1,000 bytes) wherever they come
+/// from, calls run on threads with a stack sized for SQLite's limits, and
+/// expressions nested to the depth limit answer. Each attempt answers (an
+/// error or a result) and the same database serves the next call.
+#[tokio::test(flavor = "multi_thread")]
+async fn deep_patterns_and_expressions_fail_alone_and_the_database_serves_on() {
+    let (_dir, path) = fixture();
+    let before = state(&path);
+    let db = Sqlite::open(&path, &options()).unwrap();
+    let serves = || async { read(&db, "SELECT count(*) FROM customers").await.unwrap().rows };
+    let nested = |open: &str, close: &str, depth: usize| {
+        format!("SELECT {}1{}", open.repeat(depth), close.repeat(depth))
+    };
+    let too_complex = [
+        "SELECT printf('%.*c', 20000, 'a') GLOB ('*' || replace(printf('%.*c', 20000, 'x'), 'x', 'a*') || 'b')"
+            .to_owned(),
+        "SELECT printf('%.*c', 20000, 'a') LIKE ('%' || replace(printf('%.*c', 20000, 'x'), 'x', 'a%') || 'b')"
+            .to_owned(),
+    ];
+    for sql in &too_complex {
+        match read(&db, sql).await {
+            Err(Error::Execute(message)) => assert!(message.contains("too complex"), "{message}"),
+            other => panic!("{sql}: {other:?}"),
+        }
+        assert_eq!(serves().await, vec![vec![json!(3)]]);
+    }
+    // Through a typed parameter: the limit holds on bound values too.
+    let pattern = format!("%{}b", "a%".repeat(20_000));
+    let bound =
+        read_named(&db, "SELECT name FROM customers WHERE name LIKE :q", json!({ "q": pattern })).await;
+    assert!(matches!(&bound, Err(Error::Execute(m)) if m.contains("too complex")), "{bound:?}");
+    assert_eq!(serves().await, vec![vec![json!(3)]]);
+    // Just within the limit (499 wildcards), the matcher's recursion runs and answers.
+    let within = format!(
+        "SELECT printf('%.*c', 2000, 'a') LIKE '{}b', printf('%.*c', 2000, 'a') GLOB '{}b'",
+        "%a".repeat(499),
+        "*a".repeat(499)
+    );
+    assert_eq!(read(&db, &within).await.unwrap().rows, vec![vec![json!(0), json!(0)]]);
+    // An expression as deep as the depth limit allows (a left-deep sum
+    // does not grow the parser's stack) answers; one level more is an error.
+    let sum = |terms: usize| format!("SELECT 1{}", "+1".repeat(terms - 1));
+    assert_eq!(read(&db, &sum(999)).await.unwrap().rows, vec![vec![json!(999)]]);
+    let deeper = read(&db, &sum(1001)).await;
+    assert!(matches!(&deeper, Err(Error::Prepare(m)) if m.contains("too large")), "{deeper:?}");
+    // Nesting answers until the parser's own limit, then is an error.
+    assert_eq!(read(&db, &nested("abs(", ")", 500)).await.unwrap().rows, vec![vec![json!(1)]]);
+    let subqueries = read(&db, &nested("(SELECT ", ")", 300)).await;
+    assert!(
+        matches!(&subqueries, Ok(r) if r.rows == vec![vec![json!(1)]]) || subqueries.is_err(),
+        "{subqueries:?}"
+    );
+    for sql in [nested("abs(", ")", 5000), nested("(SELECT ", ")", 5000), nested("-(", ")", 20_000)] {
+        assert!(read(&db, &sql).await.is_err(), "{}…", &sql[..40]);
+        assert_eq!(serves().await, vec![vec![json!(3)]]);
+    }
+    assert_eq!(state(&path), before);
 }
 
 #[tokio::test(flavor = "multi_thread")]

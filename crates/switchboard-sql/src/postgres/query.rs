@@ -39,6 +39,11 @@
 //! stops the statement) and answers [`Error::Cancelled`]; the server's own
 //! `statement_timeout` answers [`Error::Timeout`]; a client-side deadline a
 //! little later backs it up. Either way the connection is closed, not reused.
+//!
+//! A write's count is every row it changed, those its triggers and
+//! foreign-key actions changed included (the command tag counts only the
+//! statement's own): two reads of the transaction's own statistics around
+//! the statement, two more round trips on a write, none on a read.
 
 use std::future::Future;
 use std::pin::pin;
@@ -388,7 +393,14 @@ pub(crate) async fn write(
     let stmt = tx.prepare(sql).await.map_err(prepare_error)?;
     check_param_count(&stmt, names)?;
     let params = encode_params(&stmt, names, call.params)?;
-    let affected = tx.execute(&stmt, &refs(&params)).await.map_err(|e| bind_error(e, names))?;
+    let before = rows_changed_in_transaction(&tx).await?;
+    let own = tx.execute(&stmt, &refs(&params)).await.map_err(|e| bind_error(e, names))?;
+    let after = rows_changed_in_transaction(&tx).await?;
+    // The command tag counts the statement's own rows only; the
+    // transaction's counters also count what its triggers and foreign-key
+    // actions (ON DELETE CASCADE) changed. Never less than the tag, should
+    // the counters be off (`track_counts`).
+    let affected = own.max(after.saturating_sub(before));
     let refusal = match call.commit {
         Commit::Never => None,
         Commit::If { max: Some(max), .. } if affected > max => Some(Error::TooManyRows { affected, max }),
@@ -405,6 +417,22 @@ pub(crate) async fn write(
         Some(error) => Err(error),
         None => Ok(Written { affected, committed: false }),
     }
+}
+
+/// The rows inserted, updated and deleted so far in this transaction, in
+/// every table but the system's (PostgreSQL's per-transaction statistics,
+/// read live from the backend: a row changed by a trigger or a cascade
+/// counts too, each change once). Readable by any role.
+async fn rows_changed_in_transaction(tx: &Transaction<'_>) -> Result<u64, Error> {
+    let row = tx
+        .query_one(
+            "SELECT COALESCE(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::int8 FROM pg_stat_xact_user_tables",
+            &[],
+        )
+        .await
+        .map_err(execute_error)?;
+    let changed: i64 = row.try_get(0).map_err(execute_error)?;
+    Ok(u64::try_from(changed).unwrap_or(0))
 }
 
 /// Runs `work` until it ends, the caller cancels, or the deadline passes;

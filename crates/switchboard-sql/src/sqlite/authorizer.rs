@@ -44,10 +44,13 @@ pub(super) struct Guard {
 }
 
 /// The tables that would let a read go around an exclusion, as of one
-/// schema version: the storage ("shadow") tables of virtual tables, which
-/// hold their columns' data again, and virtual tables with an excluded
-/// column (full-text search reads every column through the table's hidden
-/// column and `highlight`/`snippet`, without naming the excluded one).
+/// schema version: every virtual table and its storage ("shadow") tables.
+/// A module decides what it indexes and under which names, out of sight
+/// of the authorizer: full-text search reads every column through the
+/// table's hidden column and `highlight`/`snippet` without naming an
+/// excluded one, and an external-content index (`content='customers'`)
+/// answers `MATCH 'ssn:1*'` from its own storage, having copied
+/// `customers.ssn` under whatever name its creator chose.
 /// So are the generated columns of a table with an excluded column: they
 /// may be computed from it, and SQLite does not report reading it then.
 /// Denied to the statement a call prepares; the modules of virtual tables
@@ -136,7 +139,7 @@ impl Guard {
                     && self.is_sealed(table_name) =>
             {
                 Err(format!(
-                    "the table {table_name} is not readable because some tables or columns are excluded (it is a virtual table with an excluded column, or one's internal storage)"
+                    "the table {table_name} is not readable because some tables or columns are excluded: it is a virtual table (or one's internal storage), whose module may hold data of an excluded column under any name"
                 ))
             }
             AuthAction::Read { table_name, column_name }

@@ -9,7 +9,8 @@
 //! progress handler stops a statement at the timeout or when the caller
 //! cancels. The SQL text is never inspected to decide anything.
 //!
-//! SQLite blocks, so every call runs on a blocking thread with a
+//! SQLite blocks, so every call runs on one of the pool's own threads
+//! ([`worker`], with a stack deep enough for SQLite's recursions) with a
 //! connection of a small pool; the async side only waits. A write
 //! database has one more connection, read-write, used only by
 //! [`Database::write`], under the same authorizer (writes of non-excluded
@@ -31,18 +32,25 @@
 //!   `an_endless_recursive_cte_is_stopped_by_cancel_promptly`;
 //! - a 20-million-row result is capped promptly with flat memory:
 //!   `a_twenty_million_row_result_is_capped_promptly_with_flat_memory`;
+//! - no statement crashes the server (SQLite's recursions stay inside the
+//!   threads' stack: [`worker`], the limits in `open.rs`):
+//!   `deep_patterns_and_expressions_fail_alone_and_the_database_serves_on`;
 //! - an excluded column or table cannot be read (`SELECT *` included: the
 //!   query is refused, naming the column, rather than silently nulled), nor
 //!   the schema text that names it, nor through a view or a virtual table:
 //!   `excluded_columns_and_tables_are_refused_in_ad_hoc_sql`,
-//!   `virtual_tables_and_their_storage_cannot_go_around_an_exclusion`,
+//!   `virtual_tables_and_their_storage_cannot_go_around_an_exclusion`
+//!   (every virtual table is sealed while anything is excluded:
+//!   `an_external_content_index_cannot_go_around_an_exclusion`),
 //!   nor through `ANALYZE`'s index samples or a generated column computed
 //!   from it, nor as `rowid`: `index_samples_and_generated_columns_do_not_leak_an_excluded_column`,
 //!   `an_excluded_key_column_is_not_readable_as_rowid`;
 //! - parameters are typed data, never SQL:
 //!   `named_parameters_are_bound_as_typed_data_never_as_sql`;
-//! - a write commits only within `max` and the confirmed count:
-//!   `writes_commit_within_their_limits_and_roll_back_otherwise`;
+//! - a write commits only within `max` and the confirmed count, rows
+//!   changed by its triggers and foreign-key actions counted:
+//!   `writes_commit_within_their_limits_and_roll_back_otherwise`,
+//!   `row_limits_count_rows_changed_by_cascades_and_triggers`;
 //! - reads a text filter would break keep working: `legitimate_reads_work`.
 
 mod authorizer;
@@ -52,6 +60,7 @@ mod open;
 mod params;
 mod run;
 mod types;
+mod worker;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -60,7 +69,6 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use tokio::sync::Semaphore;
 
 use self::authorizer::Mode;
 use self::open::{Conn, Role};
@@ -201,8 +209,8 @@ impl Database for Sqlite {
 }
 
 /// Guarded connections to one file, opened on demand up to a bound, each
-/// used by one blocking thread at a time. A connection to a file since
-/// replaced under the same name is dropped rather than reused.
+/// used by one of the pool's threads ([`worker`]) at a time. A connection
+/// to a file since replaced under the same name is dropped rather than reused.
 #[derive(Debug)]
 struct Pool {
     path: PathBuf,
@@ -210,7 +218,7 @@ struct Pool {
     exclude: excluded::Excluded,
     busy: Duration,
     idle: Mutex<Vec<Conn>>,
-    permits: Arc<Semaphore>,
+    workers: worker::Workers,
 }
 
 impl Pool {
@@ -222,30 +230,31 @@ impl Pool {
             // Waiting for a writer's lock counts against the statement's time.
             busy: options.statement_timeout,
             idle: Mutex::new(Vec::new()),
-            permits: Arc::new(Semaphore::new(size)),
+            workers: worker::Workers::new(
+                match role {
+                    Role::Reader => "sqlite-read",
+                    Role::Writer => "sqlite-write",
+                },
+                size,
+            ),
         })
     }
 
-    /// Runs `work` on a connection, on a blocking thread, once one is free.
+    /// Runs `work` on a connection, on one of the pool's threads, once one is free.
     async fn run<T, F>(self: &Arc<Self>, work: F) -> Result<T, Error>
     where
         T: Send + 'static,
         F: FnOnce(&mut Conn) -> Result<T, Error> + Send + 'static,
     {
-        let permit = Arc::clone(&self.permits)
-            .acquire_owned()
-            .await
-            .map_err(|_| Error::Execute("the database is closed".into()))?;
         let pool = Arc::clone(self);
-        tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            let mut conn = pool.checkout()?;
-            let result = work(&mut conn);
-            pool.checkin(conn);
-            result
-        })
-        .await
-        .map_err(|e| Error::Execute(format!("the database thread failed: {e}")))?
+        self.workers
+            .run(move || {
+                let mut conn = pool.checkout()?;
+                let result = work(&mut conn);
+                pool.checkin(conn);
+                result
+            })
+            .await?
     }
 
     /// An idle connection to the file as it is now, or a new one.

@@ -19,6 +19,18 @@ use crate::Error;
 const MAX_VALUE_LENGTH: i32 = 64 << 20;
 /// The longest SQL text accepted (1 MiB).
 const MAX_SQL_LENGTH: i32 = 1 << 20;
+/// The longest LIKE or GLOB pattern, in bytes (SQLite's default is 50,000).
+/// The matcher recurses once per wildcard and its time grows with their
+/// number; a pattern a person writes is a few dozen bytes, so 1,000 keeps
+/// both small (at most a few hundred frames) while no real search notices.
+/// The limit holds wherever the pattern comes from: a literal, an
+/// expression, or a bound parameter.
+const MAX_LIKE_PATTERN_LENGTH: i32 = 1000;
+/// How deeply an expression may nest (SQLite's default, set here so a
+/// build with another default changes nothing): the parser and code
+/// generator recurse once per level, and [`super::worker::STACK_SIZE`] is
+/// measured against this depth (`tests/sqlite.rs::deep_patterns_and_expressions_fail_alone_and_the_database_serves_on`).
+const MAX_EXPR_DEPTH: i32 = 1000;
 
 /// Which file a connection opened: a file replaced under the same name is
 /// another file, and its connections are reopened.
@@ -100,6 +112,10 @@ pub(super) fn open(path: &Path, role: Role, exclude: &Excluded, busy: Duration) 
     connection.set_limit(Limit::SQLITE_LIMIT_ATTACHED, 0).map_err(connect)?;
     connection.set_limit(Limit::SQLITE_LIMIT_LENGTH, MAX_VALUE_LENGTH).map_err(connect)?;
     connection.set_limit(Limit::SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_LENGTH).map_err(connect)?;
+    connection
+        .set_limit(Limit::SQLITE_LIMIT_LIKE_PATTERN_LENGTH, MAX_LIKE_PATTERN_LENGTH)
+        .map_err(connect)?;
+    connection.set_limit(Limit::SQLITE_LIMIT_EXPR_DEPTH, MAX_EXPR_DEPTH).map_err(connect)?;
     // Defensive: no writable_schema, no raw page writes; an untrusted
     // schema cannot call functions with side effects from views or triggers.
     connection.set_db_config(DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true).map_err(connect)?;
@@ -123,7 +139,8 @@ pub(super) fn open(path: &Path, role: Role, exclude: &Excluded, busy: Duration) 
 }
 
 /// Brings the connection's sealed tables and columns (see [`Sealed`]) up to the
-/// schema's current version; nothing to do when nothing is excluded.
+/// schema's current version: while anything is excluded, every virtual
+/// table and its storage; nothing to do when nothing is excluded.
 /// Called at every checkout, so a virtual table created since is sealed
 /// before a call can read it.
 pub(super) fn seal(conn: &Conn) -> Result<(), Error> {
@@ -148,7 +165,11 @@ pub(super) fn seal(conn: &Conn) -> Result<(), Error> {
     let mut xinfo = db.prepare("SELECT name, hidden FROM pragma_table_xinfo(?1, 'main')").map_err(failed)?;
     let (mut tables, mut columns) = (Vec::new(), Vec::new());
     for (table, kind) in relations {
-        if kind == "shadow" {
+        // Every virtual table, not only one with an excluded column by
+        // name: its module may index any table's data under any column
+        // name (an external-content FTS index over `customers` answers a
+        // prefix search on `ssn` while reading none of `customers`).
+        if kind == "shadow" || kind == "virtual" {
             tables.push(table);
             continue;
         }
@@ -158,10 +179,6 @@ pub(super) fn seal(conn: &Conn) -> Result<(), Error> {
             .collect::<Result<_, _>>()
             .map_err(failed)?;
         if !all.iter().any(|(column, _)| conn.guard.exclude().column(&table, column)) {
-            continue;
-        }
-        if kind == "virtual" {
-            tables.push(table);
             continue;
         }
         // Generated columns (hidden 2 and 3) may be computed from the

@@ -292,13 +292,17 @@ pub(super) fn write(conn: &mut Conn, call: &WriteCall, stop: &Arc<Stop>) -> Resu
     let affected = watched(conn, stop, |conn| {
         let mut statement = prepare_one(conn, &call.sql)?;
         bind(&mut statement, call.placeholders, &call.params)?;
+        // Every row the statement changed, the rows its triggers and
+        // foreign-key actions (ON DELETE CASCADE, SET NULL) changed
+        // included: `changes()` counts only the statement's own table,
+        // `total_changes()` counts trigger programs too (and a statement
+        // that writes nothing counts none).
+        let before = conn.connection.total_changes();
         let mut rows = statement.raw_query();
         // RETURNING rows are not returned by a write call; step through them.
         while rows.next().map_err(|e| error(e, &conn.guard, Some(stop), Phase::Run))?.is_some() {}
         drop(rows);
-        // `changes()` is the last INSERT/UPDATE/DELETE's count, so a
-        // statement that cannot write counts none rather than an older one.
-        Ok(if statement.readonly() { 0 } else { conn.connection.changes() })
+        Ok(conn.connection.total_changes().saturating_sub(before))
     });
     conn.guard.enter(Mode::Internal);
     let verdict = affected.and_then(|affected| match call.commit {
