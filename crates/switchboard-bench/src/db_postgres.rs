@@ -197,6 +197,8 @@ pub(crate) async fn run(
 ) -> anyhow::Result<String> {
     let dir = std::env::temp_dir().join(format!("switchboard-bench-db-postgres-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
+    // dbhub.toml and the env_file hold the reader's password: this user's only.
+    std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
     let setup_dir = dir.clone();
     let (pg, url) = tokio::task::spawn_blocking(move || start(&setup_dir)).await??;
     let placement = place_postgres(&pg);

@@ -127,8 +127,9 @@ enum Internal {
         sweeps: usize,
     },
     /// The database workload: a typed `tools/call` returning 10 rows by
-    /// key from one SQLite file, over stdio and HTTP, against DBHub and a
-    /// bare rusqlite loop (the ceiling).
+    /// key from one SQLite file (or, `--engine postgres`, a PostgreSQL
+    /// started for the run), over stdio and HTTP, against DBHub and a bare
+    /// rusqlite (tokio-postgres) loop, the ceiling.
     Db {
         /// How to start DBHub 1.4.0, as a command line (`NODE PATH/dist/index.js`,
         /// Node ≥ 22.5); without it, DBHub is left out.
