@@ -29,11 +29,11 @@ use crate::proc_stat::{cpu_seconds, peak_rss_kb, rss_kb};
 use crate::report::median;
 
 /// Customers in the fixture, each with [`ORDERS_PER_CUSTOMER`] orders.
-const CUSTOMERS: u64 = 10_000;
-const ORDERS_PER_CUSTOMER: u64 = 10;
-const TOOL: &str = "orders_of_customer";
+pub(crate) const CUSTOMERS: u64 = 10_000;
+pub(crate) const ORDERS_PER_CUSTOMER: u64 = 10;
+pub(crate) const TOOL: &str = "orders_of_customer";
 /// The query, with switchboard's named placeholder.
-const SQL: &str = "SELECT id, customer_id, total, status, note, created_at FROM orders WHERE customer_id = :customer_id ORDER BY id";
+pub(crate) const SQL: &str = "SELECT id, customer_id, total, status, note, created_at FROM orders WHERE customer_id = :customer_id ORDER BY id";
 /// The query of the memory check (`rows` rows), sent to the ad-hoc tool.
 fn huge_sql(rows: u64) -> String {
     format!(
@@ -44,14 +44,14 @@ fn huge_sql(rows: u64) -> String {
 /// How long the 20-million-row query may take before it counts as not answered.
 const HUGE_TIMEOUT: Duration = Duration::from_secs(300);
 /// Bare-loop iterations at most per window.
-const MAX_QUERIES: u64 = 50_000_000;
+pub(crate) const MAX_QUERIES: u64 = 50_000_000;
 
 /// The key of request `id`.
-fn key(id: u64) -> u64 {
+pub(crate) fn key(id: u64) -> u64 {
     id % CUSTOMERS + 1
 }
 
-fn workload() -> Workload {
+pub(crate) fn workload() -> Workload {
     Workload { tool: TOOL.into(), arguments: Arc::new(|id| json!({"customer_id": key(id)})) }
 }
 
@@ -155,7 +155,7 @@ pub(crate) fn bare_loop(path: &Path, window: Duration, limit: u64) -> anyhow::Re
 
 /// Calls the tool once over stdio for key 1 and checks the answer holds
 /// its ten rows: the contender serves the same query.
-async fn check_answer(c: &Contender) -> anyhow::Result<()> {
+pub(crate) async fn check_answer(c: &Contender) -> anyhow::Result<()> {
     let (mut child, _, mut lines) = initialized(c).await?;
     let mut stdin = child.stdin.take().context("stdin")?;
     let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -189,7 +189,7 @@ fn notes(text: &str) -> Vec<u64> {
 
 /// What the 20-million-row query cost one server.
 #[derive(Debug, Clone)]
-struct Huge {
+pub(crate) struct Huge {
     name: String,
     /// Milliseconds to the answer (None: no answer within [`HUGE_TIMEOUT`]).
     ms: Option<f64>,
@@ -202,7 +202,7 @@ struct Huge {
 /// Sends the 20-million-row query to the contender's ad-hoc SQL tool (the
 /// one named `…_query` or `execute_sql…` in `tools/list`) over stdio, and
 /// measures the time to the answer and the peak memory growth.
-async fn huge_result(c: &Contender, huge_rows: u64) -> anyhow::Result<Huge> {
+pub(crate) async fn huge_result(c: &Contender, sql: &str) -> anyhow::Result<Huge> {
     let (mut child, _, mut lines) = initialized(c).await?;
     let pid = child.id().context("no pid")?;
     let mut stdin = child.stdin.take().context("stdin")?;
@@ -229,7 +229,7 @@ async fn huge_result(c: &Contender, huge_rows: u64) -> anyhow::Result<Huge> {
     let before = rss_kb(pid).unwrap_or(0);
     let started = Instant::now();
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": tool, "arguments": {"sql": huge_sql(huge_rows)}}});
+        "params": {"name": tool, "arguments": {"sql": sql}}});
     let answer = next(call, HUGE_TIMEOUT).await?;
     let ms = answer.as_ref().map(|_| started.elapsed().as_secs_f64() * 1e3);
     let peak = peak_rss_kb(pid).unwrap_or(0);
@@ -245,11 +245,11 @@ async fn huge_result(c: &Contender, huge_rows: u64) -> anyhow::Result<Huge> {
 
 /// One contender's medians.
 #[derive(Debug, Clone, Default)]
-struct DbRow {
-    name: String,
-    stdio: Sample,
-    http_2026: Option<Sample>,
-    http_handshake: Option<Sample>,
+pub(crate) struct DbRow {
+    pub name: String,
+    pub stdio: Sample,
+    pub http_2026: Option<Sample>,
+    pub http_handshake: Option<Sample>,
 }
 
 /// Runs the workload on every contender and returns the Markdown table.
@@ -265,6 +265,33 @@ pub(crate) async fn run(
     let dir = std::env::temp_dir().join(format!("switchboard-bench-db-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let path = fixture(&dir)?;
+    let contenders = contenders(switchboard, &dir, dbhub);
+    let huge = huge.map(|n| (n, huge_sql(n)));
+    let (rows, huge_rows) =
+        measure_servers(&contenders, huge.as_ref(), window, reps, connections, in_flight).await?;
+    let mut bare = Vec::new();
+    for rep in 0..reps {
+        eprintln!("bare rusqlite loop, repetition {}/{reps}", rep + 1);
+        let path = path.clone();
+        bare.push(tokio::task::spawn_blocking(move || bare_loop(&path, window, MAX_QUERIES)).await??);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut table = markdown(
+        &rows,
+        &medians(&bare).unwrap_or_default(),
+        "bare rusqlite loop (one thread, the ceiling)",
+        connections,
+        in_flight,
+    );
+    if let Some((n, _)) = huge {
+        table.push_str(&huge_markdown(&huge_rows, n));
+    }
+    Ok(table)
+}
+
+/// switchboard serving `dir` (its `switchboard.toml`) over stdio and
+/// stateless HTTP, and DBHub (when given) with `dir/dbhub.toml`.
+pub(crate) fn contenders(switchboard: &Path, dir: &Path, dbhub: Option<&str>) -> Vec<Contender> {
     let folder = dir.display().to_string();
     let sb = switchboard.display().to_string();
     let mut contenders = vec![Contender {
@@ -287,21 +314,35 @@ pub(crate) async fn run(
             http: with(&["--transport", "http", "--port", "{port}", "--config", &config]),
         });
     }
+    contenders
+}
+
+/// Checks each contender's answer, sends it the `huge` query (rows, SQL)
+/// when asked, then measures the workload over stdio and HTTP in both
+/// eras, `reps` times: each contender's medians and huge-query costs.
+pub(crate) async fn measure_servers(
+    contenders: &[Contender],
+    huge: Option<&(u64, String)>,
+    window: Duration,
+    reps: usize,
+    connections: usize,
+    in_flight: usize,
+) -> anyhow::Result<(Vec<DbRow>, Vec<Huge>)> {
     let workload = workload();
     let mut rows = Vec::new();
     let mut huge_rows = Vec::new();
-    for c in &contenders {
+    for c in contenders {
         // A server that cannot serve the workload (a switchboard built
         // without databases, say) is left out with the reason, not the run.
         if let Err(e) = check_answer(c).await {
             eprintln!("{} left out: its answer to key 1: {e:#}", c.name);
             continue;
         }
-        if let Some(n) = huge {
+        if let Some((n, sql)) = huge {
             eprintln!("{}: the {n}-row query", c.name);
-            match huge_result(c, n).await {
+            match huge_result(c, sql).await {
                 Ok(h) => huge_rows.push(h),
-                Err(e) => eprintln!("{}: the 20-million-row query failed: {e:#}", c.name),
+                Err(e) => eprintln!("{}: the {n}-row query failed: {e:#}", c.name),
             }
         }
         let mut stdio = Vec::new();
@@ -332,21 +373,10 @@ pub(crate) async fn run(
             http_handshake: medians(&http_handshake),
         });
     }
-    let mut bare = Vec::new();
-    for rep in 0..reps {
-        eprintln!("bare rusqlite loop, repetition {}/{reps}", rep + 1);
-        let path = path.clone();
-        bare.push(tokio::task::spawn_blocking(move || bare_loop(&path, window, MAX_QUERIES)).await??);
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    let mut table = markdown(&rows, &medians(&bare).unwrap_or_default(), connections, in_flight);
-    if let Some(n) = huge {
-        table.push_str(&huge_markdown(&huge_rows, n));
-    }
-    Ok(table)
+    Ok((rows, huge_rows))
 }
 
-fn medians(samples: &[Sample]) -> Option<Sample> {
+pub(crate) fn medians(samples: &[Sample]) -> Option<Sample> {
     (!samples.is_empty()).then(|| Sample {
         per_second: median(samples.iter().map(|s| s.per_second).collect()),
         cpu_us: median(samples.iter().map(|s| s.cpu_us).collect()),
@@ -364,7 +394,13 @@ fn ratio(a: Option<Sample>, b: Option<Sample>) -> String {
     }
 }
 
-fn markdown(rows: &[DbRow], bare: &Sample, connections: usize, in_flight: usize) -> String {
+pub(crate) fn markdown(
+    rows: &[DbRow],
+    bare: &Sample,
+    bare_name: &str,
+    connections: usize,
+    in_flight: usize,
+) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     let _ = writeln!(
@@ -382,11 +418,7 @@ fn markdown(rows: &[DbRow], bare: &Sample, connections: usize, in_flight: usize)
             cell(r.http_handshake)
         );
     }
-    let _ = writeln!(
-        out,
-        "| bare rusqlite loop (one thread, the ceiling) | {} | – | – | – | – |",
-        cell(Some(*bare))
-    );
+    let _ = writeln!(out, "| {bare_name} | {} | – | – | – | – |", cell(Some(*bare)));
     if let Some(sb) = rows.iter().find(|r| r.name == "switchboard") {
         let _ = writeln!(out, "\n| switchboard ÷ | stdio | HTTP 2026-07-28 | HTTP handshake revision |");
         let _ = writeln!(out, "|---|---|---|---|");
@@ -412,7 +444,7 @@ fn markdown(rows: &[DbRow], bare: &Sample, connections: usize, in_flight: usize)
     out
 }
 
-fn huge_markdown(rows: &[Huge], n: u64) -> String {
+pub(crate) fn huge_markdown(rows: &[Huge], n: u64) -> String {
     use std::fmt::Write as _;
     let mut out = format!(
         "\n| server | {n}-row query through the ad-hoc tool: ms to the answer | peak RSS growth MB | the answer begins |\n|---|---|---|---|\n",

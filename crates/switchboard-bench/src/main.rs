@@ -28,6 +28,8 @@
 //! - **db** (`switchboard-bench db [--dbhub COMMAND]`, alone): a typed
 //!   `tools/call` returning 10 rows by key from one SQLite file, over stdio
 //!   and HTTP, against DBHub and a bare rusqlite loop; see `db.rs`.
+//!   `--engine postgres`: the same on a real PostgreSQL started for the
+//!   run, against DBHub and a bare tokio-postgres loop; see `db_postgres.rs`.
 //!
 //! Servers: `switchboard` (`serve --fixtures bench`, `--http ADDR --stateless --sse
 //! never`), the **ceiling** (this binary's hidden `ceiling-http` and
@@ -46,6 +48,7 @@
 
 mod ceiling;
 mod db;
+mod db_postgres;
 mod load;
 mod proc_stat;
 mod report;
@@ -124,8 +127,9 @@ enum Internal {
         sweeps: usize,
     },
     /// The database workload: a typed `tools/call` returning 10 rows by
-    /// key from one SQLite file, over stdio and HTTP, against DBHub and a
-    /// bare rusqlite loop (the ceiling).
+    /// key from one SQLite file (or, `--engine postgres`, a PostgreSQL
+    /// started for the run), over stdio and HTTP, against DBHub and a bare
+    /// rusqlite (tokio-postgres) loop, the ceiling.
     Db {
         /// How to start DBHub 1.4.0, as a command line (`NODE PATH/dist/index.js`,
         /// Node ≥ 22.5); without it, DBHub is left out.
@@ -136,6 +140,10 @@ enum Internal {
         /// and the peak memory growth (a peer may use gigabytes).
         #[arg(long, value_name = "ROWS")]
         huge: Option<u64>,
+        /// The database: one SQLite file, or a real PostgreSQL started for
+        /// the run (a fresh cluster, read by a SELECT-only role).
+        #[arg(long, value_enum, default_value = "sqlite")]
+        engine: Engine,
     },
     /// N switchboard instances sharing a Redis (`--state`), connections spread
     /// over them: stateless and session `tools/call` throughput.
@@ -147,6 +155,13 @@ enum Internal {
         #[arg(long, value_delimiter = ',', default_value = "1,3")]
         instances: Vec<usize>,
     },
+}
+
+/// The database engine of the `db` workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Engine {
+    Sqlite,
+    Postgres,
 }
 
 /// How to start one server.
@@ -259,16 +274,28 @@ fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let window = Duration::from_secs(cli.duration.max(1));
-    if let Some(Internal::Db { dbhub, huge }) = &cli.command {
-        let table = runtime.block_on(db::run(
-            &switchboard,
-            dbhub.as_deref(),
-            window,
-            cli.reps.max(1),
-            cli.connections,
-            cli.window,
-            *huge,
-        ))?;
+    if let Some(Internal::Db { dbhub, huge, engine }) = &cli.command {
+        let (dbhub, reps) = (dbhub.as_deref(), cli.reps.max(1));
+        let table = match engine {
+            Engine::Sqlite => runtime.block_on(db::run(
+                &switchboard,
+                dbhub,
+                window,
+                reps,
+                cli.connections,
+                cli.window,
+                *huge,
+            ))?,
+            Engine::Postgres => runtime.block_on(db_postgres::run(
+                &switchboard,
+                dbhub,
+                window,
+                reps,
+                cli.connections,
+                cli.window,
+                *huge,
+            ))?,
+        };
         println!("{table}");
         println!(
             "\n{}",
