@@ -413,6 +413,88 @@ async fn privileged_roles_are_refused_unless_allowed() {
     assert_eq!(rows_of_t(&pg), T_UNTOUCHED);
 }
 
+/// The attack of the review: `GRANT adm TO reader` with `adm` a
+/// superuser; the reader's own query did `set_config('role', 'adm', true)`
+/// and then `COPY … TO PROGRAM`. Membership, not inherited privilege, is
+/// what counts, through any chain and with NOINHERIT too.
+#[tokio::test(flavor = "multi_thread")]
+async fn roles_that_can_become_a_privileged_role_are_refused() {
+    let pg = shop();
+    pg.create_role("adm", "adm-pw", "NOLOGIN SUPERUSER");
+    pg.execute("GRANT adm TO reader");
+    let refused = Postgres::connect(&pg.url("reader", READER_PASSWORD, "shop"), None, &options()).await;
+    assert!(
+        matches!(&refused, Err(Error::PrivilegedRole(m)) if m.contains("\"adm\"") && m.contains("superuser")),
+        "{refused:?}"
+    );
+
+    // Through an intermediate role, by a NOINHERIT member (PostgreSQL 15:
+    // NOINHERIT is the member's attribute): it inherits nothing, yet can
+    // SET ROLE to mid, which holds pg_execute_server_program.
+    pg.create_role("mid", "mid-pw", "NOLOGIN");
+    pg.execute("GRANT pg_execute_server_program TO mid");
+    pg.create_role("climber", "climber-pw", "LOGIN NOINHERIT");
+    pg.execute("GRANT mid TO climber");
+    pg.execute_in("shop", "GRANT SELECT ON t TO climber");
+    let climber = pg.url("climber", "climber-pw", "shop");
+    let refused = Postgres::connect(&climber, None, &options()).await;
+    assert!(
+        matches!(&refused, Err(Error::PrivilegedRole(m)) if m.contains("pg_execute_server_program")),
+        "{refused:?}"
+    );
+
+    // Why: once allowed, the member becomes the role inside its own query
+    // and runs a program on the server (the file appears on disk).
+    let allowed = Options { allow_privileged_role: true, ..options() };
+    let db = Postgres::connect(&climber, None, &allowed).await.expect("allowed");
+    assert!(db.notes().iter().any(|n| n.contains("pg_execute_server_program")), "{:?}", db.notes());
+    let marker = pg.dir().join("run-by-a-member");
+    let climb = format!(
+        "DO $$BEGIN PERFORM set_config('role', 'mid', true); \
+         EXECUTE 'COPY (SELECT 1) TO PROGRAM ''touch {}'''; END$$",
+        marker.display()
+    );
+    let ran = adhoc(&db, &climb).await;
+    assert!(marker.exists(), "a NOINHERIT member became the role and ran a program: {ran:?}");
+    assert_eq!(rows_of_t(&pg), T_UNTOUCHED);
+}
+
+/// The attack of the review: a NOINHERIT member of the table's owner
+/// inherits no privilege on `secret`, but can `SET ROLE` to the owner
+/// inside its query and read it.
+#[tokio::test(flavor = "multi_thread")]
+async fn exclude_counts_every_role_the_user_can_become() {
+    let pg = shop();
+    pg.create_role("owner_role", "owner-pw", "NOLOGIN");
+    pg.execute_in("shop", "CREATE TABLE vault (id int, secret text); ALTER TABLE vault OWNER TO owner_role");
+    pg.execute_in("shop", "INSERT INTO vault VALUES (1, 'the-vault-secret')");
+    pg.create_role("sidestep", "sidestep-pw", "LOGIN NOINHERIT");
+    pg.execute("GRANT owner_role TO sidestep");
+    pg.execute_in("shop", "GRANT SELECT (id) ON vault TO sidestep");
+    let sidestep = pg.url("sidestep", "sidestep-pw", "shop");
+    let exclude = Options { exclude: Exclusions::new(&["vault.secret"]).unwrap(), ..options() };
+    // What the check prevents: the member reads the column as the owner.
+    let unchecked = Postgres::connect(&sidestep, None, &options()).await.expect("opens without exclude");
+    let read = adhoc(&unchecked, AS_OWNER).await.expect("the member reads as the owner");
+    assert!(read.rows[0][1].as_str().unwrap().contains("the-vault-secret"), "{:?}", read.rows);
+
+    let refused = Postgres::connect(&sidestep, None, &exclude).await;
+    assert!(
+        matches!(&refused, Err(Error::Refused(m)) if m.contains("public.vault.secret") && m.contains("owner_role")),
+        "{refused:?}"
+    );
+    // Revoking the membership is what lets it open.
+    pg.execute("REVOKE owner_role FROM sidestep");
+    let db = Postgres::connect(&sidestep, None, &exclude).await.expect("opens once the membership is gone");
+    let secret = adhoc(&db, AS_OWNER).await;
+    assert!(matches!(&secret, Err(Error::Refused(m)) if m.contains("permission denied")), "{secret:?}");
+}
+
+/// Becomes `owner_role` inside the statement, then reads `vault.secret`
+/// in a query run after that (`query_to_xml` plans it at execution).
+const AS_OWNER: &str = "SELECT set_config('role', 'owner_role', true) r, \
+                        query_to_xml('SELECT secret FROM vault', true, false, '')::text x";
+
 #[tokio::test(flavor = "multi_thread")]
 async fn excluded_columns_must_be_unreadable_by_the_role() {
     let pg = shop();
