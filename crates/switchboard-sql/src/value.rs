@@ -60,7 +60,7 @@ pub fn float_schema() -> Value {
     json!({"type": ["number", "string", "null"], "pattern": "^(NaN|-?Infinity)$"})
 }
 
-/// The JSON Schema of [`bytes`]'s values.
+/// The JSON Schema of [`bytes()`]'s values.
 pub fn bytes_schema() -> Value {
     json!({"type": ["string", "null"], "contentEncoding": "base64"})
 }

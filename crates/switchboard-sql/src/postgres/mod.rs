@@ -11,19 +11,21 @@
 //!
 //! What holds, and where:
 //!
-//! - one statement per call: the extended protocol ([`query`]);
+//! - one statement per call: the extended protocol (`query.rs`);
 //! - read-only: `default_transaction_read_only=on` in the startup packet
-//!   ([`connect`]) plus `BEGIN READ ONLY` per read, always rolled back;
+//!   (`connect.rs`) plus `BEGIN READ ONLY` per read, always rolled back;
 //!   a write runs only through [`Database::write`] on a database opened
 //!   with [`Access::Write`], in an explicit `READ WRITE` transaction;
 //! - no session state survives a call: what is transactional is rolled
 //!   back; after any ad-hoc (model-written) statement, an error, a cancel
-//!   or a timeout the connection is closed rather than reset ([`pool`]),
+//!   or a timeout the connection is closed rather than reset (`pool.rs`),
 //!   which also ends prepared statements, session advisory locks and
 //!   `LISTEN` (`DISCARD ALL` would break the driver's own cached
-//!   statements);
-//! - privileged roles and readable excluded columns refuse to open ([`role`]);
-//! - values decoded from the binary format to one JSON form ([`types`]).
+//!   statements); what a kept connection carries is the configured
+//!   statements the engine prepared on it (`pool.rs`), so a typed call
+//!   costs three round trips and no Parse (see `query.rs`);
+//! - privileged roles and readable excluded columns refuse to open (`role.rs`);
+//! - values decoded from the binary format to one JSON form (`types.rs`).
 
 mod catalog;
 mod connect;
@@ -147,17 +149,33 @@ impl Database for Postgres {
 
     fn query<'a>(&'a self, call: Call<'a>) -> BoxFuture<'a, Result<Rows, Error>> {
         Box::pin(async move {
-            let (sql, names) = query::text_of(call.statement)?;
-            let mut lease = self.pool.acquire().await?;
-            let token = lease.cancel_token();
-            lease.set_busy(true);
-            let work = query::read(lease.client(), &sql, &names, &call);
-            let result =
-                query::guarded(work, &call.cancel, &token, self.pool.tls(), self.options.statement_timeout)
-                    .await;
-            lease.set_busy(false);
-            Self::finish(lease, result.is_ok(), call.statement.placeholders);
-            result
+            let mut retried = false;
+            loop {
+                let mut lease = self.pool.acquire().await?;
+                let token = lease.cancel_token();
+                lease.set_busy(true);
+                let (client, prepared) = lease.parts();
+                let work = query::read(client, prepared, call.statement, &call);
+                let result = query::guarded(
+                    work,
+                    &call.cancel,
+                    &token,
+                    self.pool.tls(),
+                    self.options.statement_timeout,
+                )
+                .await;
+                lease.set_busy(false);
+                // A pooled connection the server ended while it was idle
+                // (a restart, an idle timeout) fails the call before it
+                // ran; a read is safe to run once more on a fresh one.
+                let stale = result.is_err() && lease.reused() && lease.client().is_closed();
+                if stale && !retried && !call.cancel.is_cancelled() {
+                    retried = true;
+                    continue;
+                }
+                Self::finish(lease, result.is_ok(), call.statement.placeholders);
+                return result;
+            }
         })
     }
 
@@ -170,7 +188,8 @@ impl Database for Postgres {
             let mut lease = self.pool.acquire().await?;
             let token = lease.cancel_token();
             lease.set_busy(true);
-            let work = query::write(lease.client(), &sql, &names, &call);
+            let (client, prepared) = lease.parts();
+            let work = query::write(client, prepared, &sql, &names, &call);
             let result =
                 query::guarded(work, &call.cancel, &token, self.pool.tls(), self.options.statement_timeout)
                     .await;

@@ -8,14 +8,20 @@
 //! lease dropped mid-statement (the caller went away) asks the server to
 //! cancel it. At most `pool_size` connections exist at once; idle ones are
 //! kept, and checked for being closed, before reuse.
+//!
+//! Each connection carries the statements from the configuration already
+//! prepared on it ([`Prepared`]): they are the driver's own session state,
+//! made from trusted text only, and they end with the connection.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-use tokio_postgres::{CancelToken, Client, Config};
+use tokio_postgres::{CancelToken, Client, Config, Statement as PgStatement};
 
 use super::connect::{self, Tls};
+use super::query::Ready;
 use crate::Error;
 
 /// Open connections, at most `size` at once.
@@ -23,7 +29,7 @@ use crate::Error;
 pub(crate) struct Pool {
     config: Config,
     tls: Tls,
-    idle: Mutex<Vec<Client>>,
+    idle: Mutex<Vec<Conn>>,
     permits: Arc<Semaphore>,
     /// How long a call waits for a free connection.
     wait: Duration,
@@ -54,16 +60,72 @@ impl Pool {
             .map_err(|_| Error::Execute("the pool is closed".into()))?;
         let idle = {
             let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-            std::iter::from_fn(|| idle.pop()).find(|client| !client.is_closed())
+            std::iter::from_fn(|| idle.pop()).find(|conn| !conn.client.is_closed())
         };
-        let client = match idle {
-            Some(client) => client,
-            None => {
-                connect::open(&self.config, &self.tls).await.map_err(|e| Error::Connect(e.to_string()))?
-            }
+        let reused = idle.is_some();
+        let conn = match idle {
+            Some(conn) => conn,
+            None => Conn {
+                client: connect::open(&self.config, &self.tls)
+                    .await
+                    .map_err(|e| Error::Connect(e.to_string()))?,
+                prepared: Prepared::default(),
+            },
         };
-        let cancel = client.cancel_token();
-        Ok(Lease { pool: self, client: Some(client), cancel, busy: false, _permit: permit })
+        let cancel = conn.client.cancel_token();
+        Ok(Lease { pool: self, conn: Some(conn), cancel, busy: false, reused, _permit: permit })
+    }
+}
+
+/// One open connection and what is prepared on it.
+#[derive(Debug)]
+struct Conn {
+    client: Client,
+    prepared: Prepared,
+}
+
+/// Statements prepared on one connection, so a configured call binds and
+/// runs without a Parse/Describe round trip: the statements from the
+/// configuration by their text (with their parameter names and column
+/// schemas), and the `set_config` of call settings. Never ad-hoc text.
+#[derive(Default)]
+pub(crate) struct Prepared {
+    by_text: HashMap<String, Arc<Ready>>,
+    set_config: Option<PgStatement>,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared").field("statements", &self.by_text.len()).finish_non_exhaustive()
+    }
+}
+
+/// Configured statements kept prepared per connection at most; past it the
+/// cache starts over (a configuration has far fewer).
+const MAX_PREPARED: usize = 256;
+
+impl Prepared {
+    pub(crate) fn get(&self, sql: &str) -> Option<Arc<Ready>> {
+        self.by_text.get(sql).cloned()
+    }
+
+    pub(crate) fn insert(&mut self, sql: &str, ready: Arc<Ready>) {
+        if self.by_text.len() >= MAX_PREPARED {
+            self.by_text.clear();
+        }
+        self.by_text.insert(sql.to_owned(), ready);
+    }
+
+    pub(crate) fn forget(&mut self, sql: &str) {
+        self.by_text.remove(sql);
+    }
+
+    pub(crate) fn set_config(&self) -> Option<&PgStatement> {
+        self.set_config.as_ref()
+    }
+
+    pub(crate) fn set_set_config(&mut self, statement: PgStatement) {
+        self.set_config = Some(statement);
     }
 }
 
@@ -72,9 +134,11 @@ impl Pool {
 /// running).
 pub(crate) struct Lease<'a> {
     pool: &'a Pool,
-    client: Option<Client>,
+    conn: Option<Conn>,
     cancel: CancelToken,
     busy: bool,
+    /// Whether the connection was idle in the pool (not opened for this call).
+    reused: bool,
     _permit: OwnedSemaphorePermit,
 }
 
@@ -86,11 +150,22 @@ impl std::fmt::Debug for Lease<'_> {
 
 impl Lease<'_> {
     pub(crate) fn client(&mut self) -> &mut Client {
-        self.client.as_mut().expect("a lease holds its client until released")
+        self.parts().0
+    }
+
+    /// The client and the statements prepared on its connection.
+    pub(crate) fn parts(&mut self) -> (&mut Client, &mut Prepared) {
+        let conn = self.conn.as_mut().expect("a lease holds its connection until released");
+        (&mut conn.client, &mut conn.prepared)
     }
 
     pub(crate) fn cancel_token(&self) -> CancelToken {
         self.cancel.clone()
+    }
+
+    /// Whether the connection was idle in the pool before this call.
+    pub(crate) fn reused(&self) -> bool {
+        self.reused
     }
 
     /// Marks a statement as running (dropping the lease then cancels it) or done.
@@ -100,15 +175,15 @@ impl Lease<'_> {
 
     /// Returns the connection for reuse.
     pub(crate) fn release(mut self) {
-        if let Some(client) = self.client.take().filter(|c| !c.is_closed()) {
-            self.pool.idle.lock().unwrap_or_else(|e| e.into_inner()).push(client);
+        if let Some(conn) = self.conn.take().filter(|c| !c.client.is_closed()) {
+            self.pool.idle.lock().unwrap_or_else(|e| e.into_inner()).push(conn);
         }
     }
 }
 
 impl Drop for Lease<'_> {
     fn drop(&mut self) {
-        if self.busy && self.client.is_some() {
+        if self.busy && self.conn.is_some() {
             let token = self.cancel.clone();
             let tls = self.pool.tls.clone();
             if let Ok(runtime) = tokio::runtime::Handle::try_current() {

@@ -11,14 +11,36 @@
 //! `skip + max_rows + 1` rows or `max_bytes`: a query of twenty million rows
 //! answers with the first page, in flat memory, and the rest is never sent.
 //!
+//! What a read costs, in round trips to the server (the driver sends each
+//! request when it is first polled and answers them in order, so requests
+//! issued before awaiting share one round trip):
+//!
+//! 1. `BEGIN READ ONLY`, behind the previous call's `ROLLBACK` (sent
+//!    without waiting: the connection runs it before anything later);
+//! 2. the call's `set_config` settings (if any) and the Bind of the
+//!    statement, together;
+//! 3. Execute of the first chunk of rows (more chunks only past 500 rows).
+//!
+//! A configured statement is prepared (Parse/Describe, one more round
+//! trip) only the first time it runs on a connection, and its columns are
+//! described and checked then, not per call; ad-hoc text is prepared on
+//! every call (its connection is closed after). Three round trips is the
+//! floor with this driver's public API: a `Transaction` exists only once
+//! `BEGIN` answered, and a `Portal` (which the row cap needs: Execute with
+//! a row count, the rest never sent) only once Bind answered. A bare loop
+//! of prepared-statement queries costs one.
+//!
 //! A cancel from the caller sends PostgreSQL's cancel request (the backend
 //! stops the statement) and answers [`Error::Cancelled`]; the server's own
 //! `statement_timeout` answers [`Error::Timeout`]; a client-side deadline a
 //! little later backs it up. Either way the connection is closed, not reused.
 
 use std::future::Future;
+use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
+use futures::future;
 use serde_json::{Map, Value};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
@@ -27,6 +49,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::connect::{self, Tls};
 use super::placeholders;
+use super::pool::Prepared;
 use super::types::{self, Cell, Encoded};
 use crate::{
     Call, Column, Commit, Described, Error, Param, Placeholders, Rows, Statement, WriteCall, Written,
@@ -72,21 +95,109 @@ pub(crate) async fn describe(client: &mut Client, sql: &str, names: &[String]) -
     Ok(Described { params, columns, writes: None })
 }
 
+/// A statement prepared on one connection with what each call needs:
+/// the names of `$1`, `$2`, … and the result's columns with their schemas
+/// (described once, checked decodable once).
+pub(crate) struct Ready {
+    statement: PgStatement,
+    names: Vec<String>,
+    columns: Vec<Column>,
+}
+
+/// How a read failed: a cached statement whose result type changed since
+/// it was prepared (the schema changed) is prepared again once.
+enum Failure {
+    ResultChanged(Error),
+    Other(Error),
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Self {
+        Failure::Other(error)
+    }
+}
+
 /// One read call, in a read-only transaction that is rolled back.
+///
+/// A configured statement is prepared once per connection (kept in
+/// `prepared`); ad-hoc text is prepared per call and never kept.
 pub(crate) async fn read(
     client: &mut Client,
-    sql: &str,
-    names: &[String],
+    prepared: &mut Prepared,
+    statement: Statement<'_>,
     call: &Call<'_>,
 ) -> Result<Rows, Error> {
-    let tx = client.build_transaction().read_only(true).start().await.map_err(execute_error)?;
-    apply_settings(&tx, call.settings).await?;
-    let stmt = tx.prepare(sql).await.map_err(prepare_error)?;
-    check_param_count(&stmt, names)?;
+    let configured = statement.placeholders == Placeholders::Named;
+    let mut replanned = false;
+    loop {
+        let tx = client.build_transaction().read_only(true).start().await.map_err(execute_error)?;
+        let cached = if configured { prepared.get(statement.sql) } else { None };
+        let from_cache = cached.is_some();
+        let ready = match cached {
+            Some(ready) => ready,
+            None => {
+                let ready = Arc::new(prepare_ready(&tx, statement).await?);
+                if configured {
+                    prepared.insert(statement.sql, ready.clone());
+                }
+                ready
+            }
+        };
+        let set_config = set_config_for(&tx, prepared, call.settings).await?;
+        match fetch(&tx, set_config, &ready, call).await {
+            Ok(rows) => {
+                // Dropping the transaction sends ROLLBACK without waiting
+                // for its answer: the connection runs it before anything
+                // the next call sends, and a broken connection is never
+                // lent again (a call on it fails before it runs).
+                drop(tx);
+                return Ok(rows);
+            }
+            Err(Failure::ResultChanged(_)) if from_cache && !replanned => {
+                drop(tx);
+                prepared.forget(statement.sql);
+                replanned = true;
+            }
+            Err(Failure::ResultChanged(error) | Failure::Other(error)) => return Err(error),
+        }
+    }
+}
+
+/// Prepares `statement` (inside the caller's read-only transaction) and
+/// describes what its calls need.
+async fn prepare_ready(tx: &Transaction<'_>, statement: Statement<'_>) -> Result<Ready, Error> {
+    let (sql, names) = text_of(statement)?;
+    let stmt = tx.prepare(&sql).await.map_err(prepare_error)?;
+    check_param_count(&stmt, &names)?;
     types::check_decodable(stmt.columns())?;
-    let params = encode_params(&stmt, names, call.params)?;
     let columns = columns_of(&stmt);
-    let portal = tx.bind(&stmt, &refs(&params)).await.map_err(|e| bind_error(e, names))?;
+    Ok(Ready { statement: stmt, names, columns })
+}
+
+/// Binds and runs `ready` in `tx`, after the call's settings (sent in the
+/// same round trip as the Bind: the server applies them first, and a
+/// failed one aborts the transaction, so the statement never runs
+/// without them).
+async fn fetch(
+    tx: &Transaction<'_>,
+    set_config: Option<&PgStatement>,
+    ready: &Ready,
+    call: &Call<'_>,
+) -> Result<Rows, Failure> {
+    let names = &ready.names;
+    let params = encode_params(&ready.statement, names, call.params)?;
+    let params = refs(&params);
+    let settings = apply_settings(tx, set_config, call.settings);
+    let bind = tx.bind(&ready.statement, &params);
+    let (settings, bind) = futures::join!(settings, bind);
+    settings?;
+    let portal = bind.map_err(|e| {
+        if e.code() == Some(&SqlState::FEATURE_NOT_SUPPORTED) {
+            Failure::ResultChanged(execute_error(e))
+        } else {
+            Failure::Other(bind_error(e, names))
+        }
+    })?;
 
     let wanted = call.skip.saturating_add(call.max_rows).saturating_add(1);
     let mut seen: u64 = 0;
@@ -106,7 +217,7 @@ pub(crate) async fn read(
                 truncated = true;
                 break 'fetch;
             }
-            let values = decode_row(&row, &columns)?;
+            let values = decode_row(&row, &ready.columns)?;
             // As serialized inside the `rows` array: `[a,b]`, and a comma before it.
             let size = values.iter().map(crate::value::size).sum::<u64>()
                 + values.len().saturating_sub(1) as u64
@@ -123,20 +234,20 @@ pub(crate) async fn read(
             break;
         }
     }
-    drop(portal);
-    tx.rollback().await.map_err(execute_error)?;
-    Ok(Rows { columns, rows, truncated, bytes })
+    Ok(Rows { columns: ready.columns.clone(), rows, truncated, bytes })
 }
 
 /// One write call, in a read-write transaction committed per `call.commit`.
 pub(crate) async fn write(
     client: &mut Client,
+    prepared: &mut Prepared,
     sql: &str,
     names: &[String],
     call: &WriteCall<'_>,
 ) -> Result<Written, Error> {
     let tx = client.build_transaction().read_only(false).start().await.map_err(execute_error)?;
-    apply_settings(&tx, call.settings).await?;
+    let set_config = set_config_for(&tx, prepared, call.settings).await?;
+    apply_settings(&tx, set_config, call.settings).await?;
     let stmt = tx.prepare(sql).await.map_err(prepare_error)?;
     check_param_count(&stmt, names)?;
     let params = encode_params(&stmt, names, call.params)?;
@@ -185,13 +296,60 @@ pub(crate) async fn guarded<T>(
     Err(stopped)
 }
 
-async fn apply_settings(tx: &Transaction<'_>, settings: &[(String, String)]) -> Result<(), Error> {
-    for (name, value) in settings {
-        tx.execute("SELECT set_config($1, $2, true)", &[name, value])
-            .await
-            .map_err(|e| Error::Execute(format!("setting {name}: {}", message_of(&e))))?;
+/// Transaction-local settings, as bound parameters (never text).
+const SET_CONFIG: &str = "SELECT set_config($1, $2, true)";
+
+/// Applies `settings` in `tx`, in order, every one sent before any
+/// answer is awaited (each future sends its request when first polled, and
+/// they are first polled in order).
+async fn apply_settings(
+    tx: &Transaction<'_>,
+    set_config: Option<&PgStatement>,
+    settings: &[(String, String)],
+) -> Result<(), Error> {
+    if settings.is_empty() {
+        return Ok(());
+    }
+    let Some(set_config) = set_config else {
+        return Err(Error::Execute("call settings need set_config prepared first".into()));
+    };
+    let mut each: Vec<_> = settings
+        .iter()
+        .map(|(name, value)| {
+            Box::pin(future::maybe_done(async move {
+                tx.execute(set_config, &[name, value])
+                    .await
+                    .map_err(|e| Error::Execute(format!("setting {name}: {}", message_of(&e))))
+            }))
+        })
+        .collect();
+    future::poll_fn(|cx| {
+        let mut pending = false;
+        for one in &mut each {
+            pending |= one.as_mut().poll(cx).is_pending();
+        }
+        if pending { Poll::Pending } else { Poll::Ready(()) }
+    })
+    .await;
+    for one in &mut each {
+        if let Some(Err(error)) = one.as_mut().take_output() {
+            return Err(error);
+        }
     }
     Ok(())
+}
+
+/// The `set_config` statement of `prepared`, prepared in `tx` first when
+/// the call has settings and the connection has none yet.
+async fn set_config_for<'p>(
+    tx: &Transaction<'_>,
+    prepared: &'p mut Prepared,
+    settings: &[(String, String)],
+) -> Result<Option<&'p PgStatement>, Error> {
+    if !settings.is_empty() && prepared.set_config().is_none() {
+        prepared.set_set_config(tx.prepare(SET_CONFIG).await.map_err(prepare_error)?);
+    }
+    Ok(prepared.set_config())
 }
 
 fn check_param_count(stmt: &PgStatement, names: &[String]) -> Result<(), Error> {
