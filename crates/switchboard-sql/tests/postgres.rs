@@ -849,3 +849,70 @@ async fn configured_statements_stay_prepared_and_follow_schema_changes() {
         "0",
     );
 }
+
+/// `check` and a down database say why in the server's words (SQLSTATE and
+/// message), not the driver's bare "db error", and never the password or
+/// the URL.
+#[tokio::test(flavor = "multi_thread")]
+async fn connection_errors_say_why_without_the_password() {
+    let pg = shop();
+    let password = "Wr0ng-Secret-zq77";
+    let wrong = Postgres::connect(&pg.url("reader", password, "shop"), None, &options()).await;
+    let Err(Error::Connect(message)) = &wrong else { panic!("{wrong:?}") };
+    assert!(message.contains("28P01") && message.contains("password authentication failed"), "{message}");
+    assert!(!message.contains(password) && !message.contains("postgres://"), "{message}");
+    let apart = format!("postgres://reader@127.0.0.1:{}/shop?sslmode=disable", pg.port());
+    let wrong = Postgres::connect(&apart, Some(password), &options()).await;
+    assert!(
+        matches!(&wrong, Err(Error::Connect(m)) if m.contains("28P01") && !m.contains(password)),
+        "{wrong:?}"
+    );
+
+    let unknown = Postgres::connect(&pg.url("reader", READER_PASSWORD, "no_such_db"), None, &options()).await;
+    let Err(Error::Connect(message)) = &unknown else { panic!("{unknown:?}") };
+    assert!(message.contains("3D000") && message.contains("no_such_db"), "{message}");
+    assert!(!message.contains(READER_PASSWORD), "{message}");
+}
+
+/// A database that accepts TCP but never answers: opening a connection
+/// for a later call gives up at the connect timeout instead of holding
+/// the call forever. A proxy in front of the real server forwards the
+/// first connection and then only accepts.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_accepts_and_never_answers_times_out_at_connect() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let pg = shop();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let silent = Arc::new(AtomicBool::new(false));
+    let upstream = pg.port();
+    let proxy_silent = silent.clone();
+    let proxy = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((mut inbound, _)) = listener.accept().await {
+            if proxy_silent.load(Ordering::SeqCst) {
+                held.push(inbound); // accepted, never answered
+                continue;
+            }
+            tokio::spawn(async move {
+                let mut outbound = tokio::net::TcpStream::connect(("127.0.0.1", upstream)).await.unwrap();
+                let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+            });
+        }
+    });
+    let url = format!("postgres://reader@127.0.0.1:{port}/shop?sslmode=disable");
+    let quick = Options { connect_timeout: Duration::from_secs(1), ..options() };
+    let db = Postgres::connect(&url, Some(READER_PASSWORD), &quick).await.expect("opens through the proxy");
+    silent.store(true, Ordering::SeqCst);
+    // An ad-hoc call closes its connection afterwards, so the next call
+    // must open a new one: through the silent proxy.
+    let _ = adhoc(&db, "SELECT 1").await;
+    let started = Instant::now();
+    let hung = tokio::time::timeout(Duration::from_secs(20), adhoc(&db, "SELECT 2")).await;
+    let answered = hung.expect("the call must not hang past the connect timeout");
+    assert!(matches!(&answered, Err(Error::Connect(m)) if m.contains("connect timeout")), "{answered:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    proxy.abort();
+}
