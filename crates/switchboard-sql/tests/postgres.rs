@@ -916,3 +916,61 @@ async fn a_server_that_accepts_and_never_answers_times_out_at_connect() {
     assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
     proxy.abort();
 }
+
+/// The peak resident memory of this process (VmHWM), in KiB.
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// The review's `SELECT repeat('x', 900000000)` grew memory to 3.5 GB: the
+/// row was decoded, then serialized to be measured. A row whose binary form
+/// alone cannot fit `max_bytes` now stops the result undecoded; what
+/// remains is the one row as the server sent it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_row_wider_than_max_bytes_is_not_decoded() {
+    const WIDE: u64 = 200_000_000;
+    let pg = shop();
+    let db = open(&pg, &options()).await;
+    let before = peak_rss_kib();
+    let params = Map::new();
+    let sql = format!("SELECT 1 AS n UNION ALL SELECT length(repeat('x', {WIDE})) UNION ALL SELECT 3");
+    let mut request = call(&sql, &params, Placeholders::None);
+    request.max_bytes = 256 * 1024;
+    let rows = db.query(request).await.unwrap();
+    assert_eq!(rows.rows.len(), 3, "a narrow query of the same rows still answers");
+    let sql = format!("SELECT n, repeat('x', {WIDE}) AS wide FROM (VALUES (1)) v(n)");
+    let mut request = call(&sql, &params, Placeholders::None);
+    request.max_bytes = 256 * 1024;
+    let rows = db.query(request).await.unwrap();
+    assert!(rows.truncated && rows.rows.is_empty(), "{} rows", rows.rows.len());
+    let grown = peak_rss_kib().saturating_sub(before);
+    // Decoded and measured, the row took three times its size; held once
+    // on the wire, about its size.
+    assert!(grown < 2 * WIDE / 1024, "peak memory grew by {grown} KiB for a {WIDE}-byte row");
+    assert_eq!(adhoc(&db, "SELECT 7").await.unwrap().rows, vec![vec![json!(7)]]);
+}
+
+/// Rows reach the model as objects, so their keys (the column names, once
+/// per row) count against `max_bytes` as the values do.
+#[tokio::test(flavor = "multi_thread")]
+async fn max_bytes_counts_the_column_names_of_every_row() {
+    let pg = shop();
+    let db = open(&pg, &options()).await;
+    let params = Map::new();
+    let name = "a_very_long_column_name_repeated_in_every_single_row_object";
+    let sql = format!("SELECT 1 AS {name} FROM generate_series(1, 1000)");
+    let mut request = call(&sql, &params, Placeholders::None);
+    request.max_bytes = 10_000;
+    let rows = db.query(request).await.unwrap();
+    assert!(rows.truncated);
+    let objects: Vec<Value> = rows.rows.iter().map(|row| json!({ name: row[0] })).collect();
+    let sent = serde_json::to_vec(&objects).unwrap().len() as u64;
+    assert!(sent <= 10_000, "{} rows make {sent} bytes of objects", rows.rows.len());
+    assert_eq!(sent, rows.bytes);
+    assert!(rows.rows.len() > 100, "{}", rows.rows.len());
+}

@@ -7,9 +7,14 @@
 //! the startup packet) and is always rolled back. A call's transaction-local
 //! settings are bound parameters of `set_config(name, value, true)`.
 //!
-//! Results come through a portal fetched in chunks, and fetching stops at
-//! `skip + max_rows + 1` rows or `max_bytes`: a query of twenty million rows
-//! answers with the first page, in flat memory, and the rest is never sent.
+//! Results come through a portal fetched in chunks, read one row at a time
+//! as it arrives, and fetching stops at `skip + max_rows + 1` rows or
+//! `max_bytes` (rows sized as the objects the MCP layer sends, keys
+//! included): a query of twenty million rows answers with the first page,
+//! in flat memory, and the rest is never sent. A row whose binary form
+//! alone cannot fit `max_bytes` stops the result before it is decoded; the
+//! driver still holds that one row as the server sent it (PostgreSQL caps
+//! a field at 1 GB).
 //!
 //! What a read costs, in round trips to the server (the driver sends each
 //! request when it is first polled and answers them in order, so requests
@@ -40,7 +45,7 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
-use futures::future;
+use futures::{StreamExt, future};
 use serde_json::{Map, Value};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
@@ -200,15 +205,21 @@ async fn fetch(
     })?;
 
     let wanted = call.skip.saturating_add(call.max_rows).saturating_add(1);
+    let keys = crate::value::object_keys_size(ready.columns.iter().map(|c| c.name.as_str()));
     let mut seen: u64 = 0;
     let mut rows = Vec::new();
     let mut bytes: u64 = 2;
     let mut truncated = false;
     'fetch: loop {
         let ask = wanted.saturating_sub(seen).clamp(1, CHUNK);
-        let chunk = tx.query_portal(&portal, ask as i32).await.map_err(execute_error)?;
-        let exhausted = (chunk.len() as u64) < ask;
-        for row in chunk {
+        // Rows one at a time as they arrive (not the chunk collected): a
+        // result stopped early holds no more than the row it stopped at.
+        let stream = tx.query_portal_raw(&portal, ask as i32).await.map_err(execute_error)?;
+        let mut stream = std::pin::pin!(stream);
+        let mut in_chunk: u64 = 0;
+        while let Some(row) = stream.next().await {
+            let row = row.map_err(execute_error)?;
+            in_chunk += 1;
             seen += 1;
             if seen <= call.skip {
                 continue;
@@ -217,12 +228,18 @@ async fn fetch(
                 truncated = true;
                 break 'fetch;
             }
+            // As serialized inside the `rows` array: an object of the
+            // columns' keys and values, and a comma before it.
+            let framing = keys + row.len().saturating_sub(1) as u64 + 2 + u64::from(!rows.is_empty());
+            // A row whose binary form alone cannot fit stops the result
+            // before any of it is decoded (`repeat('x', 900000000)`).
+            let at_least = wire_size(&row) / types::WIRE_PER_JSON_BYTE + framing;
+            if bytes + at_least > call.max_bytes {
+                truncated = true;
+                break 'fetch;
+            }
             let values = decode_row(&row, &ready.columns)?;
-            // As serialized inside the `rows` array: `[a,b]`, and a comma before it.
-            let size = values.iter().map(crate::value::size).sum::<u64>()
-                + values.len().saturating_sub(1) as u64
-                + 2
-                + u64::from(!rows.is_empty());
+            let size = values.iter().map(crate::value::size).sum::<u64>() + framing;
             if bytes + size > call.max_bytes {
                 truncated = true;
                 break 'fetch;
@@ -230,11 +247,16 @@ async fn fetch(
             bytes += size;
             rows.push(values);
         }
-        if exhausted {
+        if in_chunk < ask {
             break;
         }
     }
     Ok(Rows { columns: ready.columns.clone(), rows, truncated, bytes })
+}
+
+/// The bytes a row's values took on the wire, without decoding them.
+fn wire_size(row: &tokio_postgres::Row) -> u64 {
+    (0..row.len()).map(|i| row.try_get::<_, types::WireSize>(i).map_or(0, |size| size.0)).sum()
 }
 
 /// One write call, in a read-write transaction committed per `call.commit`.
