@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, json};
 use switchboard_sql::postgres::Postgres;
 use switchboard_sql::{Call, Database, Options, Placeholders, Statement};
 use switchboard_testkit::postgres::PostgresServer;
@@ -153,10 +153,7 @@ async fn engine_loop(url: &str, callers: usize, window: Duration) -> anyhow::Res
                         cancel: CancellationToken::new(),
                     })
                     .await?;
-                anyhow::ensure!(
-                    rows.rows.len() == 10 && rows.rows[0][1] == Value::from(key),
-                    "10 rows per key"
-                );
+                anyhow::ensure!(rows.rows.len() == 10 && rows.rows[0][1] == key, "10 rows per key");
                 done.fetch_add(1, Ordering::Relaxed);
             }
             Ok::<_, anyhow::Error>(())

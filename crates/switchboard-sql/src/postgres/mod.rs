@@ -23,7 +23,7 @@
 //!   `LISTEN` (`DISCARD ALL` would break the driver's own cached
 //!   statements); what a kept connection carries is the configured
 //!   statements the engine prepared on it (`pool.rs`), so a typed call
-//!   costs three round trips and no Parse (see `query.rs`);
+//!   costs one round trip (see `query.rs`);
 //! - privileged roles and readable excluded columns refuse to open (`role.rs`);
 //! - values decoded from the binary format to one JSON form (`types.rs`).
 
@@ -35,6 +35,9 @@ mod query;
 mod role;
 mod types;
 
+use std::collections::HashSet;
+use std::sync::Mutex;
+
 use futures::future::BoxFuture;
 
 use self::pool::{Lease, Pool};
@@ -43,10 +46,17 @@ use crate::{
     WriteCall, Written,
 };
 
+/// Configured statements remembered as large, at most (past it the set
+/// starts over; a configuration has far fewer).
+const MAX_LARGE: usize = 256;
+
 /// An open PostgreSQL database: a pool of connections that are read-only
 /// from their first byte, checked for a privileged role when opened.
 pub struct Postgres {
     pool: Pool,
+    /// Configured statements whose result once ran past a call's caps:
+    /// read through a portal (rows fetched in chunks) rather than whole.
+    large: Mutex<HashSet<String>>,
     options: Options,
     schemas: Vec<String>,
     notes: Vec<String>,
@@ -91,12 +101,28 @@ impl Postgres {
                     options.connect_timeout
                 ))
             })??;
-        Ok(Postgres { pool, options: options.clone(), schemas, notes })
+        Ok(Postgres { pool, large: Mutex::default(), options: options.clone(), schemas, notes })
     }
 
     /// The schemas exposed (configured, or the search path's at open).
     pub fn schemas(&self) -> &[String] {
         &self.schemas
+    }
+
+    /// Whether `statement` may be read whole (one round trip): a configured
+    /// statement whose result never ran past a call's caps.
+    fn may_read_whole(&self, statement: Statement<'_>) -> bool {
+        statement.placeholders == Placeholders::Named
+            && !self.large.lock().unwrap_or_else(|e| e.into_inner()).contains(statement.sql)
+    }
+
+    /// Remembers that `statement`'s result ran past a call's caps.
+    fn remember_large(&self, statement: Statement<'_>) {
+        let mut large = self.large.lock().unwrap_or_else(|e| e.into_inner());
+        if large.len() >= MAX_LARGE {
+            large.clear();
+        }
+        large.insert(statement.sql.to_owned());
     }
 
     /// Returns a lease to the pool after a clean call on trusted text;
@@ -150,12 +176,13 @@ impl Database for Postgres {
     fn query<'a>(&'a self, call: Call<'a>) -> BoxFuture<'a, Result<Rows, Error>> {
         Box::pin(async move {
             let mut retried = false;
+            let whole = self.may_read_whole(call.statement);
             loop {
                 let mut lease = self.pool.acquire().await?;
                 let token = lease.cancel_token();
                 lease.set_busy(true);
                 let (client, prepared) = lease.parts();
-                let work = query::read(client, prepared, call.statement, &call);
+                let work = query::read(client, prepared, call.statement, &call, whole);
                 let result = query::guarded(
                     work,
                     &call.cancel,
@@ -164,7 +191,14 @@ impl Database for Postgres {
                     self.options.statement_timeout,
                 )
                 .await;
-                lease.set_busy(false);
+                // A whole-result read stopped at a cap leaves the statement
+                // sending: the lease stays busy, so dropping it cancels the
+                // statement and closes the connection.
+                let stopped = matches!(result, Ok((_, false)));
+                lease.set_busy(stopped);
+                if stopped {
+                    self.remember_large(call.statement);
+                }
                 // A pooled connection the server ended while it was idle
                 // (a restart, an idle timeout) fails the call before it
                 // ran; a read is safe to run once more on a fresh one.
@@ -173,8 +207,8 @@ impl Database for Postgres {
                     retried = true;
                     continue;
                 }
-                Self::finish(lease, result.is_ok(), call.statement.placeholders);
-                return result;
+                Self::finish(lease, result.is_ok() && !stopped, call.statement.placeholders);
+                return result.map(|(rows, _)| rows);
             }
         })
     }

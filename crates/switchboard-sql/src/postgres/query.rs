@@ -17,23 +17,26 @@
 //! a field at 1 GB).
 //!
 //! What a read costs, in round trips to the server (the driver sends each
-//! request when it is first polled and answers them in order, so requests
-//! issued before awaiting share one round trip):
+//! request when it is first polled and the server answers them in order,
+//! so requests issued before awaiting share one round trip):
 //!
-//! 1. `BEGIN READ ONLY`, behind the previous call's `ROLLBACK` (sent
-//!    without waiting: the connection runs it before anything later);
-//! 2. the call's `set_config` settings (if any) and the Bind of the
-//!    statement, together;
-//! 3. Execute of the first chunk of rows (more chunks only past 500 rows).
+//! - a configured statement already prepared on the connection: **one**.
+//!   `BEGIN READ ONLY`, the call's `set_config` settings, Bind/Execute of
+//!   the whole result and `ROLLBACK` are sent together ([`read_whole`]);
+//!   the caps stop the reading, and a result that runs past them has its
+//!   statement cancelled and its connection closed, and that statement is
+//!   read through a portal from then on;
+//! - otherwise (the first call on a connection, ad-hoc text, a
+//!   continuation, a statement known to be large): `BEGIN READ ONLY`; the
+//!   Parse/Describe (configured statements: once per connection); the
+//!   settings and Bind of a portal together; Execute per chunk of rows
+//!   (so the rest of a large result is never sent); `ROLLBACK` sent
+//!   without waiting (the connection runs it before anything later).
 //!
-//! A configured statement is prepared (Parse/Describe, one more round
-//! trip) only the first time it runs on a connection, and its columns are
-//! described and checked then, not per call; ad-hoc text is prepared on
-//! every call (its connection is closed after). Three round trips is the
-//! floor with this driver's public API: a `Transaction` exists only once
-//! `BEGIN` answered, and a `Portal` (which the row cap needs: Execute with
-//! a row count, the rest never sent) only once Bind answered. A bare loop
-//! of prepared-statement queries costs one.
+//! A configured statement's columns are described and checked once per
+//! connection, not per call. A bare loop of prepared-statement queries
+//! costs one round trip too: what remains between the two is the server
+//! running `BEGIN` and `ROLLBACK`, and the JSON values.
 //!
 //! A cancel from the caller sends PostgreSQL's cancel request (the backend
 //! stops the statement) and answers [`Error::Cancelled`]; the server's own
@@ -41,11 +44,13 @@
 //! little later backs it up. Either way the connection is closed, not reused.
 
 use std::future::Future;
+use std::pin::pin;
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
-use futures::{StreamExt, future};
+use futures::TryStreamExt;
+use futures::future;
 use serde_json::{Map, Value};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
@@ -122,19 +127,38 @@ impl From<Error> for Failure {
     }
 }
 
-/// One read call, in a read-only transaction that is rolled back.
+/// One read call, in a read-only transaction that is rolled back. Answers
+/// the rows and whether the connection is clean to lend again (false when
+/// a whole-result read stopped at a cap with the rest still coming: the
+/// caller then cancels the statement and closes the connection).
 ///
 /// A configured statement is prepared once per connection (kept in
-/// `prepared`); ad-hoc text is prepared per call and never kept.
+/// `prepared`); ad-hoc text is prepared per call and never kept. A
+/// configured statement already prepared runs in one round trip when
+/// `whole` (see [`read_whole`]), else through a portal.
 pub(crate) async fn read(
     client: &mut Client,
     prepared: &mut Prepared,
     statement: Statement<'_>,
     call: &Call<'_>,
-) -> Result<Rows, Error> {
+    whole: bool,
+) -> Result<(Rows, bool), Error> {
     let configured = statement.placeholders == Placeholders::Named;
     let mut replanned = false;
     loop {
+        let cached = if configured { prepared.get(statement.sql) } else { None };
+        if let Some(ready) = cached.filter(|_| whole && call.skip == 0) {
+            let set_config = set_config_for(client, prepared, call.settings).await?;
+            match read_whole(client, set_config, &ready, call).await {
+                Ok(read) => return Ok(read),
+                Err(Failure::ResultChanged(_)) if !replanned => {
+                    prepared.forget(statement.sql);
+                    replanned = true;
+                    continue;
+                }
+                Err(Failure::ResultChanged(error) | Failure::Other(error)) => return Err(error),
+            }
+        }
         let tx = client.build_transaction().read_only(true).start().await.map_err(execute_error)?;
         let cached = if configured { prepared.get(statement.sql) } else { None };
         let from_cache = cached.is_some();
@@ -148,7 +172,7 @@ pub(crate) async fn read(
                 ready
             }
         };
-        let set_config = set_config_for(&tx, prepared, call.settings).await?;
+        let set_config = set_config_for(tx.client(), prepared, call.settings).await?;
         match fetch(&tx, set_config, &ready, call).await {
             Ok(rows) => {
                 // Dropping the transaction sends ROLLBACK without waiting
@@ -156,7 +180,7 @@ pub(crate) async fn read(
                 // the next call sends, and a broken connection is never
                 // lent again (a call on it fails before it runs).
                 drop(tx);
-                return Ok(rows);
+                return Ok((rows, true));
             }
             Err(Failure::ResultChanged(_)) if from_cache && !replanned => {
                 drop(tx);
@@ -165,6 +189,156 @@ pub(crate) async fn read(
             }
             Err(Failure::ResultChanged(error) | Failure::Other(error)) => return Err(error),
         }
+    }
+}
+
+/// A read in one round trip: `BEGIN READ ONLY`, the settings, Bind and
+/// Execute of the whole result, and `ROLLBACK` are all sent before any
+/// answer is awaited. The server runs them in order, so the statement
+/// runs only inside the read-only transaction, after its settings (a
+/// failed `BEGIN` or setting fails the call; a failed setting aborts the
+/// transaction, so the statement does not run), and is always rolled back.
+///
+/// The whole result is asked for, so the caps stop the reading, not the
+/// sending: when a cap is reached with rows still coming, the answer is
+/// the rows so far and "not clean", and the caller cancels the statement
+/// and closes the connection (and reads that statement through a portal
+/// from then on).
+async fn read_whole(
+    client: &Client,
+    set_config: Option<&PgStatement>,
+    ready: &Ready,
+    call: &Call<'_>,
+) -> Result<(Rows, bool), Failure> {
+    let params = encode_params(&ready.statement, &ready.names, call.params)?;
+    let mut begin = pin!(future::maybe_done(client.batch_execute("BEGIN READ ONLY")));
+    let mut settings = pin!(future::maybe_done(apply_settings(client, set_config, call.settings)));
+    let mut rows = pin!(future::maybe_done(read_stream(client, ready, &params, call)));
+    let mut rollback = pin!(future::maybe_done(client.batch_execute("ROLLBACK")));
+    future::poll_fn(|cx| {
+        // In this order every time: the first poll of each sends its request.
+        let begun = begin.as_mut().poll(cx).is_ready();
+        let set = settings.as_mut().poll(cx).is_ready();
+        let read = rows.as_mut().poll(cx).is_ready();
+        let rolled_back = rollback.as_mut().poll(cx).is_ready();
+        // Stopped at a cap: the ROLLBACK answers only after the rest of
+        // the result; the connection is closed instead of waiting.
+        let stopped = matches!(rows.as_mut().output_mut(), Some(Ok((_, false))));
+        if begun && set && read && (rolled_back || stopped) { Poll::Ready(()) } else { Poll::Pending }
+    })
+    .await;
+    if let Some(Err(e)) = begin.as_mut().take_output() {
+        return Err(Failure::Other(execute_error(e)));
+    }
+    settings.as_mut().take_output().unwrap_or(Ok(()))?;
+    let read = rows
+        .as_mut()
+        .take_output()
+        .unwrap_or_else(|| Err(Failure::Other(Error::Execute("no answer".into()))))?;
+    if read.1
+        && let Some(Err(e)) = rollback.as_mut().take_output()
+    {
+        return Err(Failure::Other(execute_error(e)));
+    }
+    Ok(read)
+}
+
+/// Binds and executes `ready` for its whole result and reads it up to the
+/// call's caps: the rows, and whether the result ended (the connection is
+/// clean) rather than a cap stopping the reading.
+async fn read_stream(
+    client: &Client,
+    ready: &Ready,
+    params: &[Encoded],
+    call: &Call<'_>,
+) -> Result<(Rows, bool), Failure> {
+    let names = &ready.names;
+    let stream =
+        client.query_raw(&ready.statement, refs(params)).await.map_err(|e| bind_failure(e, names))?;
+    let mut stream = pin!(stream);
+    let mut collected = Collected::new(call, &ready.columns);
+    while let Some(row) = stream.try_next().await.map_err(execute_error)? {
+        if !collected.take(&row, &ready.columns)? {
+            return Ok((collected.into_rows(&ready.columns), false));
+        }
+    }
+    Ok((collected.into_rows(&ready.columns), true))
+}
+
+/// Rows taken within a call's caps (`skip`, `max_rows`, `max_bytes`).
+struct Collected {
+    /// The bytes of one row object's keys (the column names).
+    keys: u64,
+    skip: u64,
+    max_rows: u64,
+    max_bytes: u64,
+    seen: u64,
+    rows: Vec<Vec<Value>>,
+    bytes: u64,
+    truncated: bool,
+}
+
+impl Collected {
+    fn new(call: &Call<'_>, columns: &[Column]) -> Collected {
+        Collected {
+            keys: crate::value::object_keys_size(columns.iter().map(|c| c.name.as_str())),
+            skip: call.skip,
+            max_rows: call.max_rows,
+            max_bytes: call.max_bytes,
+            seen: 0,
+            rows: Vec::new(),
+            bytes: 2,
+            truncated: false,
+        }
+    }
+
+    /// Takes one more row of the result; false once a cap stops the result
+    /// (the row is not taken and `truncated` is set).
+    fn take(&mut self, row: &tokio_postgres::Row, columns: &[Column]) -> Result<bool, Error> {
+        self.seen += 1;
+        if self.seen <= self.skip {
+            return Ok(true);
+        }
+        if self.rows.len() as u64 >= self.max_rows {
+            self.truncated = true;
+            return Ok(false);
+        }
+        // As serialized inside the `rows` array: an object of the columns'
+        // keys and values, and a comma before it.
+        let framing = self.keys + row.len().saturating_sub(1) as u64 + 2 + u64::from(!self.rows.is_empty());
+        // A row whose binary form alone cannot fit stops the result before
+        // any of it is decoded (`repeat('x', 900000000)`).
+        if self.bytes + wire_size(row) / types::WIRE_PER_JSON_BYTE + framing > self.max_bytes {
+            self.truncated = true;
+            return Ok(false);
+        }
+        let values = decode_row(row, columns)?;
+        let size = values.iter().map(crate::value::size).sum::<u64>() + framing;
+        if self.bytes + size > self.max_bytes {
+            self.truncated = true;
+            return Ok(false);
+        }
+        self.bytes += size;
+        self.rows.push(values);
+        Ok(true)
+    }
+
+    fn into_rows(self, columns: &[Column]) -> Rows {
+        Rows { columns: columns.to_vec(), rows: self.rows, truncated: self.truncated, bytes: self.bytes }
+    }
+}
+
+/// The bytes a row's values took on the wire, without decoding them.
+fn wire_size(row: &tokio_postgres::Row) -> u64 {
+    (0..row.len()).map(|i| row.try_get::<_, types::WireSize>(i).map_or(0, |size| size.0)).sum()
+}
+
+/// A Bind error: a cached statement whose result type changed, or [`bind_error`].
+fn bind_failure(e: tokio_postgres::Error, names: &[String]) -> Failure {
+    if e.code() == Some(&SqlState::FEATURE_NOT_SUPPORTED) {
+        Failure::ResultChanged(execute_error(e))
+    } else {
+        Failure::Other(bind_error(e, names))
     }
 }
 
@@ -192,71 +366,32 @@ async fn fetch(
     let names = &ready.names;
     let params = encode_params(&ready.statement, names, call.params)?;
     let params = refs(&params);
-    let settings = apply_settings(tx, set_config, call.settings);
+    let settings = apply_settings(tx.client(), set_config, call.settings);
     let bind = tx.bind(&ready.statement, &params);
     let (settings, bind) = futures::join!(settings, bind);
     settings?;
-    let portal = bind.map_err(|e| {
-        if e.code() == Some(&SqlState::FEATURE_NOT_SUPPORTED) {
-            Failure::ResultChanged(execute_error(e))
-        } else {
-            Failure::Other(bind_error(e, names))
-        }
-    })?;
+    let portal = bind.map_err(|e| bind_failure(e, names))?;
 
     let wanted = call.skip.saturating_add(call.max_rows).saturating_add(1);
-    let keys = crate::value::object_keys_size(ready.columns.iter().map(|c| c.name.as_str()));
-    let mut seen: u64 = 0;
-    let mut rows = Vec::new();
-    let mut bytes: u64 = 2;
-    let mut truncated = false;
+    let mut collected = Collected::new(call, &ready.columns);
     'fetch: loop {
-        let ask = wanted.saturating_sub(seen).clamp(1, CHUNK);
+        let ask = wanted.saturating_sub(collected.seen).clamp(1, CHUNK);
         // Rows one at a time as they arrive (not the chunk collected): a
         // result stopped early holds no more than the row it stopped at.
         let stream = tx.query_portal_raw(&portal, ask as i32).await.map_err(execute_error)?;
-        let mut stream = std::pin::pin!(stream);
+        let mut stream = pin!(stream);
         let mut in_chunk: u64 = 0;
-        while let Some(row) = stream.next().await {
-            let row = row.map_err(execute_error)?;
+        while let Some(row) = stream.try_next().await.map_err(execute_error)? {
             in_chunk += 1;
-            seen += 1;
-            if seen <= call.skip {
-                continue;
-            }
-            if rows.len() as u64 >= call.max_rows {
-                truncated = true;
+            if !collected.take(&row, &ready.columns)? {
                 break 'fetch;
             }
-            // As serialized inside the `rows` array: an object of the
-            // columns' keys and values, and a comma before it.
-            let framing = keys + row.len().saturating_sub(1) as u64 + 2 + u64::from(!rows.is_empty());
-            // A row whose binary form alone cannot fit stops the result
-            // before any of it is decoded (`repeat('x', 900000000)`).
-            let at_least = wire_size(&row) / types::WIRE_PER_JSON_BYTE + framing;
-            if bytes + at_least > call.max_bytes {
-                truncated = true;
-                break 'fetch;
-            }
-            let values = decode_row(&row, &ready.columns)?;
-            let size = values.iter().map(crate::value::size).sum::<u64>() + framing;
-            if bytes + size > call.max_bytes {
-                truncated = true;
-                break 'fetch;
-            }
-            bytes += size;
-            rows.push(values);
         }
         if in_chunk < ask {
             break;
         }
     }
-    Ok(Rows { columns: ready.columns.clone(), rows, truncated, bytes })
-}
-
-/// The bytes a row's values took on the wire, without decoding them.
-fn wire_size(row: &tokio_postgres::Row) -> u64 {
-    (0..row.len()).map(|i| row.try_get::<_, types::WireSize>(i).map_or(0, |size| size.0)).sum()
+    Ok(collected.into_rows(&ready.columns))
 }
 
 /// One write call, in a read-write transaction committed per `call.commit`.
@@ -268,8 +403,8 @@ pub(crate) async fn write(
     call: &WriteCall<'_>,
 ) -> Result<Written, Error> {
     let tx = client.build_transaction().read_only(false).start().await.map_err(execute_error)?;
-    let set_config = set_config_for(&tx, prepared, call.settings).await?;
-    apply_settings(&tx, set_config, call.settings).await?;
+    let set_config = set_config_for(tx.client(), prepared, call.settings).await?;
+    apply_settings(tx.client(), set_config, call.settings).await?;
     let stmt = tx.prepare(sql).await.map_err(prepare_error)?;
     check_param_count(&stmt, names)?;
     let params = encode_params(&stmt, names, call.params)?;
@@ -325,7 +460,7 @@ const SET_CONFIG: &str = "SELECT set_config($1, $2, true)";
 /// answer is awaited (each future sends its request when first polled, and
 /// they are first polled in order).
 async fn apply_settings(
-    tx: &Transaction<'_>,
+    client: &Client,
     set_config: Option<&PgStatement>,
     settings: &[(String, String)],
 ) -> Result<(), Error> {
@@ -339,7 +474,8 @@ async fn apply_settings(
         .iter()
         .map(|(name, value)| {
             Box::pin(future::maybe_done(async move {
-                tx.execute(set_config, &[name, value])
+                client
+                    .execute(set_config, &[name, value])
                     .await
                     .map_err(|e| Error::Execute(format!("setting {name}: {}", message_of(&e))))
             }))
@@ -364,12 +500,13 @@ async fn apply_settings(
 /// The `set_config` statement of `prepared`, prepared in `tx` first when
 /// the call has settings and the connection has none yet.
 async fn set_config_for<'p>(
-    tx: &Transaction<'_>,
+    client: &Client,
     prepared: &'p mut Prepared,
     settings: &[(String, String)],
 ) -> Result<Option<&'p PgStatement>, Error> {
     if !settings.is_empty() && prepared.set_config().is_none() {
-        prepared.set_set_config(tx.prepare(SET_CONFIG).await.map_err(prepare_error)?);
+        // Parse and Describe only: nothing runs.
+        prepared.set_set_config(client.prepare(SET_CONFIG).await.map_err(prepare_error)?);
     }
     Ok(prepared.set_config())
 }
