@@ -105,7 +105,8 @@ pub struct DatabaseSpec {
     pub query_tool: Option<bool>,
     /// Serve a read database through a privileged PostgreSQL role
     /// (superuser, or one that reads or writes server files or runs server
-    /// programs), which is refused otherwise; default false.
+    /// programs, or a member of such a role, which can become it), which is
+    /// refused otherwise; default false.
     #[serde(default)]
     pub allow_privileged_role: bool,
     /// PostgreSQL connections kept open at most; default 4.
