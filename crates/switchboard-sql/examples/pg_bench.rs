@@ -14,6 +14,12 @@
 //! ```text
 //! taskset -c 1 cargo run --release -p switchboard-sql --example pg_bench [SECONDS]
 //! ```
+//!
+//! Measured (2 shared cores, load ~7 from parallel builds, so noisy;
+//! 3 s runs): before the engine kept statements prepared, ratio 0.17 (1
+//! caller) and 0.16 (4); with configured statements prepared once per
+//! connection, 0.38 and 0.35; with a cached configured read in one round
+//! trip, 0.53 to 0.59 (1) and 0.49 to 0.54 (4).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

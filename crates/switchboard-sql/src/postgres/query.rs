@@ -7,14 +7,15 @@
 //! the startup packet) and is always rolled back. A call's transaction-local
 //! settings are bound parameters of `set_config(name, value, true)`.
 //!
-//! Results come through a portal fetched in chunks, read one row at a time
-//! as it arrives, and fetching stops at `skip + max_rows + 1` rows or
-//! `max_bytes` (rows sized as the objects the MCP layer sends, keys
-//! included): a query of twenty million rows answers with the first page,
-//! in flat memory, and the rest is never sent. A row whose binary form
-//! alone cannot fit `max_bytes` stops the result before it is decoded; the
-//! driver still holds that one row as the server sent it (PostgreSQL caps
-//! a field at 1 GB).
+//! Reading stops at `skip + max_rows + 1` rows or `max_bytes` (rows sized
+//! as the objects the MCP layer sends, keys included): a query of twenty
+//! million rows answers with the first page, in flat memory (rows are read
+//! one at a time as they arrive, and the driver reads the socket only as
+//! fast as rows are taken). Through a portal fetched in chunks the rest is
+//! never sent; a configured statement read whole (below) has its statement
+//! cancelled instead. A row whose binary form alone cannot fit `max_bytes`
+//! stops the result before it is decoded; the driver still holds that one
+//! row as the server sent it (PostgreSQL caps a field at 1 GB).
 //!
 //! What a read costs, in round trips to the server (the driver sends each
 //! request when it is first polled and the server answers them in order,
