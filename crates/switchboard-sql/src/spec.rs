@@ -98,12 +98,15 @@ pub struct DatabaseSpec {
     #[schemars(example = ["customers.ssn", "audit_*"])]
     pub exclude: Vec<String>,
     /// Offer the ad-hoc read-only tool `{name}_query` (`{"sql": …}`);
-    /// default true for a read database, false for a write one.
+    /// default true for a read database, false for a write one or one with
+    /// `session` settings (model-written SQL could set them itself, so it
+    /// cannot be offered together with `session`).
     #[serde(default)]
     pub query_tool: Option<bool>,
     /// Serve a read database through a privileged PostgreSQL role
     /// (superuser, or one that reads or writes server files or runs server
-    /// programs), which is refused otherwise; default false.
+    /// programs, or a member of such a role, which can become it), which is
+    /// refused otherwise; default false.
     #[serde(default)]
     pub allow_privileged_role: bool,
     /// PostgreSQL connections kept open at most; default 4.
@@ -117,7 +120,9 @@ pub struct DatabaseSpec {
     /// caller's token claims (HTTP with authorization), for row-level
     /// security per end user: `{ "app.user_id" = "claims.sub" }` (the
     /// token's subject). Names must be custom settings (with a dot); a call
-    /// without an authenticated caller is refused.
+    /// without an authenticated caller is refused. This holds for
+    /// `[[tools.sql]]` statements only: a database with `session` offers no
+    /// `{name}_query` tool, since model-written SQL could set the setting.
     #[serde(default)]
     pub session: BTreeMap<String, String>,
     /// How often the schema's fingerprint is checked for changes
@@ -396,8 +401,13 @@ impl Resolved {
 
 impl DatabaseSpec {
     /// Whether the ad-hoc `{name}_query` tool is offered.
+    ///
+    /// Never with `session` settings: they hold row-level security only
+    /// for configured statements, since model-written SQL can call
+    /// `set_config('app.user_id', …)` itself. (`query_tool = true` with
+    /// `session` is a problem; a broken entry still does not offer it.)
     pub fn offers_query_tool(&self) -> bool {
-        self.query_tool.unwrap_or(self.access == Access::Read)
+        self.session.is_empty() && self.query_tool.unwrap_or(self.access == Access::Read)
     }
 
     /// The name of its ad-hoc query tool.
@@ -438,6 +448,14 @@ impl DatabaseSpec {
             if self.is_sqlite() {
                 problems.push((at, "session settings need PostgreSQL; SQLite has none".into()));
             }
+        }
+        if self.query_tool == Some(true) && !self.session.is_empty() {
+            problems.push(problem(
+                ["query_tool"],
+                "the ad-hoc query tool cannot be offered with `session` settings: model-written SQL can set them \
+                 itself (set_config('app.user_id', …)) and read other users' rows; serve per-user data through \
+                 [[tools.sql]] statements, or remove query_tool = true",
+            ));
         }
         if self.is_sqlite() && !self.schemas.is_empty() {
             problems.push(problem(["schemas"], "schemas apply to PostgreSQL; an SQLite file has one"));
@@ -696,6 +714,17 @@ mod tests {
             assert!(keys.contains(&expected), "{expected:?} not in {keys:?}");
         }
         assert!(spec.problems().iter().all(|(_, message)| !message.contains("secret")));
+        let session = database(serde_json::json!({
+            "name": "rls", "url": "postgres://app@db/shop", "session": {"app.user_id": "claims.sub"},
+        }));
+        assert!(!session.offers_query_tool() && session.problems().is_empty());
+        let asked = database(serde_json::json!({
+            "name": "rls", "url": "postgres://app@db/shop", "session": {"app.user_id": "claims.sub"},
+            "query_tool": true,
+        }));
+        assert!(!asked.offers_query_tool());
+        assert_eq!(asked.problems().len(), 1);
+        assert_eq!(asked.problems()[0].0, vec![Key::from("query_tool")]);
         assert!(url_has_password("postgresql://u@h/db?sslmode=require&Password=x"));
         assert!(!url_has_password("postgres://app_ro@db.internal:5432/shop?sslmode=verify-full"));
     }

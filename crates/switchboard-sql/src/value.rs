@@ -83,6 +83,21 @@ pub fn size(value: &Value) -> u64 {
     serde_json::to_vec(value).map_or(0, |v| v.len() as u64)
 }
 
+/// The bytes the keys of one row object take (`"name":` per column), as
+/// counted against `max_bytes`: rows reach the model as objects, so each
+/// row repeats its column names. A name seen before in `names` counts 6
+/// bytes more, room for the `_2`… suffix that keeps keys distinct.
+pub fn object_keys_size<'a>(names: impl IntoIterator<Item = &'a str>) -> u64 {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut total = 0;
+    for name in names {
+        let suffix = if seen.contains(&name) { 6 } else { 0 };
+        total += size(&Value::String(name.to_owned())) + 1 + suffix;
+        seen.push(name);
+    }
+    total
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,5 +111,8 @@ mod tests {
         assert_eq!(float(f64::NEG_INFINITY), json!("-Infinity"));
         assert_eq!(float(1.5), json!(1.5));
         assert_eq!(bytes(b"hi"), json!("aGk="));
+        let row = json!({"id": 1, "na\"me": "x"});
+        let values = size(&json!(1)) + size(&json!("x"));
+        assert_eq!(object_keys_size(["id", "na\"me"]) + values + 1 + 2, size(&row));
     }
 }

@@ -413,6 +413,88 @@ async fn privileged_roles_are_refused_unless_allowed() {
     assert_eq!(rows_of_t(&pg), T_UNTOUCHED);
 }
 
+/// The attack of the review: `GRANT adm TO reader` with `adm` a
+/// superuser; the reader's own query did `set_config('role', 'adm', true)`
+/// and then `COPY … TO PROGRAM`. Membership, not inherited privilege, is
+/// what counts, through any chain and with NOINHERIT too.
+#[tokio::test(flavor = "multi_thread")]
+async fn roles_that_can_become_a_privileged_role_are_refused() {
+    let pg = shop();
+    pg.create_role("adm", "adm-pw", "NOLOGIN SUPERUSER");
+    pg.execute("GRANT adm TO reader");
+    let refused = Postgres::connect(&pg.url("reader", READER_PASSWORD, "shop"), None, &options()).await;
+    assert!(
+        matches!(&refused, Err(Error::PrivilegedRole(m)) if m.contains("\"adm\"") && m.contains("superuser")),
+        "{refused:?}"
+    );
+
+    // Through an intermediate role, by a NOINHERIT member (PostgreSQL 15:
+    // NOINHERIT is the member's attribute): it inherits nothing, yet can
+    // SET ROLE to mid, which holds pg_execute_server_program.
+    pg.create_role("mid", "mid-pw", "NOLOGIN");
+    pg.execute("GRANT pg_execute_server_program TO mid");
+    pg.create_role("climber", "climber-pw", "LOGIN NOINHERIT");
+    pg.execute("GRANT mid TO climber");
+    pg.execute_in("shop", "GRANT SELECT ON t TO climber");
+    let climber = pg.url("climber", "climber-pw", "shop");
+    let refused = Postgres::connect(&climber, None, &options()).await;
+    assert!(
+        matches!(&refused, Err(Error::PrivilegedRole(m)) if m.contains("pg_execute_server_program")),
+        "{refused:?}"
+    );
+
+    // Why: once allowed, the member becomes the role inside its own query
+    // and runs a program on the server (the file appears on disk).
+    let allowed = Options { allow_privileged_role: true, ..options() };
+    let db = Postgres::connect(&climber, None, &allowed).await.expect("allowed");
+    assert!(db.notes().iter().any(|n| n.contains("pg_execute_server_program")), "{:?}", db.notes());
+    let marker = pg.dir().join("run-by-a-member");
+    let climb = format!(
+        "DO $$BEGIN PERFORM set_config('role', 'mid', true); \
+         EXECUTE 'COPY (SELECT 1) TO PROGRAM ''touch {}'''; END$$",
+        marker.display()
+    );
+    let ran = adhoc(&db, &climb).await;
+    assert!(marker.exists(), "a NOINHERIT member became the role and ran a program: {ran:?}");
+    assert_eq!(rows_of_t(&pg), T_UNTOUCHED);
+}
+
+/// The attack of the review: a NOINHERIT member of the table's owner
+/// inherits no privilege on `secret`, but can `SET ROLE` to the owner
+/// inside its query and read it.
+#[tokio::test(flavor = "multi_thread")]
+async fn exclude_counts_every_role_the_user_can_become() {
+    let pg = shop();
+    pg.create_role("owner_role", "owner-pw", "NOLOGIN");
+    pg.execute_in("shop", "CREATE TABLE vault (id int, secret text); ALTER TABLE vault OWNER TO owner_role");
+    pg.execute_in("shop", "INSERT INTO vault VALUES (1, 'the-vault-secret')");
+    pg.create_role("sidestep", "sidestep-pw", "LOGIN NOINHERIT");
+    pg.execute("GRANT owner_role TO sidestep");
+    pg.execute_in("shop", "GRANT SELECT (id) ON vault TO sidestep");
+    let sidestep = pg.url("sidestep", "sidestep-pw", "shop");
+    let exclude = Options { exclude: Exclusions::new(&["vault.secret"]).unwrap(), ..options() };
+    // What the check prevents: the member reads the column as the owner.
+    let unchecked = Postgres::connect(&sidestep, None, &options()).await.expect("opens without exclude");
+    let read = adhoc(&unchecked, AS_OWNER).await.expect("the member reads as the owner");
+    assert!(read.rows[0][1].as_str().unwrap().contains("the-vault-secret"), "{:?}", read.rows);
+
+    let refused = Postgres::connect(&sidestep, None, &exclude).await;
+    assert!(
+        matches!(&refused, Err(Error::Refused(m)) if m.contains("public.vault.secret") && m.contains("owner_role")),
+        "{refused:?}"
+    );
+    // Revoking the membership is what lets it open.
+    pg.execute("REVOKE owner_role FROM sidestep");
+    let db = Postgres::connect(&sidestep, None, &exclude).await.expect("opens once the membership is gone");
+    let secret = adhoc(&db, AS_OWNER).await;
+    assert!(matches!(&secret, Err(Error::Refused(m)) if m.contains("permission denied")), "{secret:?}");
+}
+
+/// Becomes `owner_role` inside the statement, then reads `vault.secret`
+/// in a query run after that (`query_to_xml` plans it at execution).
+const AS_OWNER: &str = "SELECT set_config('role', 'owner_role', true) r, \
+                        query_to_xml('SELECT secret FROM vault', true, false, '')::text x";
+
 #[tokio::test(flavor = "multi_thread")]
 async fn excluded_columns_must_be_unreadable_by_the_role() {
     let pg = shop();
@@ -831,6 +913,127 @@ async fn configured_statements_stay_prepared_and_follow_schema_changes() {
         "SELECT count(*) FROM pg_stat_activity WHERE usename = 'reader' AND state <> 'idle'",
         "0",
     );
+}
+
+/// `check` and a down database say why in the server's words (SQLSTATE and
+/// message), not the driver's bare "db error", and never the password or
+/// the URL.
+#[tokio::test(flavor = "multi_thread")]
+async fn connection_errors_say_why_without_the_password() {
+    let pg = shop();
+    let password = "Wr0ng-Secret-zq77";
+    let wrong = Postgres::connect(&pg.url("reader", password, "shop"), None, &options()).await;
+    let Err(Error::Connect(message)) = &wrong else { panic!("{wrong:?}") };
+    assert!(message.contains("28P01") && message.contains("password authentication failed"), "{message}");
+    assert!(!message.contains(password) && !message.contains("postgres://"), "{message}");
+    let apart = format!("postgres://reader@127.0.0.1:{}/shop?sslmode=disable", pg.port());
+    let wrong = Postgres::connect(&apart, Some(password), &options()).await;
+    assert!(
+        matches!(&wrong, Err(Error::Connect(m)) if m.contains("28P01") && !m.contains(password)),
+        "{wrong:?}"
+    );
+
+    let unknown = Postgres::connect(&pg.url("reader", READER_PASSWORD, "no_such_db"), None, &options()).await;
+    let Err(Error::Connect(message)) = &unknown else { panic!("{unknown:?}") };
+    assert!(message.contains("3D000") && message.contains("no_such_db"), "{message}");
+    assert!(!message.contains(READER_PASSWORD), "{message}");
+}
+
+/// A database that accepts TCP but never answers: opening a connection
+/// for a later call gives up at the connect timeout instead of holding
+/// the call forever. A proxy in front of the real server forwards the
+/// first connection and then only accepts.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_accepts_and_never_answers_times_out_at_connect() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let pg = shop();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let silent = Arc::new(AtomicBool::new(false));
+    let upstream = pg.port();
+    let proxy_silent = silent.clone();
+    let proxy = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((mut inbound, _)) = listener.accept().await {
+            if proxy_silent.load(Ordering::SeqCst) {
+                held.push(inbound); // accepted, never answered
+                continue;
+            }
+            tokio::spawn(async move {
+                let mut outbound = tokio::net::TcpStream::connect(("127.0.0.1", upstream)).await.unwrap();
+                let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+            });
+        }
+    });
+    let url = format!("postgres://reader@127.0.0.1:{port}/shop?sslmode=disable");
+    let quick = Options { connect_timeout: Duration::from_secs(1), ..options() };
+    let db = Postgres::connect(&url, Some(READER_PASSWORD), &quick).await.expect("opens through the proxy");
+    silent.store(true, Ordering::SeqCst);
+    // An ad-hoc call closes its connection afterwards, so the next call
+    // must open a new one: through the silent proxy.
+    let _ = adhoc(&db, "SELECT 1").await;
+    let started = Instant::now();
+    let hung = tokio::time::timeout(Duration::from_secs(20), adhoc(&db, "SELECT 2")).await;
+    let answered = hung.expect("the call must not hang past the connect timeout");
+    assert!(matches!(&answered, Err(Error::Connect(m)) if m.contains("connect timeout")), "{answered:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    proxy.abort();
+}
+
+/// The peak resident memory of this process (VmHWM), in KiB.
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// The review's `SELECT repeat('x', 900000000)` grew memory to 3.5 GB: the
+/// row was decoded, then serialized to be measured. A row whose binary form
+/// alone cannot fit `max_bytes` now stops the result undecoded; what
+/// remains is the one row as the server sent it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_row_wider_than_max_bytes_is_not_decoded() {
+    const WIDE: u64 = 200_000_000;
+    let pg = shop();
+    // Building the value takes the server a while on a loaded machine.
+    let db = open(&pg, &Options { statement_timeout: Duration::from_secs(60), ..options() }).await;
+    let before = peak_rss_kib();
+    let params = Map::new();
+    let sql = format!("SELECT n, repeat('x', {WIDE}) AS wide FROM (VALUES (1)) v(n)");
+    let mut request = call(&sql, &params, Placeholders::None);
+    request.max_bytes = 256 * 1024;
+    let rows = db.query(request).await.unwrap();
+    assert!(rows.truncated && rows.rows.is_empty(), "{} rows", rows.rows.len());
+    let grown = peak_rss_kib().saturating_sub(before);
+    // Decoded and measured, the row took three times its size; held once
+    // on the wire, about its size.
+    assert!(grown < 2 * WIDE / 1024, "peak memory grew by {grown} KiB for a {WIDE}-byte row");
+    assert_eq!(adhoc(&db, "SELECT 7").await.unwrap().rows, vec![vec![json!(7)]]);
+}
+
+/// Rows reach the model as objects, so their keys (the column names, once
+/// per row) count against `max_bytes` as the values do.
+#[tokio::test(flavor = "multi_thread")]
+async fn max_bytes_counts_the_column_names_of_every_row() {
+    let pg = shop();
+    let db = open(&pg, &options()).await;
+    let params = Map::new();
+    let name = "a_very_long_column_name_repeated_in_every_single_row_object";
+    let sql = format!("SELECT 1 AS {name} FROM generate_series(1, 1000)");
+    let mut request = call(&sql, &params, Placeholders::None);
+    request.max_bytes = 10_000;
+    let rows = db.query(request).await.unwrap();
+    assert!(rows.truncated);
+    let objects: Vec<Value> = rows.rows.iter().map(|row| json!({ name: row[0] })).collect();
+    let sent = serde_json::to_vec(&objects).unwrap().len() as u64;
+    assert!(sent <= 10_000, "{} rows make {sent} bytes of objects", rows.rows.len());
+    assert_eq!(sent, rows.bytes);
+    assert!(rows.rows.len() > 100, "{}", rows.rows.len());
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -600,6 +600,59 @@ async fn postgres_session_settings_apply_row_level_security_per_end_user() {
     assert!(text(&nobody).contains("access token"), "{nobody}");
 }
 
+/// The attack of the review: through the ad-hoc query tool, any role sets
+/// the session setting itself (`set_config('app.user_id', 'bob', true)`)
+/// and reads another user's rows. A database with `session` offers no
+/// query tool, and asking for one is a placed problem.
+#[cfg(feature = "postgres")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_session_database_offers_no_query_tool_that_could_set_the_user_itself() {
+    use switchboard_server::Principal;
+    use switchboard_testkit::postgres::PostgresServer;
+
+    let pg = tokio::task::spawn_blocking(PostgresServer::start).await.unwrap();
+    pg.create_database("shop");
+    pg.create_role("app", "app-password", "LOGIN");
+    pg.execute_in(
+        "shop",
+        "CREATE TABLE notes (id int PRIMARY KEY, owner text NOT NULL, body text NOT NULL);
+         INSERT INTO notes VALUES (1, 'ada', 'engine'), (2, 'bob', 'cipher');
+         ALTER TABLE notes ENABLE ROW LEVEL SECURITY;
+         CREATE POLICY own_notes ON notes USING (owner = current_setting('app.user_id', true));
+         GRANT SELECT ON notes TO app;",
+    );
+    let asked: DatabaseSpec = serde_json::from_value(json!({
+        "name": "shop", "url_env": "SHOP_URL", "session": {"app.user_id": "claims.sub"}, "query_tool": true,
+    }))
+    .unwrap();
+    let problems = asked.problems();
+    assert!(
+        problems
+            .iter()
+            .any(|(at, message)| at == &vec![Key::from("query_tool")] && message.contains("set_config")),
+        "{problems:?}"
+    );
+    // Even served as written (a loader that keeps a broken entry), no query tool.
+    let url = format!("postgres://app@127.0.0.1:{}/shop", pg.port());
+    let target = Target::Postgres { url, password: Some("app-password".into()) };
+    let (_databases, server) = serve(vec![Resolved { spec: asked, target }], Vec::new()).await;
+    assert!(server.tool_definition("shop_query").is_none());
+
+    let (tx, _rx) = tokio::sync::mpsc::channel(16);
+    let session = server.new_session(tx, None);
+    let sql = "SELECT set_config('app.user_id', 'bob', true), body FROM notes";
+    let mut params = json!({"name": "shop_query", "arguments": {"sql": sql}});
+    params["_meta"] = TestClient::modern_meta();
+    let frame =
+        serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}))
+            .unwrap();
+    let via = Via { principal: Some(Principal::new("ada")), ..Via::default() };
+    let bytes = server.accept_via(&session, &frame, &via).resolve().await.unwrap();
+    let response = String::from_utf8(bytes.to_vec()).unwrap();
+    assert!(!response.contains("cipher"), "bob's row reached ada: {response}");
+    assert!(response.contains("error") || response.contains("isError"), "{response}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_that_is_down_has_no_items_and_comes_back_when_it_can_open() {
     let (dir, path) = fixture();

@@ -61,12 +61,43 @@ impl std::fmt::Debug for Tls {
     }
 }
 
-/// Connects with `config` through `tls`; the connection's task runs on the
-/// current runtime until the client is dropped.
-pub(crate) async fn open(
-    config: &Config,
-    tls: &Tls,
-) -> Result<tokio_postgres::Client, tokio_postgres::Error> {
+/// Connects with `config` through `tls`, the whole opening (TCP, TLS,
+/// startup and authentication) within the configuration's connect timeout:
+/// the driver's own timeout covers the TCP connect only, so a server that
+/// accepts and never answers would hold a call forever. The connection's
+/// task runs on the current runtime until the client is dropped.
+pub(crate) async fn open(config: &Config, tls: &Tls) -> Result<tokio_postgres::Client, Error> {
+    let limit = config.get_connect_timeout().copied().unwrap_or(DEFAULT_CONNECT_TIMEOUT);
+    tokio::time::timeout(limit, open_unbounded(config, tls))
+        .await
+        .map_err(|_| {
+            Error::Connect(format!(
+                "the server did not complete the connection (startup, TLS, authentication) within the \
+                 connect timeout ({limit:?})"
+            ))
+        })?
+        .map_err(|e| connect_error(&e))
+}
+
+/// Used when a configuration names no connect timeout (ours always does).
+const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What went wrong opening a connection, in the server's words when it
+/// answered (SQLSTATE and message: "28P01: password authentication failed
+/// for user …"), else the driver's and its cause's. The driver's own text
+/// for a server error is only "db error"; none of these holds the URL or
+/// the password.
+pub(crate) fn connect_error(e: &tokio_postgres::Error) -> Error {
+    if let Some(db) = e.as_db_error() {
+        return Error::Connect(format!("the server refused: {}: {}", db.code().code(), db.message()));
+    }
+    match std::error::Error::source(e) {
+        Some(cause) => Error::Connect(format!("{e}: {cause}")),
+        None => Error::Connect(e.to_string()),
+    }
+}
+
+async fn open_unbounded(config: &Config, tls: &Tls) -> Result<tokio_postgres::Client, tokio_postgres::Error> {
     match tls {
         Tls::Plain => {
             let (client, connection) = config.connect(NoTls).await?;

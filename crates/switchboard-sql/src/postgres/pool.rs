@@ -65,12 +65,9 @@ impl Pool {
         let reused = idle.is_some();
         let conn = match idle {
             Some(conn) => conn,
-            None => Conn {
-                client: connect::open(&self.config, &self.tls)
-                    .await
-                    .map_err(|e| Error::Connect(e.to_string()))?,
-                prepared: Prepared::default(),
-            },
+            None => {
+                Conn { client: connect::open(&self.config, &self.tls).await?, prepared: Prepared::default() }
+            }
         };
         let cancel = conn.client.cancel_token();
         Ok(Lease { pool: self, conn: Some(conn), cancel, busy: false, reused, _permit: permit })

@@ -7,11 +7,15 @@
 //! the startup packet) and is always rolled back. A call's transaction-local
 //! settings are bound parameters of `set_config(name, value, true)`.
 //!
-//! Reading stops at `skip + max_rows + 1` rows or `max_bytes`: a query of
-//! twenty million rows answers with the first page, in flat memory (the
-//! driver reads the socket only as fast as rows are taken). Through a
-//! portal fetched in chunks the rest is never sent; a configured statement
-//! read whole (below) has its statement cancelled instead.
+//! Reading stops at `skip + max_rows + 1` rows or `max_bytes` (rows sized
+//! as the objects the MCP layer sends, keys included): a query of twenty
+//! million rows answers with the first page, in flat memory (rows are read
+//! one at a time as they arrive, and the driver reads the socket only as
+//! fast as rows are taken). Through a portal fetched in chunks the rest is
+//! never sent; a configured statement read whole (below) has its statement
+//! cancelled instead. A row whose binary form alone cannot fit `max_bytes`
+//! stops the result before it is decoded; the driver still holds that one
+//! row as the server sent it (PostgreSQL caps a field at 1 GB).
 //!
 //! What a read costs, in round trips to the server (the driver sends each
 //! request when it is first polled and the server answers them in order,
@@ -258,7 +262,7 @@ async fn read_stream(
     let stream =
         client.query_raw(&ready.statement, refs(params)).await.map_err(|e| bind_failure(e, names))?;
     let mut stream = pin!(stream);
-    let mut collected = Collected::new(call);
+    let mut collected = Collected::new(call, &ready.columns);
     while let Some(row) = stream.try_next().await.map_err(execute_error)? {
         if !collected.take(&row, &ready.columns)? {
             return Ok((collected.into_rows(&ready.columns), false));
@@ -269,6 +273,8 @@ async fn read_stream(
 
 /// Rows taken within a call's caps (`skip`, `max_rows`, `max_bytes`).
 struct Collected {
+    /// The bytes of one row object's keys (the column names).
+    keys: u64,
     skip: u64,
     max_rows: u64,
     max_bytes: u64,
@@ -279,8 +285,9 @@ struct Collected {
 }
 
 impl Collected {
-    fn new(call: &Call<'_>) -> Collected {
+    fn new(call: &Call<'_>, columns: &[Column]) -> Collected {
         Collected {
+            keys: crate::value::object_keys_size(columns.iter().map(|c| c.name.as_str())),
             skip: call.skip,
             max_rows: call.max_rows,
             max_bytes: call.max_bytes,
@@ -302,12 +309,17 @@ impl Collected {
             self.truncated = true;
             return Ok(false);
         }
+        // As serialized inside the `rows` array: an object of the columns'
+        // keys and values, and a comma before it.
+        let framing = self.keys + row.len().saturating_sub(1) as u64 + 2 + u64::from(!self.rows.is_empty());
+        // A row whose binary form alone cannot fit stops the result before
+        // any of it is decoded (`repeat('x', 900000000)`).
+        if self.bytes + wire_size(row) / types::WIRE_PER_JSON_BYTE + framing > self.max_bytes {
+            self.truncated = true;
+            return Ok(false);
+        }
         let values = decode_row(row, columns)?;
-        // As serialized inside the `rows` array: `[a,b]`, and a comma before it.
-        let size = values.iter().map(crate::value::size).sum::<u64>()
-            + values.len().saturating_sub(1) as u64
-            + 2
-            + u64::from(!self.rows.is_empty());
+        let size = values.iter().map(crate::value::size).sum::<u64>() + framing;
         if self.bytes + size > self.max_bytes {
             self.truncated = true;
             return Ok(false);
@@ -320,6 +332,11 @@ impl Collected {
     fn into_rows(self, columns: &[Column]) -> Rows {
         Rows { columns: columns.to_vec(), rows: self.rows, truncated: self.truncated, bytes: self.bytes }
     }
+}
+
+/// The bytes a row's values took on the wire, without decoding them.
+fn wire_size(row: &tokio_postgres::Row) -> u64 {
+    (0..row.len()).map(|i| row.try_get::<_, types::WireSize>(i).map_or(0, |size| size.0)).sum()
 }
 
 /// A Bind error: a cached statement whose result type changed, or [`bind_error`].
@@ -362,17 +379,21 @@ async fn fetch(
     let portal = bind.map_err(|e| bind_failure(e, names))?;
 
     let wanted = call.skip.saturating_add(call.max_rows).saturating_add(1);
-    let mut collected = Collected::new(call);
+    let mut collected = Collected::new(call, &ready.columns);
     'fetch: loop {
         let ask = wanted.saturating_sub(collected.seen).clamp(1, CHUNK);
-        let chunk = tx.query_portal(&portal, ask as i32).await.map_err(execute_error)?;
-        let exhausted = (chunk.len() as u64) < ask;
-        for row in chunk {
+        // Rows one at a time as they arrive (not the chunk collected): a
+        // result stopped early holds no more than the row it stopped at.
+        let stream = tx.query_portal_raw(&portal, ask as i32).await.map_err(execute_error)?;
+        let mut stream = pin!(stream);
+        let mut in_chunk: u64 = 0;
+        while let Some(row) = stream.try_next().await.map_err(execute_error)? {
+            in_chunk += 1;
             if !collected.take(&row, &ready.columns)? {
                 break 'fetch;
             }
         }
-        if exhausted {
+        if in_chunk < ask {
             break;
         }
     }

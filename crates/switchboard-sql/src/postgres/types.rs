@@ -192,6 +192,31 @@ impl<'a> FromSql<'a> for Cell {
     }
 }
 
+/// One result value's size as it arrived (its binary form), read without
+/// decoding it: what a row costs before it is turned into JSON.
+#[derive(Debug)]
+pub(crate) struct WireSize(pub u64);
+
+impl<'a> FromSql<'a> for WireSize {
+    fn from_sql(_: &Type, raw: &'a [u8]) -> Result<Self, BoxError> {
+        Ok(WireSize(raw.len() as u64))
+    }
+
+    fn from_sql_null(_: &Type) -> Result<Self, BoxError> {
+        Ok(WireSize(0))
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+}
+
+/// No value's JSON form is smaller than its binary form divided by this.
+/// The tightest cases are fixed-width numbers and array headers: an `int8`
+/// of 8 bytes can be `0` (1 byte), and a one-element `int8[]` of 32 bytes
+/// is `[0]` (3 bytes); 16 leaves room over every type decoded here.
+pub(crate) const WIRE_PER_JSON_BYTE: u64 = 16;
+
 /// Decodes one non-NULL value of `ty` from the binary format.
 pub(crate) fn decode(ty: &Type, raw: &[u8]) -> Result<Value, String> {
     let ty = base(ty);
