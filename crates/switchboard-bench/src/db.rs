@@ -89,7 +89,7 @@ pub(crate) fn fixture(dir: &Path) -> anyhow::Result<PathBuf> {
     std::fs::write(
         dir.join("switchboard.toml"),
         format!(
-            "[[databases]]\nname = \"bench\"\npath = \"bench.db\"\n\n[[tools.sql]]\nname = \"{TOOL}\"\ndatabase = \"bench\"\n\
+            "[limits]\ntool_calls_per_minute = 0\n\n[[databases]]\nname = \"bench\"\npath = \"bench.db\"\n\n[[tools.sql]]\nname = \"{TOOL}\"\ndatabase = \"bench\"\n\
              description = \"The orders of one customer.\"\nsql = \"{SQL}\"\n\
              params.customer_id = {{ description = \"The customer's id\" }}\n"
         ),

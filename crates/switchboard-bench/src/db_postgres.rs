@@ -93,6 +93,7 @@ fn start(dir: &Path) -> anyhow::Result<(PostgresServer, String)> {
         dir.join("switchboard.toml"),
         format!(
             "[server]\nenv_file = \".switchboard.env\"\n\n\
+             [limits]\ntool_calls_per_minute = 0\n\n\
              [[databases]]\nname = \"{DATABASE}\"\nurl = \"postgres://{READER}@127.0.0.1:{}/{DATABASE}\"\n\
              password_env = \"{PASSWORD_ENV}\"\n\n\
              [[tools.sql]]\nname = \"{TOOL}\"\ndatabase = \"{DATABASE}\"\n\

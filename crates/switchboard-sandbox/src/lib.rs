@@ -101,9 +101,9 @@ pub struct Policy {
     /// Files the program may not read although their folder is readable:
     /// what the server never serves to the model (a database file, which
     /// would read around `exclude`; the file the secrets come from). Each
-    /// existing one has `/dev/null` bound over it in the same private
-    /// mount namespace, after the read-only holds, so the program reads
-    /// nothing from it (Landlock cannot carve a file out of a readable
+    /// existing one has an empty read-only file bound over it in the same
+    /// private mount namespace, after the read-only holds, so the program
+    /// reads nothing from it and cannot write it (Landlock cannot carve a file out of a readable
     /// folder either). Where no mount namespace can be made, the program
     /// still runs, with a warning on its stderr.
     #[serde(default)]
@@ -461,7 +461,7 @@ mod imp {
     }
 
     /// Bind-mounts each existing path of `paths` read-only over itself,
-    /// then `/dev/null` over each existing file of `hidden`, in a new mount
+    /// then an empty read-only file over each existing file of `hidden`, in a new mount
     /// namespace (with a user namespace first when this user may not make
     /// one alone), private so nothing reaches the host's.
     pub(super) fn hold_read_only(paths: &[PathBuf], hidden: &[PathBuf]) -> Result<(), String> {
@@ -496,11 +496,31 @@ mod imp {
             let flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | kept_flags(path);
             mount(none, path.as_path(), none, flags, none).map_err(|e| failed("read-only remount", &e))?;
         }
-        for path in hidden {
-            mount(Some("/dev/null"), path.as_path(), none, MsFlags::MS_BIND, none)
-                .map_err(|e| failed("hide", &e))?;
+        if !hidden.is_empty() {
+            hide(&hidden).map_err(|e| failed("hide", &e))?;
         }
         Ok(())
+    }
+
+    /// Binds an empty, read-only regular file over each of `hidden`: a
+    /// read finds nothing and a write fails (`EROFS`). Not `/dev/null`: a
+    /// device node takes writes even on a read-only mount, and the program
+    /// would believe it had written. The empty file is made in the private
+    /// temporary folder and unlinked once bound (the mounts keep it).
+    fn hide(hidden: &[&PathBuf]) -> Result<(), String> {
+        use nix::mount::{MsFlags, mount};
+        let empty = std::env::temp_dir().join(format!(".switchboard-hidden-{}", std::process::id()));
+        std::fs::File::create(&empty).map_err(|e| format!("{}: {e}", empty.display()))?;
+        let none: Option<&str> = None;
+        let result = hidden.iter().try_for_each(|path| {
+            mount(Some(empty.as_path()), path.as_path(), none, MsFlags::MS_BIND, none)
+                .map_err(|e| format!("bind over {}: {e}", path.display()))?;
+            let flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | kept_flags(&empty);
+            mount(none, path.as_path(), none, flags, none)
+                .map_err(|e| format!("read-only over {}: {e}", path.display()))
+        });
+        let _ = std::fs::remove_file(&empty);
+        result
     }
 
     /// The flags of the mount `path` is on that a remount inside a user

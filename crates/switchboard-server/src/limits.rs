@@ -19,7 +19,7 @@
 use std::num::NonZeroU32;
 use std::time::Duration;
 
-use governor::clock::{Clock, DefaultClock};
+use governor::clock::Clock;
 use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota};
 use serde_json::json;
 use switchboard_types::{ErrorCode, ErrorObject};
@@ -71,7 +71,7 @@ impl Limiters {
             if let Some(caller) = caller()
                 && let Err(not_until) = limiter.check_key(&caller)
             {
-                let wait = not_until.wait_time_from(DefaultClock::default().now());
+                let wait = not_until.wait_time_from(limiter.clock().now());
                 return Err(refused(
                     format!("rate limit: at most {} tool calls per minute per caller", limit.per_minute),
                     wait,
@@ -81,7 +81,7 @@ impl Limiters {
         if let Some((limit, limiter)) = &self.global
             && let Err(not_until) = limiter.check()
         {
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
+            let wait = not_until.wait_time_from(limiter.clock().now());
             return Err(refused(
                 format!("rate limit: this server takes at most {} tool calls per minute", limit.per_minute),
                 wait,

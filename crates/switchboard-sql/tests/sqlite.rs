@@ -294,6 +294,16 @@ fn resident() -> Option<u64> {
     line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kib| kib * 1024)
 }
 
+/// The size of `rows` sent as objects with the column names `names`, as
+/// `max_bytes` counts them.
+fn sent_as_objects(rows: &[Vec<Value>], names: &[&str]) -> u64 {
+    let objects: Vec<Value> = rows
+        .iter()
+        .map(|row| Value::Object(names.iter().map(|n| n.to_string()).zip(row.iter().cloned()).collect()))
+        .collect();
+    serde_json::to_vec(&objects).unwrap().len() as u64
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_twenty_million_row_result_is_capped_promptly_with_flat_memory() {
     let (_dir, path) = fixture();
@@ -309,7 +319,7 @@ async fn a_twenty_million_row_result_is_capped_promptly_with_flat_memory() {
     assert!(rows.truncated);
     assert_eq!(rows.rows.len(), 500);
     assert_eq!(rows.rows[499], vec![json!(500), json!("row number 500")]);
-    assert_eq!(rows.bytes, serde_json::to_vec(&rows.rows).unwrap().len() as u64);
+    assert_eq!(rows.bytes, sent_as_objects(&rows.rows, &["x", "label"]));
     if let (Some(before), Some(after)) = (before, resident()) {
         assert!(after.saturating_sub(before) < 64 << 20, "grew by {} bytes", after - before);
     }
@@ -319,7 +329,7 @@ async fn a_twenty_million_row_result_is_capped_promptly_with_flat_memory() {
         Call { max_rows: 1_000_000, max_bytes: 1000, ..call(sql, &params, Placeholders::None) };
     let first = db.query(bytes_capped.clone()).await.unwrap();
     assert!(first.truncated && first.bytes <= 1000 && !first.rows.is_empty());
-    assert_eq!(first.bytes, serde_json::to_vec(&first.rows).unwrap().len() as u64);
+    assert_eq!(first.bytes, sent_as_objects(&first.rows, &["x", "label"]));
     let next = db.query(Call { skip: first.rows.len() as u64, ..bytes_capped }).await.unwrap();
     assert_eq!(next.rows[0][0], json!(first.rows.len() + 1));
 
@@ -989,4 +999,27 @@ async fn an_excluded_key_column_is_not_readable_as_rowid() {
         assert!(matches!(read(&db, sql).await, Err(Error::Refused(_))), "{sql}");
     }
     read(&db, "SELECT total FROM orders").await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn max_bytes_counts_the_column_names_of_every_row() {
+    // Rows are sent as objects: a long column name repeated in each of
+    // them counts against max_bytes as much as the values do.
+    let (_dir, path) = fixture();
+    let db = Sqlite::open(&path, &options()).unwrap();
+    let params = Map::new();
+    let name = "a_very_long_column_name_repeated_in_every_single_row_object";
+    let sql = format!(
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000) SELECT 1 AS {name} FROM c"
+    );
+    let mut request = call(&sql, &params, Placeholders::None);
+    request.max_rows = 5000;
+    request.max_bytes = 10_000;
+    let rows = db.query(request).await.unwrap();
+    assert!(rows.truncated);
+    let objects: Vec<Value> = rows.rows.iter().map(|row| json!({ name: row[0] })).collect();
+    let sent = serde_json::to_vec(&objects).unwrap().len() as u64;
+    assert!(sent <= 10_000, "{} rows make {sent} bytes of objects", rows.rows.len());
+    assert_eq!(sent, rows.bytes);
+    assert!(rows.rows.len() > 100, "{}", rows.rows.len());
 }

@@ -2,7 +2,7 @@
 //!
 //! Every read runs on a connection opened `SQLITE_OPEN_READ_ONLY` with
 //! `query_only`, `SQLITE_LIMIT_ATTACHED = 0`, defensive mode and an
-//! untrusted schema, and an authorizer allow-list ([`authorizer`]) that
+//! untrusted schema, and an authorizer allow-list (module `authorizer`) that
 //! denies every action that is not a read, a pure function or a reading
 //! pragma, and every read of an excluded table or column. A statement is
 //! prepared alone: a tail after it is refused before anything runs. A

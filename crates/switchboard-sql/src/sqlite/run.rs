@@ -244,6 +244,11 @@ fn stream(
     call: &ReadCall,
 ) -> rusqlite::Result<(Vec<Vec<Value>>, bool, u64)> {
     let width = statement.column_count();
+    // Each row is sent as an object: its column names count against
+    // `max_bytes` as much as its values (a thousand long names and tiny
+    // values would otherwise pass the cap many times over).
+    let names: Vec<String> = statement.column_names().map(str::to_owned).collect();
+    let keys = crate::value::object_keys_size(names.iter().map(String::as_str));
     let mut rows = statement.raw_query();
     let mut kept: Vec<Vec<Value>> = Vec::new();
     let mut skipped = 0u64;
@@ -259,12 +264,13 @@ fn stream(
         let separator = u64::from(!kept.is_empty());
         // A row whose raw values alone pass the cap stops the result before
         // any of it is copied into JSON (a 60 MB blob is never encoded).
-        let at_least: u64 = (0..width).map(|i| types::json_size_at_least(row.get_ref_unwrap(i))).sum();
+        let at_least: u64 =
+            keys + (0..width).map(|i| types::json_size_at_least(row.get_ref_unwrap(i))).sum::<u64>();
         if bytes + separator + at_least > call.max_bytes {
             return Ok((kept, true, bytes));
         }
         let values: Vec<Value> = (0..width).map(|i| types::to_json(row.get_ref_unwrap(i))).collect();
-        let size = types::json_size(&values) + separator;
+        let size = keys + types::json_size(&values) + separator;
         if bytes + size > call.max_bytes {
             return Ok((kept, true, bytes));
         }
