@@ -33,6 +33,7 @@ pub mod postgres;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -180,8 +181,9 @@ pub struct Call<'a> {
 /// The rows a read call returned.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rows {
-    /// The result's columns.
-    pub columns: Vec<Column>,
+    /// The result's columns (shared: a statement run again answers with
+    /// the same columns without copying them).
+    pub columns: Arc<[Column]>,
     /// The rows, each one value per column, in the JSON form of [`value`].
     pub rows: Vec<Vec<Value>>,
     /// Whether more rows exist after these (a limit stopped the result).

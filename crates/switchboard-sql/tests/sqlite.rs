@@ -1023,3 +1023,64 @@ async fn max_bytes_counts_the_column_names_of_every_row() {
     assert_eq!(sent, rows.bytes);
     assert!(rows.rows.len() > 100, "{}", rows.rows.len());
 }
+
+/// Statements are prepared once per connection and reused: a reused
+/// statement is still one statement alone, still only reads, and when the
+/// schema changes under it (another process redefines a view) SQLite
+/// prepares it again under the authorizer, which refuses what the new
+/// definition does.
+#[tokio::test(flavor = "multi_thread")]
+async fn reused_statements_are_authorized_again_when_the_schema_changes() {
+    let (_dir, path) = fixture();
+    let one_connection = Options { pool_size: 1, ..options() };
+    let db = Sqlite::open(&path, &one_connection).unwrap();
+    let before = state(&path);
+    for _ in 0..3 {
+        let rows = read(&db, "SELECT name FROM customer_ssn ORDER BY name").await.unwrap();
+        assert_eq!(rows.rows[0][0], json!("Ada"));
+        for sql in
+            ["SELECT 1; DELETE FROM orders", "DELETE FROM orders", "SELECT sqlite_compileoption_get(0)"]
+        {
+            refused(read(&db, sql).await, sql);
+        }
+    }
+    assert_eq!(state(&path), before);
+    {
+        let other = rusqlite::Connection::open(&path).unwrap();
+        other
+            .execute_batch(
+                "DROP VIEW customer_ssn;
+                 CREATE VIEW customer_ssn AS SELECT sqlite_compileoption_get(0) AS name, ssn FROM customers;",
+            )
+            .unwrap();
+    }
+    let sql = "SELECT name FROM customer_ssn ORDER BY name";
+    let refusal = refused(read(&db, sql).await, sql);
+    assert!(refusal.to_string().contains("sqlite_compileoption_get"), "{refusal}");
+}
+
+/// A reused statement whose table gains or loses columns answers with the
+/// columns it has now, each row as wide as they are.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reused_statement_follows_its_columns_through_schema_changes() {
+    let (_dir, path) = fixture();
+    let db = Sqlite::open(&path, &Options { pool_size: 1, ..options() }).unwrap();
+    let sql = "SELECT * FROM audit_log";
+    let names = |rows: &Rows| rows.columns.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
+    let first = read(&db, sql).await.unwrap();
+    assert_eq!(names(&first), ["id", "entry"]);
+    assert!(std::sync::Arc::ptr_eq(&first.columns, &read(&db, sql).await.unwrap().columns));
+    let alter =
+        |statement: &str| rusqlite::Connection::open(&path).unwrap().execute_batch(statement).unwrap();
+    alter("ALTER TABLE audit_log ADD COLUMN actor TEXT DEFAULT 'system'");
+    let wider = read(&db, sql).await.unwrap();
+    assert_eq!(names(&wider), ["id", "entry", "actor"]);
+    assert_eq!(wider.rows, [vec![json!(1), json!("created"), json!("system")]]);
+    alter("ALTER TABLE audit_log DROP COLUMN entry");
+    let narrower = read(&db, sql).await.unwrap();
+    assert_eq!(names(&narrower), ["id", "actor"]);
+    assert_eq!(narrower.rows, [vec![json!(1), json!("system")]]);
+    alter("DELETE FROM audit_log; ALTER TABLE audit_log RENAME COLUMN actor TO who");
+    let empty = read(&db, sql).await.unwrap();
+    assert_eq!((names(&empty), empty.rows.len()), (vec!["id".to_owned(), "who".to_owned()], 0));
+}

@@ -117,7 +117,7 @@ pub(crate) async fn describe(client: &mut Client, sql: &str, names: &[String]) -
 pub(crate) struct Ready {
     statement: PgStatement,
     names: Vec<String>,
-    columns: Vec<Column>,
+    columns: Arc<[Column]>,
 }
 
 /// How a read failed: a cached statement whose result type changed since
@@ -329,8 +329,8 @@ impl Collected {
         Ok(true)
     }
 
-    fn into_rows(self, columns: &[Column]) -> Rows {
-        Rows { columns: columns.to_vec(), rows: self.rows, truncated: self.truncated, bytes: self.bytes }
+    fn into_rows(self, columns: &Arc<[Column]>) -> Rows {
+        Rows { columns: Arc::clone(columns), rows: self.rows, truncated: self.truncated, bytes: self.bytes }
     }
 }
 
@@ -355,7 +355,7 @@ async fn prepare_ready(tx: &Transaction<'_>, statement: Statement<'_>) -> Result
     let stmt = tx.prepare(&sql).await.map_err(prepare_error)?;
     check_param_count(&stmt, &names)?;
     types::check_decodable(stmt.columns())?;
-    let columns = columns_of(&stmt);
+    let columns = columns_of(&stmt).into();
     Ok(Ready { statement: stmt, names, columns })
 }
 

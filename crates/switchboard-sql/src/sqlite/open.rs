@@ -2,6 +2,8 @@
 //! the open flags, the limits, the defensive settings, `query_only` and the
 //! authorizer. A connection is only ever handed out fully guarded.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,7 +14,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::authorizer::{Guard, Mode, Sealed};
 use super::excluded::Excluded;
-use crate::Error;
+use crate::{Column, Error};
 
 /// The longest text or blob a statement may build or read (64 MiB):
 /// `zeroblob`, `printf` and `group_concat` cannot grow a value past it.
@@ -31,6 +33,9 @@ const MAX_LIKE_PATTERN_LENGTH: i32 = 1000;
 /// generator recurse once per level, and [`super::worker::STACK_SIZE`] is
 /// measured against this depth (`tests/sqlite.rs::deep_patterns_and_expressions_fail_alone_and_the_database_serves_on`).
 const MAX_EXPR_DEPTH: i32 = 1000;
+
+/// Prepared statements a connection keeps for reuse (see `run::prepare_reused`).
+pub(super) const STATEMENT_CACHE: usize = 32;
 
 /// Which file a connection opened: a file replaced under the same name is
 /// another file, and its connections are reopened.
@@ -88,6 +93,10 @@ pub(super) struct Conn {
     pub(super) connection: Connection,
     pub(super) guard: Arc<Guard>,
     pub(super) identity: FileIdentity,
+    /// The SQL texts this connection has already prepared and found to be
+    /// one statement alone (see `run::prepare_reused`), each with the
+    /// columns of its last result.
+    pub(super) reused: RefCell<HashMap<String, Arc<[Column]>>>,
 }
 
 /// Whether a connection reads only or also writes.
@@ -120,6 +129,11 @@ pub(super) fn open(path: &Path, role: Role, exclude: &Excluded, busy: Duration) 
     // schema cannot call functions with side effects from views or triggers.
     connection.set_db_config(DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true).map_err(connect)?;
     connection.set_db_config(DbConfig::SQLITE_DBCONFIG_TRUSTED_SCHEMA, false).map_err(connect)?;
+    // One plan per statement whatever values are bound: otherwise binding
+    // new values to a statement whose plan looked at them (STAT4 is
+    // compiled in) makes SQLite prepare it again at every run, which cost
+    // a sixth of the server's CPU per call with the statement reused.
+    connection.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true).map_err(connect)?;
     if role == Role::Reader {
         connection.pragma_update(None, "query_only", true).map_err(connect)?;
     }
@@ -133,7 +147,8 @@ pub(super) fn open(path: &Path, role: Role, exclude: &Excluded, busy: Duration) 
     // than at the first call.
     guard.enter(Mode::Internal);
     connection.query_row("PRAGMA schema_version", [], |row| row.get::<_, i64>(0)).map_err(connect)?;
-    let conn = Conn { connection, guard, identity };
+    connection.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+    let conn = Conn { connection, guard, identity, reused: RefCell::new(HashMap::new()) };
     seal(&conn)?;
     Ok(conn)
 }
