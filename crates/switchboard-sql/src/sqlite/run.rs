@@ -322,7 +322,7 @@ fn stream(
     while let Some(row) = rows.next()? {
         let (width, keys) = *shape.get_or_insert_with(|| {
             let statement = row.as_ref();
-            (statement.column_count(), crate::value::object_keys_size(statement.column_names().into_iter()))
+            (statement.column_count(), crate::value::object_keys_size(statement.column_names()))
         });
         if skipped < call.skip {
             skipped += 1;
