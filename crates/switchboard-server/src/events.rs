@@ -9,13 +9,19 @@
 //!
 //! With a shared state store the bus spans instances: events are published
 //! on the store's channel in the order they were sent here, and events of
-//! other instances are delivered here as if sent locally.
+//! other instances are delivered here as if sent locally. Losing some on
+//! the way is never silent either: where the store reports a gap
+//! ([`Delivery::Gap`]: this instance was disconnected longer than the store
+//! keeps messages, or the store lost them), or where this instance could
+//! not publish (the store was down), the instances that may have missed
+//! events get [`ServerEvent::Missed`], and every connection then
+//! over-approximates exactly as after lagging.
 
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::{broadcast, mpsc};
 
-use crate::store::StateStore;
+use crate::store::{Delivery, StateStore};
 
 /// Which list changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -70,6 +76,11 @@ pub enum ServerEvent {
     /// and to 2026-07-28 listen streams that asked for its id
     /// (`notifications/tasks`). Shared with the other instances.
     TaskStatus(TaskStatusEvent),
+    /// Events of other instances may have been lost (the shared store
+    /// reported a gap): every connection tells its client every
+    /// `list_changed` it may send and `resources/updated` for every URI it
+    /// subscribed to, as after lagging behind the bus.
+    Missed,
 }
 
 /// A task as it is now ([`ServerEvent::TaskStatus`]).
@@ -132,7 +143,50 @@ struct Wire {
     list: Option<u8>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     task: Option<serde_json::Value>,
+    /// The sender could not publish some events (the store was down):
+    /// whoever reads this may have missed them.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    gap: bool,
 }
+
+impl Wire {
+    /// `event` as sent by instance `from`; `None` for what stays local.
+    fn of(from: &str, event: ServerEvent) -> Option<Wire> {
+        let mut wire = Wire { from: from.to_owned(), updated: None, list: None, task: None, gap: false };
+        match event {
+            ServerEvent::ResourceUpdated(uri) => wire.updated = Some(uri),
+            ServerEvent::ListChanged(kind) => wire.list = Some(kind as u8),
+            ServerEvent::TaskStatus(status) => wire.task = Some(status.task),
+            ServerEvent::Missed => wire.gap = true,
+            // Each instance logs what happened to it.
+            ServerEvent::Log(_) => return None,
+        }
+        Some(wire)
+    }
+
+    /// The event this message carries, if it is one this version knows.
+    fn event(self) -> Option<ServerEvent> {
+        if self.gap {
+            return Some(ServerEvent::Missed);
+        }
+        if let Some(task) = self.task {
+            return Some(ServerEvent::TaskStatus(TaskStatusEvent { task }));
+        }
+        Some(match (self.updated, self.list) {
+            (Some(uri), _) => ServerEvent::ResourceUpdated(uri),
+            (None, Some(1)) => ServerEvent::ListChanged(ListKind::Tools),
+            (None, Some(2)) => ServerEvent::ListChanged(ListKind::Prompts),
+            (None, Some(3)) => ServerEvent::ListChanged(ListKind::Resources),
+            (None, Some(4)) => ServerEvent::ListChanged(ListKind::ResourceTemplates),
+            _ => return None,
+        })
+    }
+}
+
+/// First pause before publishing again after the store failed.
+const REPUBLISH_MIN_DELAY: std::time::Duration = std::time::Duration::from_millis(100);
+/// Longest pause between two attempts to publish.
+const REPUBLISH_MAX_DELAY: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl EventBus {
     pub(crate) fn new(capacity: usize) -> Self {
@@ -187,58 +241,74 @@ impl EventBus {
     fn start_bridge(&self) {
         let Some(remote) = &self.remote else { return };
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-        let Some(mut outbox) = remote.pending.lock().expect("bridge lock poisoned").take() else { return };
-        let publisher = Arc::clone(remote);
-        runtime.spawn(async move {
-            while let Some(event) = outbox.recv().await {
-                let wire = match event {
-                    ServerEvent::ResourceUpdated(uri) => {
-                        Wire { from: publisher.instance.clone(), updated: Some(uri), list: None, task: None }
-                    }
-                    ServerEvent::ListChanged(kind) => Wire {
-                        from: publisher.instance.clone(),
-                        updated: None,
-                        list: Some(kind as u8),
-                        task: None,
-                    },
-                    ServerEvent::TaskStatus(status) => Wire {
-                        from: publisher.instance.clone(),
-                        updated: None,
-                        list: None,
-                        task: Some(status.task),
-                    },
-                    // Never queued for other instances (see `send`).
-                    ServerEvent::Log(_) => continue,
-                };
-                let bytes = serde_json::to_vec(&wire).expect("events serialize");
-                if let Err(e) = publisher.store.publish(&publisher.channel, bytes).await {
-                    tracing::warn!(error = %e, "an event could not reach the other instances");
-                }
+        let Some(outbox) = remote.pending.lock().expect("bridge lock poisoned").take() else { return };
+        runtime.spawn(publish_events(Arc::clone(remote), outbox));
+        runtime.spawn(receive_events(Arc::clone(remote), self.tx.clone()));
+    }
+}
+
+/// Publishes this instance's events in order. When the store refuses one,
+/// that event and every one queued while the store stays down are
+/// replaced by one gap message, sent (retried with backoff) once the store
+/// answers again: the other instances then over-approximate.
+async fn publish_events(remote: Arc<Remote>, mut outbox: mpsc::UnboundedReceiver<ServerEvent>) {
+    let mut owe_gap = false;
+    let mut delay = REPUBLISH_MIN_DELAY;
+    loop {
+        if owe_gap {
+            // The gap covers whatever was queued before it goes out.
+            while outbox.try_recv().is_ok() {}
+            if remote.publish(ServerEvent::Missed).await {
+                owe_gap = false;
+                delay = REPUBLISH_MIN_DELAY;
+            } else {
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(REPUBLISH_MAX_DELAY);
+                continue;
             }
-        });
-        let subscriber = Arc::clone(remote);
-        let tx = self.tx.clone();
-        runtime.spawn(async move {
-            let mut messages = subscriber.store.subscribe(&subscriber.channel);
-            while let Some(bytes) = futures::StreamExt::next(&mut messages).await {
+        }
+        let Some(event) = outbox.recv().await else { return };
+        if !remote.publish(event).await {
+            owe_gap = true;
+        }
+    }
+}
+
+/// Delivers the other instances' events here, and [`ServerEvent::Missed`]
+/// wherever the store says some may have been lost.
+async fn receive_events(remote: Arc<Remote>, tx: broadcast::Sender<ServerEvent>) {
+    let mut deliveries = remote.store.subscribe_with_gaps(&remote.channel);
+    while let Some(delivery) = futures::StreamExt::next(&mut deliveries).await {
+        let event = match delivery {
+            Delivery::Gap => {
+                tracing::info!("events of other instances may have been lost: clients are told what may have changed");
+                ServerEvent::Missed
+            }
+            Delivery::Message(bytes) => {
                 let Ok(wire) = serde_json::from_slice::<Wire>(&bytes) else { continue };
-                if wire.from == subscriber.instance {
+                if wire.from == remote.instance {
                     continue;
                 }
-                if let Some(task) = wire.task {
-                    let _ = tx.send(ServerEvent::TaskStatus(TaskStatusEvent { task }));
-                    continue;
-                }
-                let event = match (wire.updated, wire.list) {
-                    (Some(uri), _) => ServerEvent::ResourceUpdated(uri),
-                    (None, Some(1)) => ServerEvent::ListChanged(ListKind::Tools),
-                    (None, Some(2)) => ServerEvent::ListChanged(ListKind::Prompts),
-                    (None, Some(3)) => ServerEvent::ListChanged(ListKind::Resources),
-                    (None, Some(4)) => ServerEvent::ListChanged(ListKind::ResourceTemplates),
-                    _ => continue,
-                };
-                let _ = tx.send(event);
+                let Some(event) = wire.event() else { continue };
+                event
             }
-        });
+        };
+        let _ = tx.send(event);
+    }
+}
+
+impl Remote {
+    /// Publishes one event to the other instances; false if the store
+    /// refused it.
+    async fn publish(&self, event: ServerEvent) -> bool {
+        let Some(wire) = Wire::of(&self.instance, event) else { return true };
+        let bytes = serde_json::to_vec(&wire).expect("events serialize");
+        match self.store.publish(&self.channel, bytes).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(error = %e, "events could not reach the other instances yet: they will be told they missed some");
+                false
+            }
+        }
     }
 }
