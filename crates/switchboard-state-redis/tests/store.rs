@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use switchboard_server::state::{MemoryStore, StateError, StateStore};
+use switchboard_server::state::{Delivery, MemoryStore, StateError, StateStore};
 use switchboard_state_redis::RedisStore;
 use switchboard_testkit::redis::RedisServer;
 
@@ -148,6 +148,51 @@ async fn check_semantics(store: &dyn StateStore) {
     store.publish("other", b"for other".to_vec()).await.unwrap();
     assert_eq!(next(&mut other).await, b"for other");
     assert_eq!(next(&mut stream).await, b"for chan");
+
+    // More than either store keeps for a subscriber: the memory channel's
+    // 4,096, the Redis stream's (set to 100 here) and its reader's 256.
+    check_gaps_are_reported(store, 6_000).await;
+}
+
+/// A subscriber that reports gaps gets every message in order while it
+/// keeps up, and where it fell too far behind to get them all it is told
+/// of the gap before the next message: no message is skipped silently.
+async fn check_gaps_are_reported(store: &dyn StateStore, burst: u32) {
+    let mut stream = store.subscribe_with_gaps("gaps");
+    let deadline = Instant::now() + RECV;
+    loop {
+        assert!(Instant::now() < deadline, "subscription with gaps never received");
+        store.publish("gaps", b"probe".to_vec()).await.unwrap();
+        if let Ok(Some(delivery)) = tokio::time::timeout(Duration::from_millis(100), stream.next()).await {
+            assert_eq!(delivery, Delivery::Message(b"probe".to_vec()));
+            break;
+        }
+    }
+    store.publish("gaps", b"probes-done".to_vec()).await.unwrap();
+    loop {
+        let delivery = tokio::time::timeout(RECV, stream.next()).await.expect("in time").expect("open");
+        match delivery {
+            Delivery::Message(m) if m == b"probes-done" => break,
+            Delivery::Message(m) => assert_eq!(m, b"probe"),
+            Delivery::Gap => panic!("a gap while keeping up"),
+        }
+    }
+    for i in 0..burst {
+        store.publish("gaps", i.to_be_bytes().to_vec()).await.unwrap();
+    }
+    let (mut last, mut gap_before, mut gaps) = (None::<u32>, false, 0);
+    while last != Some(burst - 1) {
+        match tokio::time::timeout(RECV, stream.next()).await.expect("in time").expect("open") {
+            Delivery::Gap => (gap_before, gaps) = (true, gaps + 1),
+            Delivery::Message(message) => {
+                let i = u32::from_be_bytes(message.as_slice().try_into().expect("a burst message"));
+                let follows = last.map_or(i == 0, |l| i == l + 1);
+                assert!(follows || gap_before, "message {i} after {last:?} with no gap reported");
+                (gap_before, last) = (false, Some(i));
+            }
+        }
+    }
+    assert!(gaps >= 1, "{burst} unread messages overflow every store, and the loss is reported");
 }
 
 /// Expiry, asserted identically for any store, with short TTLs.
@@ -199,7 +244,9 @@ async fn check_expiry(store: &dyn StateStore) {
 async fn memory_and_redis_have_the_same_semantics() {
     check_semantics(&*MemoryStore::new()).await;
     let server = RedisServer::start();
-    check_semantics(&*redis_store(&server, "semantics").await).await;
+    let redis = redis_store(&server, "semantics").await;
+    redis.set_stream_max_len(100);
+    check_semantics(&*redis).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
