@@ -141,6 +141,71 @@ pub trait StateStore: Send + Sync + fmt::Debug + 'static {
     fn subscribe_with_gaps(&self, channel: &str) -> BoxStream<'static, Delivery> {
         Box::pin(futures::StreamExt::map(self.subscribe(channel), Delivery::Message))
     }
+    /// Adds `member` to the bounded set at `key` unless it already counts
+    /// `max` live members, in one atomic step; true if `member` is in the
+    /// set now. A member is live while the value `{alive_prefix}{member}`
+    /// exists, so one whose value expired (its holder crashed, say) stops
+    /// counting by itself: the set is pruned of such members when it is
+    /// full (a shared store may check a bounded sample per call; at least
+    /// [`ADMIT_SAMPLE`]). The set lives for `ttl` after the last admission.
+    /// What `max_sessions` across instances is counted with.
+    ///
+    /// The default keeps the set as a value, updated with
+    /// [`compare_and_set`](StateStore::compare_and_set).
+    fn admit<'a>(
+        &'a self,
+        key: &'a str,
+        member: &'a str,
+        max: usize,
+        alive_prefix: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StateError>> {
+        Box::pin(admit_with_compare_and_set(self, key, member, max, alive_prefix, ttl))
+    }
+}
+
+/// How many members [`StateStore::admit`] checks at least when the set is
+/// full.
+pub const ADMIT_SAMPLE: usize = 256;
+
+/// [`StateStore::admit`] on any store: the set is the value at `key`, its
+/// members one a line.
+async fn admit_with_compare_and_set<S: StateStore + ?Sized>(
+    store: &S,
+    key: &str,
+    member: &str,
+    max: usize,
+    alive_prefix: &str,
+    ttl: Duration,
+) -> Result<bool, StateError> {
+    const ATTEMPTS: usize = 64;
+    for _ in 0..ATTEMPTS {
+        let current = store.get(key).await?;
+        let text = current.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+        let mut members: Vec<&str> = text.lines().filter(|m| !m.is_empty()).collect();
+        if members.contains(&member) {
+            store.touch(key, ttl).await?;
+            return Ok(true);
+        }
+        if members.len() >= max {
+            let mut alive = Vec::with_capacity(members.len());
+            for m in members {
+                if store.get(&format!("{alive_prefix}{m}")).await?.is_some() {
+                    alive.push(m);
+                }
+            }
+            members = alive;
+            if members.len() >= max {
+                return Ok(false);
+            }
+        }
+        members.push(member);
+        let next = members.join("\n").into_bytes();
+        if store.compare_and_set(key, current.as_deref(), next, ttl).await? {
+            return Ok(true);
+        }
+    }
+    Err(StateError(format!("admit {key}: still contended after {ATTEMPTS} attempts")))
 }
 
 /// The in-process [`StateStore`]: what a single instance uses, with the

@@ -45,6 +45,11 @@
 //!   `DEL`. Appending to a log (counter, push, trim, expiry) and the
 //!   operations that span a value and a log run as Lua scripts, so each is
 //!   atomic.
+//! * [`admit`](StateStore::admit) (how `max_sessions` holds across
+//!   instances) is a Redis set `{namespace}:set:{key}` changed by one Lua
+//!   script: a member is added while fewer than `max` members are live, a
+//!   member being live while its value (a session's record) exists; when
+//!   full, a random sample of members is checked and the dead removed.
 //! * [`publish`](StateStore::publish) appends to a capped Redis stream,
 //!   `{namespace}:stream:{channel}` (`XADD … MAXLEN ~ 10000`, the newest
 //!   messages kept for a day after the last one), numbering each message
@@ -76,7 +81,7 @@ use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
 use redis::{AsyncConnectionConfig, Client, Script, Value};
-use switchboard_server::state::{Delivery, LogEntries, StateError, StateStore};
+use switchboard_server::state::{ADMIT_SAMPLE, Delivery, LogEntries, StateError, StateStore};
 use tokio::sync::{mpsc, watch};
 
 /// Longest time one operation may take before it fails with a
@@ -169,6 +174,28 @@ redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
 return 1
 ";
 
+/// Admits a member into a bounded set. KEYS: the set. ARGV: member, max,
+/// the full key prefix of the members' liveness values, ttl in ms, how
+/// many members to check when full. Returns 1 if the member is in the set.
+/// (Reads liveness keys not named in KEYS: fine on one Redis server, the
+/// deployment this store is for.)
+const ADMIT: &str = r"
+local set, member, max = KEYS[1], ARGV[1], tonumber(ARGV[2])
+if redis.call('SISMEMBER', set, member) == 1 then
+  redis.call('PEXPIRE', set, ARGV[4])
+  return 1
+end
+if redis.call('SCARD', set) >= max then
+  for _, m in ipairs(redis.call('SRANDMEMBER', set, ARGV[5])) do
+    if redis.call('EXISTS', ARGV[3] .. m) == 0 then redis.call('SREM', set, m) end
+  end
+  if redis.call('SCARD', set) >= max then return 0 end
+end
+redis.call('SADD', set, member)
+redis.call('PEXPIRE', set, ARGV[4])
+return 1
+";
+
 /// The [`StateStore`] on Redis. See the [crate docs](crate).
 pub struct RedisStore {
     client: Client,
@@ -183,6 +210,7 @@ pub struct RedisStore {
     touch: Script,
     compare_and_set: Script,
     publish: Script,
+    admit: Script,
     /// Messages each channel's stream keeps ([`STREAM_MAX_LEN`] unless set).
     stream_max_len: std::sync::atomic::AtomicUsize,
     /// Dropped with the store, which ends every subscription task.
@@ -266,6 +294,7 @@ impl RedisStore {
             touch: Script::new(TOUCH),
             compare_and_set: Script::new(COMPARE_AND_SET),
             publish: Script::new(PUBLISH),
+            admit: Script::new(ADMIT),
             stream_max_len: std::sync::atomic::AtomicUsize::new(STREAM_MAX_LEN),
             _alive: alive_tx,
             alive,
@@ -813,6 +842,24 @@ impl StateStore for RedisStore {
 
     fn subscribe(&self, channel: &str) -> BoxStream<'static, Vec<u8>> {
         only_messages(self.subscribe_with_gaps(channel))
+    }
+
+    /// A Redis set (`{namespace}:set:{key}`), admitted to by one Lua
+    /// script; when full, up to [`ADMIT_SAMPLE`] random members are checked.
+    fn admit<'a>(
+        &'a self,
+        key: &'a str,
+        member: &'a str,
+        max: usize,
+        alive_prefix: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StateError>> {
+        Box::pin(async move {
+            let mut invocation = self.admit.key(format!("{}:set:{key}", self.namespace));
+            invocation.arg(member).arg(max).arg(self.value_key(alive_prefix)).arg(ttl_ms(ttl)).arg(ADMIT_SAMPLE);
+            let admitted: i64 = idempotent(|| format!("admit {key}"), || self.invoke(&invocation)).await?;
+            Ok(admitted == 1)
+        })
     }
 
     fn subscribe_with_gaps(&self, channel: &str) -> BoxStream<'static, Delivery> {

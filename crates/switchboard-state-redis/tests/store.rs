@@ -133,6 +133,20 @@ async fn check_semantics(store: &dyn StateStore) {
     assert_eq!(store.get("both").await.unwrap(), None);
     assert_eq!(store.read_after("both", 0).await.unwrap(), vec![]);
 
+    // A bounded set: up to `max` live members; a member already in is
+    // admitted again; one whose liveness value is gone stops counting.
+    for member in ["a", "b", "c"] {
+        store.set(&format!("alive:{member}"), b"1".to_vec(), MINUTE).await.unwrap();
+    }
+    assert!(store.admit("room", "a", 2, "alive:", MINUTE).await.unwrap());
+    assert!(store.admit("room", "b", 2, "alive:", MINUTE).await.unwrap());
+    assert!(!store.admit("room", "c", 2, "alive:", MINUTE).await.unwrap(), "full");
+    assert!(store.admit("room", "a", 2, "alive:", MINUTE).await.unwrap(), "already in");
+    assert!(store.delete("alive:b").await.unwrap());
+    assert!(store.admit("room", "c", 2, "alive:", MINUTE).await.unwrap(), "b no longer counts");
+    store.set("alive:b", b"1".to_vec(), MINUTE).await.unwrap();
+    assert!(!store.admit("room", "b", 2, "alive:", MINUTE).await.unwrap(), "a and c fill it");
+
     // Pub/sub: nothing published before subscribing, everything after, in
     // order; a publish without subscribers is fine.
     store.publish("nobody", b"lost".to_vec()).await.unwrap();
@@ -531,4 +545,33 @@ async fn a_store_started_while_redis_is_down_connects_when_it_is_up() {
     store.set("k", b"v".to_vec(), MINUTE).await.unwrap();
     assert_eq!(store.get("k").await.unwrap(), Some(b"v".to_vec()));
     assert!(RedisStore::start("not a url", "x").is_err(), "only an invalid url fails at once");
+}
+
+/// `n` tasks over `stores` ask to join a set bounded to `max`: exactly
+/// `max` get in.
+async fn check_concurrent_admissions(stores: &[Arc<dyn StateStore>], n: usize, max: usize) {
+    let tasks: Vec<_> = (0..n)
+        .map(|i| {
+            let store = Arc::clone(&stores[i % stores.len()]);
+            tokio::spawn(async move {
+                let member = format!("m{i}");
+                store.set(&format!("live:{member}"), b"1".to_vec(), MINUTE).await.unwrap();
+                store.admit("bounded", &member, max, "live:", MINUTE).await.unwrap()
+            })
+        })
+        .collect();
+    let mut admitted = 0;
+    for task in tasks {
+        admitted += usize::from(task.await.unwrap());
+    }
+    assert_eq!(admitted, max, "{n} asked, the bound is {max}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admissions_never_exceed_their_bound_in_memory_or_over_two_redis_instances() {
+    check_concurrent_admissions(&[MemoryStore::new()], 50, 10).await;
+    let server = RedisServer::start();
+    let one: Arc<dyn StateStore> = redis_store(&server, "admit-race").await;
+    let two: Arc<dyn StateStore> = redis_store(&server, "admit-race").await;
+    check_concurrent_admissions(&[one, two], 50, 10).await;
 }
