@@ -363,9 +363,8 @@ const SESSIONS_SET_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
 /// leaks no count). `Err` is the answer when it is refused (`503`, its
 /// record removed) or the store fails.
 async fn admit(app: &App, state: &dyn StateStore, id: &str) -> Result<(), Response> {
-    let admitted = state
-        .admit(SESSIONS_SET, id, app.options.max_sessions, &record_key(""), SESSIONS_SET_TTL)
-        .await;
+    let admitted =
+        state.admit(SESSIONS_SET, id, app.options.max_sessions, &record_key(""), SESSIONS_SET_TTL).await;
     let refusal = match admitted {
         Ok(true) => return Ok(()),
         Ok(false) => too_many_sessions(),

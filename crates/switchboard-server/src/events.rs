@@ -281,7 +281,9 @@ async fn receive_events(remote: Arc<Remote>, tx: broadcast::Sender<ServerEvent>)
     while let Some(delivery) = futures::StreamExt::next(&mut deliveries).await {
         let event = match delivery {
             Delivery::Gap => {
-                tracing::info!("events of other instances may have been lost: clients are told what may have changed");
+                tracing::info!(
+                    "events of other instances may have been lost: clients are told what may have changed"
+                );
                 ServerEvent::Missed
             }
             Delivery::Message(bytes) => {

@@ -531,10 +531,15 @@ struct Reader {
 /// Connects for reading a channel: continues from `previous` when it is in
 /// the same Redis server's lifetime, else starts at the stream's end and
 /// says a gap may lie before it.
-async fn open_reader(client: &Client, keys: &StreamKeys, previous: Option<Position>) -> redis::RedisResult<Reader> {
+async fn open_reader(
+    client: &Client,
+    keys: &StreamKeys,
+    previous: Option<Position>,
+) -> redis::RedisResult<Reader> {
     // No response timeout: XREAD BLOCK waits; every command here is bounded
     // by the caller's timeout instead.
-    let config = AsyncConnectionConfig::new().set_connection_timeout(Some(CONNECT_TIMEOUT)).set_response_timeout(None);
+    let config =
+        AsyncConnectionConfig::new().set_connection_timeout(Some(CONNECT_TIMEOUT)).set_response_timeout(None);
     let mut conn = client.get_multiplexed_async_connection_with_config(&config).await?;
     let server = server_run_id(&mut conn).await;
     let restarted = previous.is_some();
@@ -635,7 +640,10 @@ async fn forward(
         let reader = match first.take() {
             Some(reader) => Some(reader),
             None => {
-                let attempt = tokio::time::timeout(OPERATION_TIMEOUT * 2, open_reader(&client, &keys, position.clone()));
+                let attempt = tokio::time::timeout(
+                    OPERATION_TIMEOUT * 2,
+                    open_reader(&client, &keys, position.clone()),
+                );
                 tokio::select! {
                     result = attempt => result.ok().and_then(Result::ok),
                     _ = alive.changed() => return,
@@ -686,7 +694,8 @@ async fn read_on(
             .arg(&keys.stream)
             .arg(&reader.position.last_id)
             .clone();
-        let read = tokio::time::timeout(READ_BLOCK + RESPONSE_TIMEOUT, cmd.query_async::<Value>(&mut reader.conn));
+        let read =
+            tokio::time::timeout(READ_BLOCK + RESPONSE_TIMEOUT, cmd.query_async::<Value>(&mut reader.conn));
         let reply = tokio::select! {
             reply = read => reply,
             _ = alive.changed() => return true,
@@ -832,7 +841,9 @@ impl StateStore for RedisStore {
             let mut conn = self.conn().map_err(|e| StateError(format!("redis publish {channel}: {e}")))?;
             let keys = self.stream_keys(channel);
             let mut invocation = self.publish.key(keys.stream);
-            invocation.key(keys.counter).arg(message)
+            invocation
+                .key(keys.counter)
+                .arg(message)
                 .arg(self.stream_max_len.load(std::sync::atomic::Ordering::Relaxed))
                 .arg(ttl_ms(STREAM_TTL));
             bounded(|| format!("publish {channel}"), invocation.invoke_async::<u64>(&mut conn)).await?;
@@ -856,7 +867,12 @@ impl StateStore for RedisStore {
     ) -> BoxFuture<'a, Result<bool, StateError>> {
         Box::pin(async move {
             let mut invocation = self.admit.key(format!("{}:set:{key}", self.namespace));
-            invocation.arg(member).arg(max).arg(self.value_key(alive_prefix)).arg(ttl_ms(ttl)).arg(ADMIT_SAMPLE);
+            invocation
+                .arg(member)
+                .arg(max)
+                .arg(self.value_key(alive_prefix))
+                .arg(ttl_ms(ttl))
+                .arg(ADMIT_SAMPLE);
             let admitted: i64 = idempotent(|| format!("admit {key}"), || self.invoke(&invocation)).await?;
             Ok(admitted == 1)
         })

@@ -81,7 +81,10 @@ async fn max_sessions_holds_across_two_instances_on_one_redis() {
             StatusCode::OK => opened.push(id.expect("an opened session has an id")),
             StatusCode::SERVICE_UNAVAILABLE => {
                 assert!(id.is_none());
-                assert!(body["error"]["message"].as_str().unwrap().contains("too many open sessions"), "{body}");
+                assert!(
+                    body["error"]["message"].as_str().unwrap().contains("too many open sessions"),
+                    "{body}"
+                );
             }
             other => panic!("unexpected {other}: {body}"),
         }
