@@ -77,7 +77,8 @@ pub enum ServerEvent {
     /// (`notifications/tasks`). Shared with the other instances.
     TaskStatus(TaskStatusEvent),
     /// Events of other instances may have been lost (the shared store
-    /// reported a gap): every connection tells its client every
+    /// reported a gap, or an instance could not publish while the store
+    /// was down): every connection tells its client every
     /// `list_changed` it may send and `resources/updated` for every URI it
     /// subscribed to, as after lagging behind the bus.
     Missed,
