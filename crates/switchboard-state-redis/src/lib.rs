@@ -67,7 +67,10 @@
 //!   not consecutive (the stream was trimmed past the subscriber, or
 //!   expired), and when Redis was restarted (its `run_id` changed, so it
 //!   may have lost messages: the subscriber then starts again from the
-//!   stream's end). A subscription whose first connection failed reports a
+//!   stream's end). The `run_id` rather than an epoch key, because a Redis
+//!   restored from an older snapshot brings an epoch key back but not the
+//!   newest messages; where `INFO` is refused, every reconnection counts as
+//!   a restart. A subscription whose first connection failed reports a
 //!   gap once it is made.
 //!   [`RedisStore::subscribe_ready`] waits until the subscription reads,
 //!   for callers that must not miss the next message.
