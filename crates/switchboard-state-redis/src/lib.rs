@@ -565,7 +565,7 @@ async fn server_run_id(conn: &mut MultiplexedConnection) -> Option<String> {
 }
 
 /// One message read from a stream.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 struct StreamEntry {
     id: String,
     /// Its number, if it has a valid one.
@@ -904,6 +904,32 @@ mod tests {
         assert_eq!(redacted("rediss://user:p@ss@host"), "rediss://***@host");
         assert_eq!(redacted("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
         assert_eq!(redacted("not a url"), "not a url");
+    }
+
+    fn entry(id: &str, n: &str, message: &[u8]) -> Value {
+        let field = |b: &[u8]| Value::BulkString(b.to_vec());
+        Value::Array(vec![
+            field(id.as_bytes()),
+            Value::Array(vec![field(b"n"), field(n.as_bytes()), field(b"m"), field(message)]),
+        ])
+    }
+
+    #[test]
+    fn xread_replies_parse_in_both_protocols() {
+        let entries = vec![entry("1-0", "7", b"a"), entry("1-1", "x", b"b:c")];
+        let resp2 = Value::Array(vec![Value::Array(vec![
+            Value::BulkString(b"ns:stream:c".to_vec()),
+            Value::Array(entries.clone()),
+        ])]);
+        let resp3 = Value::Map(vec![(Value::BulkString(b"ns:stream:c".to_vec()), Value::Array(entries))]);
+        let expected = vec![
+            StreamEntry { id: "1-0".into(), n: Some(7), message: b"a".to_vec() },
+            StreamEntry { id: "1-1".into(), n: None, message: b"b:c".to_vec() },
+        ];
+        assert_eq!(read_entries(resp2), Some(expected.clone()));
+        assert_eq!(read_entries(resp3), Some(expected));
+        assert_eq!(read_entries(Value::Nil), Some(Vec::new()), "nothing yet");
+        assert_eq!(read_entries(Value::Int(3)), None, "not a reply to XREAD");
     }
 
     #[test]
