@@ -135,7 +135,7 @@ struct Remote {
     live: std::sync::atomic::AtomicBool,
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Wire {
     from: String,
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -311,6 +311,149 @@ impl Remote {
             Err(e) => {
                 tracing::warn!(error = %e, "events could not reach the other instances yet: they will be told they missed some");
                 false
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use futures::StreamExt;
+    use futures::future::BoxFuture;
+    use futures::stream::BoxStream;
+
+    use super::*;
+    use crate::store::{LogEntries, MemoryStore, StateError};
+
+    /// A memory store whose `publish` fails while `down` is set.
+    #[derive(Debug, Default)]
+    struct Flaky {
+        inner: MemoryStore,
+        down: AtomicBool,
+    }
+
+    impl StateStore for Flaky {
+        fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StateError>> {
+            self.inner.get(key)
+        }
+        fn set<'a>(
+            &'a self,
+            key: &'a str,
+            value: Vec<u8>,
+            ttl: Duration,
+        ) -> BoxFuture<'a, Result<(), StateError>> {
+            self.inner.set(key, value, ttl)
+        }
+        fn set_if_absent<'a>(
+            &'a self,
+            key: &'a str,
+            value: Vec<u8>,
+            ttl: Duration,
+        ) -> BoxFuture<'a, Result<bool, StateError>> {
+            self.inner.set_if_absent(key, value, ttl)
+        }
+        fn compare_and_set<'a>(
+            &'a self,
+            key: &'a str,
+            expected: Option<&'a [u8]>,
+            value: Vec<u8>,
+            ttl: Duration,
+        ) -> BoxFuture<'a, Result<bool, StateError>> {
+            self.inner.compare_and_set(key, expected, value, ttl)
+        }
+        fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StateError>> {
+            self.inner.delete(key)
+        }
+        fn touch<'a>(&'a self, key: &'a str, ttl: Duration) -> BoxFuture<'a, Result<bool, StateError>> {
+            self.inner.touch(key, ttl)
+        }
+        fn append<'a>(
+            &'a self,
+            key: &'a str,
+            value: Vec<u8>,
+            max_len: usize,
+            ttl: Duration,
+        ) -> BoxFuture<'a, Result<u64, StateError>> {
+            self.inner.append(key, value, max_len, ttl)
+        }
+        fn read_after<'a>(
+            &'a self,
+            key: &'a str,
+            after: u64,
+        ) -> BoxFuture<'a, Result<LogEntries, StateError>> {
+            self.inner.read_after(key, after)
+        }
+        fn publish<'a>(
+            &'a self,
+            channel: &'a str,
+            message: Vec<u8>,
+        ) -> BoxFuture<'a, Result<(), StateError>> {
+            if self.down.load(Ordering::SeqCst) {
+                return Box::pin(std::future::ready(Err(StateError("down".into()))));
+            }
+            self.inner.publish(channel, message)
+        }
+        fn subscribe(&self, channel: &str) -> BoxStream<'static, Vec<u8>> {
+            self.inner.subscribe(channel)
+        }
+        fn subscribe_with_gaps(&self, channel: &str) -> BoxStream<'static, Delivery> {
+            self.inner.subscribe_with_gaps(channel)
+        }
+    }
+
+    async fn next_wire(stream: &mut BoxStream<'static, Vec<u8>>) -> Wire {
+        let bytes = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("a message in time")
+            .expect("the channel is open");
+        serde_json::from_slice(&bytes).expect("a bus message")
+    }
+
+    #[tokio::test]
+    async fn events_that_could_not_be_published_become_one_gap_once_the_store_answers() {
+        let store = Arc::new(Flaky::default());
+        let mut others = store.subscribe("bus");
+        let bus = EventBus::shared(16, Arc::clone(&store) as Arc<dyn StateStore>, "bus".into());
+        bus.go_live();
+
+        store.down.store(true, Ordering::SeqCst);
+        bus.send(ServerEvent::ListChanged(ListKind::Tools));
+        bus.send(ServerEvent::ResourceUpdated("test://a".into()));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        store.down.store(false, Ordering::SeqCst);
+
+        let gap = next_wire(&mut others).await;
+        assert!(gap.gap, "the refused events are announced as a gap");
+        assert_eq!(gap.event(), Some(ServerEvent::Missed));
+        bus.send(ServerEvent::ResourceUpdated("test://b".into()));
+        let next = next_wire(&mut others).await;
+        assert_eq!(
+            next.event(),
+            Some(ServerEvent::ResourceUpdated("test://b".into())),
+            "then events as usual"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_gap_reported_by_the_store_reaches_every_receiver_as_missed() {
+        let store: Arc<dyn StateStore> = MemoryStore::new();
+        let bus = EventBus::shared(16, Arc::clone(&store), "bus".into());
+        bus.go_live();
+        let mut receiver = bus.subscribe();
+        // Another instance's gap marker, as its publisher sends it.
+        let wire = Wire::of("another-instance", ServerEvent::Missed).expect("a gap crosses instances");
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            store.publish("bus", serde_json::to_vec(&wire).unwrap()).await.unwrap();
+            match tokio::time::timeout(Duration::from_millis(100), receiver.recv()).await {
+                Ok(event) => {
+                    assert_eq!(event.unwrap(), ServerEvent::Missed);
+                    break;
+                }
+                Err(_) => assert!(tokio::time::Instant::now() < deadline, "the bus never listened"),
             }
         }
     }
