@@ -6,7 +6,10 @@
 //! a session lives in the store as well (`session:{id}`): any instance
 //! rebuilds it from its record, every request checks and renews the record,
 //! and changes other instances must know (readiness, subscriptions, log
-//! level) are published on the `sessions` channel.
+//! level) are published on the `sessions` channel. `max_sessions` then
+//! counts every instance's sessions: a new one is admitted into a shared
+//! set ([`StateStore::admit`]) where a session counts while its record
+//! exists.
 //!
 //! Spec: `docs/specification/<rev>/basic/transports.mdx` §Streamable HTTP.
 //!
