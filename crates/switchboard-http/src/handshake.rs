@@ -6,7 +6,10 @@
 //! a session lives in the store as well (`session:{id}`): any instance
 //! rebuilds it from its record, every request checks and renews the record,
 //! and changes other instances must know (readiness, subscriptions, log
-//! level) are published on the `sessions` channel.
+//! level) are published on the `sessions` channel. `max_sessions` then
+//! counts every instance's sessions: a new one is admitted into a shared
+//! set ([`StateStore::admit`]) where a session counts while its record
+//! exists.
 //!
 //! Spec: `docs/specification/<rev>/basic/transports.mdx` §Streamable HTTP.
 //!
@@ -352,6 +355,30 @@ fn check_protocol_header(headers: &HeaderMap) -> Result<(), Response> {
     Ok(())
 }
 
+/// The shared set counting every instance's sessions for `max_sessions`.
+const SESSIONS_SET: &str = "sessions";
+/// How long that set lives after the last session was admitted.
+const SESSIONS_SET_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// Counts a new session (its record just written) against `max_sessions`
+/// across every instance sharing `state`: one atomic admission, in which a
+/// session counts while its record exists (so an instance that crashed
+/// leaks no count). `Err` is the answer when it is refused (`503`, its
+/// record removed) or the store fails.
+async fn admit(app: &App, state: &dyn StateStore, id: &str) -> Result<(), Response> {
+    let admitted =
+        state.admit(SESSIONS_SET, id, app.options.max_sessions, &record_key(""), SESSIONS_SET_TTL).await;
+    let refusal = match admitted {
+        Ok(true) => return Ok(()),
+        Ok(false) => too_many_sessions(),
+        Err(e) => unavailable(&e),
+    };
+    if let Err(e) = state.delete(&record_key(id)).await {
+        tracing::warn!(session = %id, error = %e, "a refused session's record stays until it expires");
+    }
+    Err(refusal)
+}
+
 /// The POST's session: a new one for an `initialize` without a session
 /// header, otherwise the one it names (`true` when created here). A batch
 /// the session's revision does not take is refused here.
@@ -419,6 +446,15 @@ impl Post<'_> {
                 s.drop_local();
             }
             return unavailable(&e);
+        }
+        if created
+            && let Some(state) = &app.state
+            && let Err(refusal) = admit(app, state.as_ref(), &hs.id).await
+        {
+            if let Some(s) = app.sessions.remove(&hs.id) {
+                s.drop_local();
+            }
+            return refusal;
         }
         with_session_header(json_response(StatusCode::OK, reply), &hs.id)
     }

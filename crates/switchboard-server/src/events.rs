@@ -9,13 +9,19 @@
 //!
 //! With a shared state store the bus spans instances: events are published
 //! on the store's channel in the order they were sent here, and events of
-//! other instances are delivered here as if sent locally.
+//! other instances are delivered here as if sent locally. Losing some on
+//! the way is never silent either: where the store reports a gap
+//! ([`Delivery::Gap`]: this instance was disconnected longer than the store
+//! keeps messages, or the store lost them), or where this instance could
+//! not publish (the store was down), the instances that may have missed
+//! events get [`ServerEvent::Missed`], and every connection then
+//! over-approximates exactly as after lagging.
 
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::{broadcast, mpsc};
 
-use crate::store::StateStore;
+use crate::store::{Delivery, StateStore};
 
 /// Which list changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -70,6 +76,12 @@ pub enum ServerEvent {
     /// and to 2026-07-28 listen streams that asked for its id
     /// (`notifications/tasks`). Shared with the other instances.
     TaskStatus(TaskStatusEvent),
+    /// Events of other instances may have been lost (the shared store
+    /// reported a gap, or an instance could not publish while the store
+    /// was down): every connection tells its client every
+    /// `list_changed` it may send and `resources/updated` for every URI it
+    /// subscribed to, as after lagging behind the bus.
+    Missed,
 }
 
 /// A task as it is now ([`ServerEvent::TaskStatus`]).
@@ -123,7 +135,7 @@ struct Remote {
     live: std::sync::atomic::AtomicBool,
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Wire {
     from: String,
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -132,7 +144,50 @@ struct Wire {
     list: Option<u8>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     task: Option<serde_json::Value>,
+    /// The sender could not publish some events (the store was down):
+    /// whoever reads this may have missed them.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    gap: bool,
 }
+
+impl Wire {
+    /// `event` as sent by instance `from`; `None` for what stays local.
+    fn of(from: &str, event: ServerEvent) -> Option<Wire> {
+        let mut wire = Wire { from: from.to_owned(), updated: None, list: None, task: None, gap: false };
+        match event {
+            ServerEvent::ResourceUpdated(uri) => wire.updated = Some(uri),
+            ServerEvent::ListChanged(kind) => wire.list = Some(kind as u8),
+            ServerEvent::TaskStatus(status) => wire.task = Some(status.task),
+            ServerEvent::Missed => wire.gap = true,
+            // Each instance logs what happened to it.
+            ServerEvent::Log(_) => return None,
+        }
+        Some(wire)
+    }
+
+    /// The event this message carries, if it is one this version knows.
+    fn event(self) -> Option<ServerEvent> {
+        if self.gap {
+            return Some(ServerEvent::Missed);
+        }
+        if let Some(task) = self.task {
+            return Some(ServerEvent::TaskStatus(TaskStatusEvent { task }));
+        }
+        Some(match (self.updated, self.list) {
+            (Some(uri), _) => ServerEvent::ResourceUpdated(uri),
+            (None, Some(1)) => ServerEvent::ListChanged(ListKind::Tools),
+            (None, Some(2)) => ServerEvent::ListChanged(ListKind::Prompts),
+            (None, Some(3)) => ServerEvent::ListChanged(ListKind::Resources),
+            (None, Some(4)) => ServerEvent::ListChanged(ListKind::ResourceTemplates),
+            _ => return None,
+        })
+    }
+}
+
+/// First pause before publishing again after the store failed.
+const REPUBLISH_MIN_DELAY: std::time::Duration = std::time::Duration::from_millis(100);
+/// Longest pause between two attempts to publish.
+const REPUBLISH_MAX_DELAY: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl EventBus {
     pub(crate) fn new(capacity: usize) -> Self {
@@ -187,58 +242,219 @@ impl EventBus {
     fn start_bridge(&self) {
         let Some(remote) = &self.remote else { return };
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-        let Some(mut outbox) = remote.pending.lock().expect("bridge lock poisoned").take() else { return };
-        let publisher = Arc::clone(remote);
-        runtime.spawn(async move {
-            while let Some(event) = outbox.recv().await {
-                let wire = match event {
-                    ServerEvent::ResourceUpdated(uri) => {
-                        Wire { from: publisher.instance.clone(), updated: Some(uri), list: None, task: None }
-                    }
-                    ServerEvent::ListChanged(kind) => Wire {
-                        from: publisher.instance.clone(),
-                        updated: None,
-                        list: Some(kind as u8),
-                        task: None,
-                    },
-                    ServerEvent::TaskStatus(status) => Wire {
-                        from: publisher.instance.clone(),
-                        updated: None,
-                        list: None,
-                        task: Some(status.task),
-                    },
-                    // Never queued for other instances (see `send`).
-                    ServerEvent::Log(_) => continue,
-                };
-                let bytes = serde_json::to_vec(&wire).expect("events serialize");
-                if let Err(e) = publisher.store.publish(&publisher.channel, bytes).await {
-                    tracing::warn!(error = %e, "an event could not reach the other instances");
-                }
+        let Some(outbox) = remote.pending.lock().expect("bridge lock poisoned").take() else { return };
+        runtime.spawn(publish_events(Arc::clone(remote), outbox));
+        runtime.spawn(receive_events(Arc::clone(remote), self.tx.clone()));
+    }
+}
+
+/// Publishes this instance's events in order. When the store refuses one,
+/// that event and every one queued while the store stays down are
+/// replaced by one gap message, sent (retried with backoff) once the store
+/// answers again: the other instances then over-approximate.
+async fn publish_events(remote: Arc<Remote>, mut outbox: mpsc::UnboundedReceiver<ServerEvent>) {
+    let mut owe_gap = false;
+    let mut delay = REPUBLISH_MIN_DELAY;
+    loop {
+        if owe_gap {
+            // The gap covers whatever was queued before it goes out.
+            while outbox.try_recv().is_ok() {}
+            if remote.publish(ServerEvent::Missed).await {
+                owe_gap = false;
+                delay = REPUBLISH_MIN_DELAY;
+            } else {
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(REPUBLISH_MAX_DELAY);
+                continue;
             }
-        });
-        let subscriber = Arc::clone(remote);
-        let tx = self.tx.clone();
-        runtime.spawn(async move {
-            let mut messages = subscriber.store.subscribe(&subscriber.channel);
-            while let Some(bytes) = futures::StreamExt::next(&mut messages).await {
+        }
+        let Some(event) = outbox.recv().await else { return };
+        if !remote.publish(event).await {
+            owe_gap = true;
+        }
+    }
+}
+
+/// Delivers the other instances' events here, and [`ServerEvent::Missed`]
+/// wherever the store says some may have been lost.
+async fn receive_events(remote: Arc<Remote>, tx: broadcast::Sender<ServerEvent>) {
+    let mut deliveries = remote.store.subscribe_with_gaps(&remote.channel);
+    while let Some(delivery) = futures::StreamExt::next(&mut deliveries).await {
+        let event = match delivery {
+            Delivery::Gap => {
+                tracing::info!(
+                    "events of other instances may have been lost: clients are told what may have changed"
+                );
+                ServerEvent::Missed
+            }
+            Delivery::Message(bytes) => {
                 let Ok(wire) = serde_json::from_slice::<Wire>(&bytes) else { continue };
-                if wire.from == subscriber.instance {
+                if wire.from == remote.instance {
                     continue;
                 }
-                if let Some(task) = wire.task {
-                    let _ = tx.send(ServerEvent::TaskStatus(TaskStatusEvent { task }));
-                    continue;
-                }
-                let event = match (wire.updated, wire.list) {
-                    (Some(uri), _) => ServerEvent::ResourceUpdated(uri),
-                    (None, Some(1)) => ServerEvent::ListChanged(ListKind::Tools),
-                    (None, Some(2)) => ServerEvent::ListChanged(ListKind::Prompts),
-                    (None, Some(3)) => ServerEvent::ListChanged(ListKind::Resources),
-                    (None, Some(4)) => ServerEvent::ListChanged(ListKind::ResourceTemplates),
-                    _ => continue,
-                };
-                let _ = tx.send(event);
+                let Some(event) = wire.event() else { continue };
+                event
             }
-        });
+        };
+        let _ = tx.send(event);
+    }
+}
+
+impl Remote {
+    /// Publishes one event to the other instances; false if the store
+    /// refused it.
+    async fn publish(&self, event: ServerEvent) -> bool {
+        let Some(wire) = Wire::of(&self.instance, event) else { return true };
+        let bytes = serde_json::to_vec(&wire).expect("events serialize");
+        match self.store.publish(&self.channel, bytes).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(error = %e, "events could not reach the other instances yet: they will be told they missed some");
+                false
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use futures::StreamExt;
+    use futures::future::BoxFuture;
+    use futures::stream::BoxStream;
+
+    use super::*;
+    use crate::store::{LogEntries, MemoryStore, StateError};
+
+    /// A memory store whose `publish` fails while `down` is set.
+    #[derive(Debug, Default)]
+    struct Flaky {
+        inner: MemoryStore,
+        down: AtomicBool,
+    }
+
+    impl StateStore for Flaky {
+        fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StateError>> {
+            self.inner.get(key)
+        }
+        fn set<'a>(
+            &'a self,
+            key: &'a str,
+            value: Vec<u8>,
+            ttl: Duration,
+        ) -> BoxFuture<'a, Result<(), StateError>> {
+            self.inner.set(key, value, ttl)
+        }
+        fn set_if_absent<'a>(
+            &'a self,
+            key: &'a str,
+            value: Vec<u8>,
+            ttl: Duration,
+        ) -> BoxFuture<'a, Result<bool, StateError>> {
+            self.inner.set_if_absent(key, value, ttl)
+        }
+        fn compare_and_set<'a>(
+            &'a self,
+            key: &'a str,
+            expected: Option<&'a [u8]>,
+            value: Vec<u8>,
+            ttl: Duration,
+        ) -> BoxFuture<'a, Result<bool, StateError>> {
+            self.inner.compare_and_set(key, expected, value, ttl)
+        }
+        fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<bool, StateError>> {
+            self.inner.delete(key)
+        }
+        fn touch<'a>(&'a self, key: &'a str, ttl: Duration) -> BoxFuture<'a, Result<bool, StateError>> {
+            self.inner.touch(key, ttl)
+        }
+        fn append<'a>(
+            &'a self,
+            key: &'a str,
+            value: Vec<u8>,
+            max_len: usize,
+            ttl: Duration,
+        ) -> BoxFuture<'a, Result<u64, StateError>> {
+            self.inner.append(key, value, max_len, ttl)
+        }
+        fn read_after<'a>(
+            &'a self,
+            key: &'a str,
+            after: u64,
+        ) -> BoxFuture<'a, Result<LogEntries, StateError>> {
+            self.inner.read_after(key, after)
+        }
+        fn publish<'a>(
+            &'a self,
+            channel: &'a str,
+            message: Vec<u8>,
+        ) -> BoxFuture<'a, Result<(), StateError>> {
+            if self.down.load(Ordering::SeqCst) {
+                return Box::pin(std::future::ready(Err(StateError("down".into()))));
+            }
+            self.inner.publish(channel, message)
+        }
+        fn subscribe(&self, channel: &str) -> BoxStream<'static, Vec<u8>> {
+            self.inner.subscribe(channel)
+        }
+        fn subscribe_with_gaps(&self, channel: &str) -> BoxStream<'static, Delivery> {
+            self.inner.subscribe_with_gaps(channel)
+        }
+    }
+
+    async fn next_wire(stream: &mut BoxStream<'static, Vec<u8>>) -> Wire {
+        let bytes = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("a message in time")
+            .expect("the channel is open");
+        serde_json::from_slice(&bytes).expect("a bus message")
+    }
+
+    #[tokio::test]
+    async fn events_that_could_not_be_published_become_one_gap_once_the_store_answers() {
+        let store = Arc::new(Flaky::default());
+        let mut others = store.subscribe("bus");
+        let bus = EventBus::shared(16, Arc::clone(&store) as Arc<dyn StateStore>, "bus".into());
+        bus.go_live();
+
+        store.down.store(true, Ordering::SeqCst);
+        bus.send(ServerEvent::ListChanged(ListKind::Tools));
+        bus.send(ServerEvent::ResourceUpdated("test://a".into()));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        store.down.store(false, Ordering::SeqCst);
+
+        let gap = next_wire(&mut others).await;
+        assert!(gap.gap, "the refused events are announced as a gap");
+        assert_eq!(gap.event(), Some(ServerEvent::Missed));
+        bus.send(ServerEvent::ResourceUpdated("test://b".into()));
+        let next = next_wire(&mut others).await;
+        assert_eq!(
+            next.event(),
+            Some(ServerEvent::ResourceUpdated("test://b".into())),
+            "then events as usual"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_gap_reported_by_the_store_reaches_every_receiver_as_missed() {
+        let store: Arc<dyn StateStore> = MemoryStore::new();
+        let bus = EventBus::shared(16, Arc::clone(&store), "bus".into());
+        bus.go_live();
+        let mut receiver = bus.subscribe();
+        // Another instance's gap marker, as its publisher sends it.
+        let wire = Wire::of("another-instance", ServerEvent::Missed).expect("a gap crosses instances");
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            store.publish("bus", serde_json::to_vec(&wire).unwrap()).await.unwrap();
+            match tokio::time::timeout(Duration::from_millis(100), receiver.recv()).await {
+                Ok(event) => {
+                    assert_eq!(event.unwrap(), ServerEvent::Missed);
+                    break;
+                }
+                Err(_) => assert!(tokio::time::Instant::now() < deadline, "the bus never listened"),
+            }
+        }
     }
 }

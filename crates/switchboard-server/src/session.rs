@@ -482,6 +482,15 @@ impl Session {
     /// and tagged notifications to every 2026-07-28 listen stream whose
     /// filter asked for them.
     pub(crate) async fn deliver(&self, event: &ServerEvent, announced: Announced) {
+        if matches!(event, ServerEvent::Missed) {
+            return self.deliver_missed(announced).await;
+        }
+        self.deliver_one(event, announced).await;
+    }
+
+    /// Sends the notifications of one event that is not
+    /// [`ServerEvent::Missed`].
+    async fn deliver_one(&self, event: &ServerEvent, announced: Announced) {
         let mut out: Vec<Vec<u8>> = Vec::new();
         if self.ready_version().is_some() {
             out.extend(self.handshake_notification(event, announced));
@@ -545,7 +554,7 @@ impl Session {
     /// that might have been due, so no change goes unannounced.
     pub(crate) async fn deliver_missed(&self, announced: Announced) {
         for kind in [ListKind::Tools, ListKind::Prompts, ListKind::Resources] {
-            self.deliver(&ServerEvent::ListChanged(kind), announced).await;
+            self.deliver_one(&ServerEvent::ListChanged(kind), announced).await;
         }
         let mut uris: HashSet<String> =
             self.subscriptions.lock().expect("subscriptions lock poisoned").clone();
@@ -553,7 +562,7 @@ impl Session {
             uris.extend(filter.resource_subscriptions.iter().flatten().cloned());
         }
         for uri in uris {
-            self.deliver(&ServerEvent::ResourceUpdated(uri), announced).await;
+            self.deliver_one(&ServerEvent::ResourceUpdated(uri), announced).await;
         }
     }
 }
@@ -576,8 +585,9 @@ fn listen_params(
             }
             Some((kind.notification(), Map::new()))
         }
-        // A listen stream carries list, resource and task changes only.
-        ServerEvent::Log(_) => None,
+        // A listen stream carries list, resource and task changes only
+        // (`Missed` is delivered as those, by `deliver_missed`).
+        ServerEvent::Log(_) | ServerEvent::Missed => None,
         ServerEvent::TaskStatus(status) => {
             let wanted = filter.task_ids.iter().flatten().any(|t| t == status.task_id());
             let Value::Object(task) = &status.task else { return None };

@@ -21,6 +21,6 @@
 
 pub use crate::shared_handles::SharedHandleStore;
 pub use crate::store::{
-    LogEntries, MemoryStore, STORE_RETRY_AFTER, StateError, StateStore, is_store_unavailable, shared_secret,
-    store_unavailable,
+    ADMIT_SAMPLE, Delivery, LogEntries, MemoryStore, STORE_RETRY_AFTER, StateError, StateStore,
+    is_store_unavailable, shared_secret, store_unavailable,
 };

@@ -65,6 +65,19 @@ pub fn is_store_unavailable(error: &switchboard_types::ErrorObject) -> bool {
 /// Log entries: sequence number and value, oldest first.
 pub type LogEntries = Vec<(u64, Vec<u8>)>;
 
+/// One item of a subscription that says when it lost messages
+/// ([`StateStore::subscribe_with_gaps`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Delivery {
+    /// A message, in publication order.
+    Message(Vec<u8>),
+    /// Messages may have been lost just before this point (the subscriber
+    /// fell behind, or was disconnected longer than the store keeps
+    /// messages, or the store lost them): the subscriber must assume that
+    /// anything those messages could have said did happen.
+    Gap,
+}
+
 /// The storage operations shared server state needs. All are atomic per
 /// key; `ttl` is always given, so every entry expires unless renewed.
 pub trait StateStore: Send + Sync + fmt::Debug + 'static {
@@ -119,6 +132,80 @@ pub trait StateStore: Send + Sync + fmt::Debug + 'static {
     /// order per publisher. The stream outlives connection losses (it
     /// resubscribes), and ends only when the store is dropped.
     fn subscribe(&self, channel: &str) -> BoxStream<'static, Vec<u8>>;
+    /// Like [`subscribe`](StateStore::subscribe), but a loss of messages is
+    /// never silent: where messages may be missing, the stream yields
+    /// [`Delivery::Gap`] before the next message. What the event bus
+    /// listens with, so a client is told what may have changed rather than
+    /// nothing. The default reports no gap, for a store that cannot lose
+    /// messages (or cannot tell).
+    fn subscribe_with_gaps(&self, channel: &str) -> BoxStream<'static, Delivery> {
+        Box::pin(futures::StreamExt::map(self.subscribe(channel), Delivery::Message))
+    }
+    /// Adds `member` to the bounded set at `key` unless it already counts
+    /// `max` live members, in one atomic step; true if `member` is in the
+    /// set now. A member is live while the value `{alive_prefix}{member}`
+    /// exists, so one whose value expired (its holder crashed, say) stops
+    /// counting by itself: the set is pruned of such members when it is
+    /// full (a shared store may check a bounded sample per call; at least
+    /// [`ADMIT_SAMPLE`]). The set lives for `ttl` after the last admission.
+    /// What `max_sessions` across instances is counted with.
+    ///
+    /// The default keeps the set as a value, updated with
+    /// [`compare_and_set`](StateStore::compare_and_set).
+    fn admit<'a>(
+        &'a self,
+        key: &'a str,
+        member: &'a str,
+        max: usize,
+        alive_prefix: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StateError>> {
+        Box::pin(admit_with_compare_and_set(self, key, member, max, alive_prefix, ttl))
+    }
+}
+
+/// How many members [`StateStore::admit`] checks at least when the set is
+/// full.
+pub const ADMIT_SAMPLE: usize = 256;
+
+/// [`StateStore::admit`] on any store: the set is the value at `key`, its
+/// members one a line.
+async fn admit_with_compare_and_set<S: StateStore + ?Sized>(
+    store: &S,
+    key: &str,
+    member: &str,
+    max: usize,
+    alive_prefix: &str,
+    ttl: Duration,
+) -> Result<bool, StateError> {
+    const ATTEMPTS: usize = 64;
+    for _ in 0..ATTEMPTS {
+        let current = store.get(key).await?;
+        let text = current.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
+        let mut members: Vec<&str> = text.lines().filter(|m| !m.is_empty()).collect();
+        if members.contains(&member) {
+            store.touch(key, ttl).await?;
+            return Ok(true);
+        }
+        if members.len() >= max {
+            let mut alive = Vec::with_capacity(members.len());
+            for m in members {
+                if store.get(&format!("{alive_prefix}{m}")).await?.is_some() {
+                    alive.push(m);
+                }
+            }
+            members = alive;
+            if members.len() >= max {
+                return Ok(false);
+            }
+        }
+        members.push(member);
+        let next = members.join("\n").into_bytes();
+        if store.compare_and_set(key, current.as_deref(), next, ttl).await? {
+            return Ok(true);
+        }
+    }
+    Err(StateError(format!("admit {key}: still contended after {ATTEMPTS} attempts")))
 }
 
 /// The in-process [`StateStore`]: what a single instance uses, with the
@@ -280,20 +367,36 @@ impl StateStore for MemoryStore {
     }
 
     fn subscribe(&self, channel: &str) -> BoxStream<'static, Vec<u8>> {
+        let deliveries = self.subscribe_with_gaps(channel);
+        Box::pin(futures::StreamExt::filter_map(deliveries, |delivery| {
+            std::future::ready(match delivery {
+                Delivery::Message(message) => Some(message),
+                Delivery::Gap => None,
+            })
+        }))
+    }
+
+    /// A subscriber that fell more than the channel's capacity behind
+    /// gets [`Delivery::Gap`] where it lost messages.
+    fn subscribe_with_gaps(&self, channel: &str) -> BoxStream<'static, Delivery> {
         let rx = self.with(|m, _| {
-            m.channels.entry(channel.to_owned()).or_insert_with(|| broadcast::channel(4096).0).subscribe()
+            m.channels
+                .entry(channel.to_owned())
+                .or_insert_with(|| broadcast::channel(MEMORY_CHANNEL_CAPACITY).0)
+                .subscribe()
         });
         Box::pin(futures::stream::unfold(rx, |mut rx| async move {
-            loop {
-                match rx.recv().await {
-                    Ok(message) => return Some((message, rx)),
-                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
-                    Err(broadcast::error::RecvError::Closed) => return None,
-                }
+            match rx.recv().await {
+                Ok(message) => Some((Delivery::Message(message), rx)),
+                Err(broadcast::error::RecvError::Lagged(_)) => Some((Delivery::Gap, rx)),
+                Err(broadcast::error::RecvError::Closed) => None,
             }
         }))
     }
 }
+
+/// Messages a [`MemoryStore`] channel holds for its slowest subscriber.
+const MEMORY_CHANNEL_CAPACITY: usize = 4096;
 
 /// A 32-byte secret shared by every instance using `store` (created by the
 /// first to ask, kept for a year and renewed on each start): what

@@ -45,15 +45,35 @@
 //!   `DEL`. Appending to a log (counter, push, trim, expiry) and the
 //!   operations that span a value and a log run as Lua scripts, so each is
 //!   atomic.
-//! * [`publish`](StateStore::publish) is `PUBLISH` on `{namespace}:{channel}`.
-//!   Each [`subscribe`](StateStore::subscribe) runs a task with its own
-//!   pub/sub connection that forwards messages to the returned stream; when
-//!   the connection is lost it reconnects with backoff (100 ms doubling to
-//!   2 s) and subscribes again, until the stream is dropped. The stream
-//!   ends when the `RedisStore` is dropped. Messages published while no
-//!   connection was up are lost, as Redis pub/sub does not keep them.
-//!   [`RedisStore::subscribe_ready`] waits until Redis confirmed the
-//!   subscription, for callers that must not miss the next message.
+//! * [`admit`](StateStore::admit) (how `max_sessions` holds across
+//!   instances) is a Redis set `{namespace}:set:{key}` changed by one Lua
+//!   script: a member is added while fewer than `max` members are live, a
+//!   member being live while its value (a session's record) exists; when
+//!   full, a random sample of members is checked and the dead removed.
+//! * [`publish`](StateStore::publish) appends to a capped Redis stream,
+//!   `{namespace}:stream:{channel}` (`XADD … MAXLEN ~ 10000`, the newest
+//!   messages kept for a day after the last one), numbering each message
+//!   from the counter `{namespace}:streamseq:{channel}` in the same Lua
+//!   script. Each [`subscribe`](StateStore::subscribe) runs a task with its
+//!   own connection that reads the stream (`XREAD BLOCK`) from the last
+//!   message it saw and forwards to the returned stream; when the
+//!   connection is lost it reconnects with backoff (100 ms doubling to
+//!   2 s) and reads on from where it stopped, so messages published
+//!   meanwhile still arrive, in order. The stream ends when the store is
+//!   dropped (or its receiver is).
+//! * Where that cannot close the gap, the loss is reported, never silent
+//!   ([`subscribe_with_gaps`](StateStore::subscribe_with_gaps) yields
+//!   [`Delivery::Gap`]): when the numbers of two successive messages are
+//!   not consecutive (the stream was trimmed past the subscriber, or
+//!   expired), and when Redis was restarted (its `run_id` changed, so it
+//!   may have lost messages: the subscriber then starts again from the
+//!   stream's end). The `run_id` rather than an epoch key, because a Redis
+//!   restored from an older snapshot brings an epoch key back but not the
+//!   newest messages; where `INFO` is refused, every reconnection counts as
+//!   a restart. A subscription whose first connection failed reports a
+//!   gap once it is made.
+//!   [`RedisStore::subscribe_ready`] waits until the subscription reads,
+//!   for callers that must not miss the next message.
 
 use std::fmt;
 use std::sync::Arc;
@@ -62,9 +82,9 @@ use std::time::Duration;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig, PubSub};
-use redis::{Client, Script, Value};
-use switchboard_server::state::{LogEntries, StateError, StateStore};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
+use redis::{AsyncConnectionConfig, Client, Script, Value};
+use switchboard_server::state::{ADMIT_SAMPLE, Delivery, LogEntries, StateError, StateStore};
 use tokio::sync::{mpsc, watch};
 
 /// Longest time one operation may take before it fails with a
@@ -78,8 +98,39 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 const RESUBSCRIBE_MIN_DELAY: Duration = Duration::from_millis(100);
 /// Longest pause between two subscription attempts.
 const RESUBSCRIBE_MAX_DELAY: Duration = Duration::from_secs(2);
-/// Messages buffered per subscription before Redis is made to wait.
-const SUBSCRIPTION_BUFFER: usize = 4096;
+/// Messages buffered per subscription before the reader stops reading
+/// (the stream keeps the rest).
+const SUBSCRIPTION_BUFFER: usize = 256;
+/// Messages a channel's stream keeps by default (at least; `MAXLEN ~`
+/// trims whole blocks): how far a subscriber may fall behind, or how many
+/// messages a disconnected one may miss, before it is told of a gap.
+pub const STREAM_MAX_LEN: usize = 10_000;
+/// How long a channel's stream and counter live after the last publish.
+const STREAM_TTL: Duration = Duration::from_secs(24 * 3600);
+/// How long one `XREAD` waits for a message before asking again.
+const READ_BLOCK: Duration = Duration::from_secs(1);
+/// Messages one `XREAD` returns at most.
+const READ_COUNT: usize = 512;
+
+/// Publishes to a channel's stream. KEYS: stream, counter. ARGV: message,
+/// max length, ttl in ms. Returns the message's number.
+const PUBLISH: &str = r"
+local n = redis.call('INCR', KEYS[2])
+redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'n', n, 'm', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return n
+";
+
+/// Where a new subscriber starts: the id and number of the stream's last
+/// message. KEYS: stream, counter. Returns {id, number} ("0-0" and the
+/// counter when the stream is empty).
+const STREAM_END: &str = r"
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local n = redis.call('GET', KEYS[2]) or '0'
+if last[1] then return {last[1][1], n} end
+return {'0-0', n}
+";
 
 /// Appends to a log atomically. KEYS: log list, counter. ARGV: value,
 /// max_len (decimal, at least 1), ttl in ms.
@@ -126,6 +177,28 @@ redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
 return 1
 ";
 
+/// Admits a member into a bounded set. KEYS: the set. ARGV: member, max,
+/// the full key prefix of the members' liveness values, ttl in ms, how
+/// many members to check when full. Returns 1 if the member is in the set.
+/// (Reads liveness keys not named in KEYS: fine on one Redis server, the
+/// deployment this store is for.)
+const ADMIT: &str = r"
+local set, member, max = KEYS[1], ARGV[1], tonumber(ARGV[2])
+if redis.call('SISMEMBER', set, member) == 1 then
+  redis.call('PEXPIRE', set, ARGV[4])
+  return 1
+end
+if redis.call('SCARD', set) >= max then
+  for _, m in ipairs(redis.call('SRANDMEMBER', set, ARGV[5])) do
+    if redis.call('EXISTS', ARGV[3] .. m) == 0 then redis.call('SREM', set, m) end
+  end
+  if redis.call('SCARD', set) >= max then return 0 end
+end
+redis.call('SADD', set, member)
+redis.call('PEXPIRE', set, ARGV[4])
+return 1
+";
+
 /// The [`StateStore`] on Redis. See the [crate docs](crate).
 pub struct RedisStore {
     client: Client,
@@ -139,6 +212,10 @@ pub struct RedisStore {
     delete: Script,
     touch: Script,
     compare_and_set: Script,
+    publish: Script,
+    admit: Script,
+    /// Messages each channel's stream keeps ([`STREAM_MAX_LEN`] unless set).
+    stream_max_len: std::sync::atomic::AtomicUsize,
     /// Dropped with the store, which ends every subscription task.
     _alive: watch::Sender<()>,
     alive: watch::Receiver<()>,
@@ -219,6 +296,9 @@ impl RedisStore {
             delete: Script::new(DELETE),
             touch: Script::new(TOUCH),
             compare_and_set: Script::new(COMPARE_AND_SET),
+            publish: Script::new(PUBLISH),
+            admit: Script::new(ADMIT),
+            stream_max_len: std::sync::atomic::AtomicUsize::new(STREAM_MAX_LEN),
             _alive: alive_tx,
             alive,
         }))
@@ -235,21 +315,39 @@ impl RedisStore {
         })
     }
 
+    /// Sets how many messages each channel's stream keeps from now on (at
+    /// least 1; [`STREAM_MAX_LEN`] by default): more lets a subscriber be
+    /// disconnected longer before it is told of a gap, at the price of
+    /// Redis memory.
+    pub fn set_stream_max_len(&self, max_len: usize) {
+        self.stream_max_len.store(max_len.max(1), std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// The namespace every key of this store lives under.
     pub fn namespace(&self) -> &str {
         &self.namespace
     }
 
-    /// Like [`StateStore::subscribe`], but returns only once Redis has
-    /// confirmed the subscription, so every message published afterwards
-    /// is delivered. Fails if that first subscription cannot be made; after
-    /// that the stream resubscribes by itself like any other.
+    /// Like [`StateStore::subscribe`], but returns only once the
+    /// subscription reads, so every message published afterwards is
+    /// delivered. Fails if that first connection cannot be made; after that
+    /// the stream reconnects by itself like any other.
     pub async fn subscribe_ready(&self, channel: &str) -> Result<BoxStream<'static, Vec<u8>>, StateError> {
-        let full = self.channel(channel);
-        let pubsub = open_subscription(&self.client, &full)
+        Ok(only_messages(self.subscribe_with_gaps_ready(channel).await?))
+    }
+
+    /// [`subscribe_ready`](RedisStore::subscribe_ready) that reports gaps
+    /// like [`StateStore::subscribe_with_gaps`].
+    pub async fn subscribe_with_gaps_ready(
+        &self,
+        channel: &str,
+    ) -> Result<BoxStream<'static, Delivery>, StateError> {
+        let keys = self.stream_keys(channel);
+        let first = tokio::time::timeout(OPERATION_TIMEOUT * 2, open_reader(&self.client, &keys, None))
             .await
-            .map_err(|e| StateError(format!("redis subscribe {full}: {e}")))?;
-        Ok(self.spawn_subscription(full, Some(pubsub)))
+            .unwrap_or_else(|_| Err(timed_out("subscription")))
+            .map_err(|e| StateError(format!("redis subscribe {channel}: {e}")))?;
+        Ok(self.spawn_subscription(keys, Some(first)))
     }
 
     /// Runs `cmd` on a clone of the managed connection.
@@ -279,13 +377,16 @@ impl RedisStore {
         (format!("{}:log:{key}", self.namespace), format!("{}:seq:{key}", self.namespace))
     }
 
-    fn channel(&self, channel: &str) -> String {
-        format!("{}:{channel}", self.namespace)
+    fn stream_keys(&self, channel: &str) -> StreamKeys {
+        StreamKeys {
+            stream: format!("{}:stream:{channel}", self.namespace),
+            counter: format!("{}:streamseq:{channel}", self.namespace),
+        }
     }
 
-    fn spawn_subscription(&self, channel: String, first: Option<PubSub>) -> BoxStream<'static, Vec<u8>> {
+    fn spawn_subscription(&self, keys: StreamKeys, first: Option<Reader>) -> BoxStream<'static, Delivery> {
         let (tx, rx) = mpsc::channel(SUBSCRIPTION_BUFFER);
-        let task = forward(self.client.clone(), channel, first, tx, self.alive.clone());
+        let task = forward(self.client.clone(), keys, first, tx, self.alive.clone());
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
                 runtime.spawn(task);
@@ -304,7 +405,7 @@ impl RedisStore {
     }
 }
 
-fn receiver_stream(rx: mpsc::Receiver<Vec<u8>>) -> impl futures::Stream<Item = Vec<u8>> + Send + 'static {
+fn receiver_stream(rx: mpsc::Receiver<Delivery>) -> impl futures::Stream<Item = Delivery> + Send + 'static {
     futures::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|message| (message, rx)) })
 }
 
@@ -387,66 +488,237 @@ fn parse_entry(raw: &[u8]) -> Option<(u64, Vec<u8>)> {
     Some((seq, raw[colon + 1..].to_vec()))
 }
 
-async fn open_subscription(client: &Client, channel: &str) -> redis::RedisResult<PubSub> {
-    let attempt = async {
-        let mut pubsub = client.get_async_pubsub().await?;
-        pubsub.subscribe(channel).await?;
-        Ok(pubsub)
+/// The messages of a subscription, gaps left out (what plain
+/// [`StateStore::subscribe`] promises).
+fn only_messages(deliveries: BoxStream<'static, Delivery>) -> BoxStream<'static, Vec<u8>> {
+    Box::pin(deliveries.filter_map(|delivery| {
+        std::future::ready(match delivery {
+            Delivery::Message(message) => Some(message),
+            Delivery::Gap => None,
+        })
+    }))
+}
+
+fn timed_out(what: &str) -> redis::RedisError {
+    redis::RedisError::from(std::io::Error::new(std::io::ErrorKind::TimedOut, format!("{what} timed out")))
+}
+
+/// The Redis keys of one channel.
+#[derive(Debug, Clone)]
+struct StreamKeys {
+    stream: String,
+    counter: String,
+}
+
+/// Where a subscription has read up to.
+#[derive(Debug, Clone)]
+struct Position {
+    /// The `run_id` of the Redis server the position is in (`None`: it
+    /// would not say, so every reconnection counts as a restart).
+    server: Option<String>,
+    /// The id of the last message seen (`0-0`: none yet).
+    last_id: String,
+    /// The number of the last message seen.
+    last_n: u64,
+}
+
+/// A subscription's connection and its position.
+struct Reader {
+    conn: MultiplexedConnection,
+    position: Position,
+    /// Whether messages may have been lost before `position` (Redis
+    /// restarted since the position was taken).
+    gap: bool,
+}
+
+/// Connects for reading a channel: continues from `previous` when it is in
+/// the same Redis server's lifetime, else starts at the stream's end and
+/// says a gap may lie before it.
+async fn open_reader(
+    client: &Client,
+    keys: &StreamKeys,
+    previous: Option<Position>,
+) -> redis::RedisResult<Reader> {
+    // No response timeout: XREAD BLOCK waits; every command here is bounded
+    // by the caller's timeout instead.
+    let config =
+        AsyncConnectionConfig::new().set_connection_timeout(Some(CONNECT_TIMEOUT)).set_response_timeout(None);
+    let mut conn = client.get_multiplexed_async_connection_with_config(&config).await?;
+    let server = server_run_id(&mut conn).await;
+    let restarted = previous.is_some();
+    if let Some(position) = previous
+        && position.server.is_some()
+        && position.server == server
+    {
+        return Ok(Reader { conn, position, gap: false });
+    }
+    let (last_id, last_n): (String, String) =
+        Script::new(STREAM_END).key(&keys.stream).key(&keys.counter).invoke_async(&mut conn).await?;
+    let last_n = last_n.parse().unwrap_or(0);
+    Ok(Reader { conn, position: Position { server, last_id, last_n }, gap: restarted })
+}
+
+/// The Redis server's `run_id` (new at every start), if `INFO` answers.
+async fn server_run_id(conn: &mut MultiplexedConnection) -> Option<String> {
+    let info: String = redis::cmd("INFO").arg("server").query_async(conn).await.ok()?;
+    info.lines().find_map(|line| line.strip_prefix("run_id:")).map(|id| id.trim().to_owned())
+}
+
+/// One message read from a stream.
+#[derive(Debug, Clone, PartialEq)]
+struct StreamEntry {
+    id: String,
+    /// Its number, if it has a valid one.
+    n: Option<u64>,
+    message: Vec<u8>,
+}
+
+/// The entries of an `XREAD` reply for one stream (`Nil`: none yet), in
+/// RESP2 (arrays) or RESP3 (a map) form.
+fn read_entries(reply: Value) -> Option<Vec<StreamEntry>> {
+    let streams = match reply {
+        Value::Nil => return Some(Vec::new()),
+        Value::Array(streams) => streams
+            .into_iter()
+            .map(|stream| match stream {
+                Value::Array(mut pair) if pair.len() == 2 => pair.pop(),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?,
+        Value::Map(streams) => streams.into_iter().map(|(_, entries)| entries).collect(),
+        _ => return None,
     };
-    match tokio::time::timeout(CONNECT_TIMEOUT + RESPONSE_TIMEOUT, attempt).await {
-        Ok(result) => result,
-        Err(_) => Err(redis::RedisError::from(std::io::Error::new(
-            std::io::ErrorKind::TimedOut,
-            "subscription timed out",
-        ))),
+    let mut entries = Vec::new();
+    for stream in streams {
+        let Value::Array(items) = stream else { return None };
+        for item in items {
+            entries.push(stream_entry(item)?);
+        }
+    }
+    Some(entries)
+}
+
+fn stream_entry(item: Value) -> Option<StreamEntry> {
+    let Value::Array(parts) = item else { return None };
+    let [id, Value::Array(fields)] = <[Value; 2]>::try_from(parts).ok()? else { return None };
+    let id = bytes_of(id).and_then(|b| String::from_utf8(b).ok())?;
+    let (mut n, mut message) = (None, Vec::new());
+    let mut fields = fields.into_iter();
+    while let (Some(name), Some(value)) = (fields.next(), fields.next()) {
+        match bytes_of(name).as_deref() {
+            Some(b"n") => n = bytes_of(value).and_then(|b| std::str::from_utf8(&b).ok()?.parse().ok()),
+            Some(b"m") => message = bytes_of(value)?,
+            _ => {}
+        }
+    }
+    Some(StreamEntry { id, n, message })
+}
+
+fn bytes_of(value: Value) -> Option<Vec<u8>> {
+    match value {
+        Value::BulkString(bytes) => Some(bytes),
+        Value::SimpleString(text) => Some(text.into_bytes()),
+        Value::Int(n) => Some(n.to_string().into_bytes()),
+        _ => None,
     }
 }
 
-/// Forwards the messages of `channel` to `tx`, reconnecting and
-/// resubscribing after every connection loss, until `tx`'s receiver or the
-/// store (`alive`'s sender) is dropped.
+/// Forwards the messages of a channel's stream to `tx`, reconnecting and
+/// reading on after every connection loss, until `tx`'s receiver or the
+/// store (`alive`'s sender) is dropped. Reports a gap wherever messages
+/// may be missing.
 async fn forward(
     client: Client,
-    channel: String,
-    mut first: Option<PubSub>,
-    tx: mpsc::Sender<Vec<u8>>,
+    keys: StreamKeys,
+    mut first: Option<Reader>,
+    tx: mpsc::Sender<Delivery>,
     mut alive: watch::Receiver<()>,
 ) {
+    let mut position: Option<Position> = None;
+    // A subscription that could not start at once may have missed what
+    // was published meanwhile.
+    let mut owe_gap = false;
     let mut delay = RESUBSCRIBE_MIN_DELAY;
     loop {
-        let pubsub = match first.take() {
-            Some(pubsub) => Some(pubsub),
-            None => tokio::select! {
-                result = open_subscription(&client, &channel) => result.ok(),
-                _ = alive.changed() => return,
-                _ = tx.closed() => return,
-            },
-        };
-        match pubsub {
-            Some(pubsub) => {
-                delay = RESUBSCRIBE_MIN_DELAY;
-                let mut messages = pubsub.into_on_message();
-                loop {
-                    let message = tokio::select! {
-                        message = messages.next() => message,
-                        _ = alive.changed() => return,
-                        _ = tx.closed() => return,
-                    };
-                    let Some(message) = message else { break };
-                    if tx.send(message.get_payload_bytes().to_vec()).await.is_err() {
-                        return;
-                    }
-                }
-                // The connection is gone: try again at once (it may be a
-                // brief blip), then back off.
-            }
+        let reader = match first.take() {
+            Some(reader) => Some(reader),
             None => {
+                let attempt = tokio::time::timeout(
+                    OPERATION_TIMEOUT * 2,
+                    open_reader(&client, &keys, position.clone()),
+                );
                 tokio::select! {
-                    _ = tokio::time::sleep(delay) => {}
+                    result = attempt => result.ok().and_then(Result::ok),
                     _ = alive.changed() => return,
                     _ = tx.closed() => return,
                 }
-                delay = (delay * 2).min(RESUBSCRIBE_MAX_DELAY);
+            }
+        };
+        let Some(mut reader) = reader else {
+            owe_gap |= position.is_none();
+            tokio::select! {
+                _ = tokio::time::sleep(delay) => {}
+                _ = alive.changed() => return,
+                _ = tx.closed() => return,
+            }
+            delay = (delay * 2).min(RESUBSCRIBE_MAX_DELAY);
+            continue;
+        };
+        delay = RESUBSCRIBE_MIN_DELAY;
+        if (reader.gap || std::mem::take(&mut owe_gap)) && tx.send(Delivery::Gap).await.is_err() {
+            return;
+        }
+        let ended = read_on(&mut reader, &keys, &tx, &mut alive).await;
+        position = Some(reader.position);
+        if ended {
+            return;
+        }
+        // The connection is gone: try again at once (it may be a brief
+        // blip), then back off.
+    }
+}
+
+/// Reads `reader`'s stream until its connection fails (false) or the
+/// subscription ends (true).
+async fn read_on(
+    reader: &mut Reader,
+    keys: &StreamKeys,
+    tx: &mpsc::Sender<Delivery>,
+    alive: &mut watch::Receiver<()>,
+) -> bool {
+    let block_ms = u64::try_from(READ_BLOCK.as_millis()).unwrap_or(u64::MAX);
+    loop {
+        let cmd = redis::cmd("XREAD")
+            .arg("COUNT")
+            .arg(READ_COUNT)
+            .arg("BLOCK")
+            .arg(block_ms)
+            .arg("STREAMS")
+            .arg(&keys.stream)
+            .arg(&reader.position.last_id)
+            .clone();
+        let read =
+            tokio::time::timeout(READ_BLOCK + RESPONSE_TIMEOUT, cmd.query_async::<Value>(&mut reader.conn));
+        let reply = tokio::select! {
+            reply = read => reply,
+            _ = alive.changed() => return true,
+            _ = tx.closed() => return true,
+        };
+        let Ok(Ok(reply)) = reply else { return false };
+        let Some(entries) = read_entries(reply) else {
+            tracing::warn!(stream = %keys.stream, "an unreadable XREAD reply: reading again from the last message");
+            return false;
+        };
+        for entry in entries {
+            let position = &mut reader.position;
+            let follows = entry.n == Some(position.last_n + 1);
+            if !follows && tx.send(Delivery::Gap).await.is_err() {
+                return true;
+            }
+            position.last_id = entry.id;
+            position.last_n = entry.n.unwrap_or(0);
+            if tx.send(Delivery::Message(entry.message)).await.is_err() {
+                return true;
             }
         }
     }
@@ -570,14 +842,47 @@ impl StateStore for RedisStore {
     fn publish<'a>(&'a self, channel: &'a str, message: Vec<u8>) -> BoxFuture<'a, Result<(), StateError>> {
         Box::pin(async move {
             let mut conn = self.conn().map_err(|e| StateError(format!("redis publish {channel}: {e}")))?;
-            let cmd = redis::cmd("PUBLISH").arg(self.channel(channel)).arg(message).clone();
-            bounded(|| format!("publish {channel}"), cmd.query_async::<i64>(&mut conn)).await?;
+            let keys = self.stream_keys(channel);
+            let mut invocation = self.publish.key(keys.stream);
+            invocation
+                .key(keys.counter)
+                .arg(message)
+                .arg(self.stream_max_len.load(std::sync::atomic::Ordering::Relaxed))
+                .arg(ttl_ms(STREAM_TTL));
+            bounded(|| format!("publish {channel}"), invocation.invoke_async::<u64>(&mut conn)).await?;
             Ok(())
         })
     }
 
     fn subscribe(&self, channel: &str) -> BoxStream<'static, Vec<u8>> {
-        self.spawn_subscription(self.channel(channel), None)
+        only_messages(self.subscribe_with_gaps(channel))
+    }
+
+    /// A Redis set (`{namespace}:set:{key}`), admitted to by one Lua
+    /// script; when full, up to [`ADMIT_SAMPLE`] random members are checked.
+    fn admit<'a>(
+        &'a self,
+        key: &'a str,
+        member: &'a str,
+        max: usize,
+        alive_prefix: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StateError>> {
+        Box::pin(async move {
+            let mut invocation = self.admit.key(format!("{}:set:{key}", self.namespace));
+            invocation
+                .arg(member)
+                .arg(max)
+                .arg(self.value_key(alive_prefix))
+                .arg(ttl_ms(ttl))
+                .arg(ADMIT_SAMPLE);
+            let admitted: i64 = idempotent(|| format!("admit {key}"), || self.invoke(&invocation)).await?;
+            Ok(admitted == 1)
+        })
+    }
+
+    fn subscribe_with_gaps(&self, channel: &str) -> BoxStream<'static, Delivery> {
+        self.spawn_subscription(self.stream_keys(channel), None)
     }
 }
 
@@ -599,6 +904,32 @@ mod tests {
         assert_eq!(redacted("rediss://user:p@ss@host"), "rediss://***@host");
         assert_eq!(redacted("redis://127.0.0.1:6379"), "redis://127.0.0.1:6379");
         assert_eq!(redacted("not a url"), "not a url");
+    }
+
+    fn entry(id: &str, n: &str, message: &[u8]) -> Value {
+        let field = |b: &[u8]| Value::BulkString(b.to_vec());
+        Value::Array(vec![
+            field(id.as_bytes()),
+            Value::Array(vec![field(b"n"), field(n.as_bytes()), field(b"m"), field(message)]),
+        ])
+    }
+
+    #[test]
+    fn xread_replies_parse_in_both_protocols() {
+        let entries = vec![entry("1-0", "7", b"a"), entry("1-1", "x", b"b:c")];
+        let resp2 = Value::Array(vec![Value::Array(vec![
+            Value::BulkString(b"ns:stream:c".to_vec()),
+            Value::Array(entries.clone()),
+        ])]);
+        let resp3 = Value::Map(vec![(Value::BulkString(b"ns:stream:c".to_vec()), Value::Array(entries))]);
+        let expected = vec![
+            StreamEntry { id: "1-0".into(), n: Some(7), message: b"a".to_vec() },
+            StreamEntry { id: "1-1".into(), n: None, message: b"b:c".to_vec() },
+        ];
+        assert_eq!(read_entries(resp2), Some(expected.clone()));
+        assert_eq!(read_entries(resp3), Some(expected));
+        assert_eq!(read_entries(Value::Nil), Some(Vec::new()), "nothing yet");
+        assert_eq!(read_entries(Value::Int(3)), None, "not a reply to XREAD");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use switchboard_server::state::{MemoryStore, StateError, StateStore};
+use switchboard_server::state::{Delivery, MemoryStore, StateError, StateStore};
 use switchboard_state_redis::RedisStore;
 use switchboard_testkit::redis::RedisServer;
 
@@ -133,6 +133,20 @@ async fn check_semantics(store: &dyn StateStore) {
     assert_eq!(store.get("both").await.unwrap(), None);
     assert_eq!(store.read_after("both", 0).await.unwrap(), vec![]);
 
+    // A bounded set: up to `max` live members; a member already in is
+    // admitted again; one whose liveness value is gone stops counting.
+    for member in ["a", "b", "c"] {
+        store.set(&format!("alive:{member}"), b"1".to_vec(), MINUTE).await.unwrap();
+    }
+    assert!(store.admit("room", "a", 2, "alive:", MINUTE).await.unwrap());
+    assert!(store.admit("room", "b", 2, "alive:", MINUTE).await.unwrap());
+    assert!(!store.admit("room", "c", 2, "alive:", MINUTE).await.unwrap(), "full");
+    assert!(store.admit("room", "a", 2, "alive:", MINUTE).await.unwrap(), "already in");
+    assert!(store.delete("alive:b").await.unwrap());
+    assert!(store.admit("room", "c", 2, "alive:", MINUTE).await.unwrap(), "b no longer counts");
+    store.set("alive:b", b"1".to_vec(), MINUTE).await.unwrap();
+    assert!(!store.admit("room", "b", 2, "alive:", MINUTE).await.unwrap(), "a and c fill it");
+
     // Pub/sub: nothing published before subscribing, everything after, in
     // order; a publish without subscribers is fine.
     store.publish("nobody", b"lost".to_vec()).await.unwrap();
@@ -148,6 +162,51 @@ async fn check_semantics(store: &dyn StateStore) {
     store.publish("other", b"for other".to_vec()).await.unwrap();
     assert_eq!(next(&mut other).await, b"for other");
     assert_eq!(next(&mut stream).await, b"for chan");
+
+    // More than either store keeps for a subscriber: the memory channel's
+    // 4,096, the Redis stream's (set to 100 here) and its reader's 256.
+    check_gaps_are_reported(store, 6_000).await;
+}
+
+/// A subscriber that reports gaps gets every message in order while it
+/// keeps up, and where it fell too far behind to get them all it is told
+/// of the gap before the next message: no message is skipped silently.
+async fn check_gaps_are_reported(store: &dyn StateStore, burst: u32) {
+    let mut stream = store.subscribe_with_gaps("gaps");
+    let deadline = Instant::now() + RECV;
+    loop {
+        assert!(Instant::now() < deadline, "subscription with gaps never received");
+        store.publish("gaps", b"probe".to_vec()).await.unwrap();
+        if let Ok(Some(delivery)) = tokio::time::timeout(Duration::from_millis(100), stream.next()).await {
+            assert_eq!(delivery, Delivery::Message(b"probe".to_vec()));
+            break;
+        }
+    }
+    store.publish("gaps", b"probes-done".to_vec()).await.unwrap();
+    loop {
+        let delivery = tokio::time::timeout(RECV, stream.next()).await.expect("in time").expect("open");
+        match delivery {
+            Delivery::Message(m) if m == b"probes-done" => break,
+            Delivery::Message(m) => assert_eq!(m, b"probe"),
+            Delivery::Gap => panic!("a gap while keeping up"),
+        }
+    }
+    for i in 0..burst {
+        store.publish("gaps", i.to_be_bytes().to_vec()).await.unwrap();
+    }
+    let (mut last, mut gap_before, mut gaps) = (None::<u32>, false, 0);
+    while last != Some(burst - 1) {
+        match tokio::time::timeout(RECV, stream.next()).await.expect("in time").expect("open") {
+            Delivery::Gap => (gap_before, gaps) = (true, gaps + 1),
+            Delivery::Message(message) => {
+                let i = u32::from_be_bytes(message.as_slice().try_into().expect("a burst message"));
+                let follows = last.map_or(i == 0, |l| i == l + 1);
+                assert!(follows || gap_before, "message {i} after {last:?} with no gap reported");
+                (gap_before, last) = (false, Some(i));
+            }
+        }
+    }
+    assert!(gaps >= 1, "{burst} unread messages overflow every store, and the loss is reported");
 }
 
 /// Expiry, asserted identically for any store, with short TTLs.
@@ -199,7 +258,9 @@ async fn check_expiry(store: &dyn StateStore) {
 async fn memory_and_redis_have_the_same_semantics() {
     check_semantics(&*MemoryStore::new()).await;
     let server = RedisServer::start();
-    check_semantics(&*redis_store(&server, "semantics").await).await;
+    let redis = redis_store(&server, "semantics").await;
+    redis.set_stream_max_len(100);
+    check_semantics(&*redis).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -484,4 +545,33 @@ async fn a_store_started_while_redis_is_down_connects_when_it_is_up() {
     store.set("k", b"v".to_vec(), MINUTE).await.unwrap();
     assert_eq!(store.get("k").await.unwrap(), Some(b"v".to_vec()));
     assert!(RedisStore::start("not a url", "x").is_err(), "only an invalid url fails at once");
+}
+
+/// `n` tasks over `stores` ask to join a set bounded to `max`: exactly
+/// `max` get in.
+async fn check_concurrent_admissions(stores: &[Arc<dyn StateStore>], n: usize, max: usize) {
+    let tasks: Vec<_> = (0..n)
+        .map(|i| {
+            let store = Arc::clone(&stores[i % stores.len()]);
+            tokio::spawn(async move {
+                let member = format!("m{i}");
+                store.set(&format!("live:{member}"), b"1".to_vec(), MINUTE).await.unwrap();
+                store.admit("bounded", &member, max, "live:", MINUTE).await.unwrap()
+            })
+        })
+        .collect();
+    let mut admitted = 0;
+    for task in tasks {
+        admitted += usize::from(task.await.unwrap());
+    }
+    assert_eq!(admitted, max, "{n} asked, the bound is {max}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admissions_never_exceed_their_bound_in_memory_or_over_two_redis_instances() {
+    check_concurrent_admissions(&[MemoryStore::new()], 50, 10).await;
+    let server = RedisServer::start();
+    let one: Arc<dyn StateStore> = redis_store(&server, "admit-race").await;
+    let two: Arc<dyn StateStore> = redis_store(&server, "admit-race").await;
+    check_concurrent_admissions(&[one, two], 50, 10).await;
 }

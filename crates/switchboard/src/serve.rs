@@ -11,6 +11,7 @@
 
 use std::io::IsTerminal as _;
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -173,6 +174,13 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
     let (notices, noticed) = tokio::sync::mpsc::unbounded_channel();
     let (server, live, what) = match args.fixtures {
         Some(fixtures) => {
+            // The `[limits]` of a configuration named with --config bind
+            // the fixtures too; without one they keep the library's.
+            if let Some(config) = &args.project.config {
+                let dir = config.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+                let config = switchboard_config::Config::load(dir, Some(config)).map_err(report)?;
+                options = crate::network::server_options(&config.limits, options);
+            }
             if let Some(max) = args.max_message_size {
                 options.max_message_size = max;
             }
