@@ -14,7 +14,7 @@ use switchboard_server::{
 
 use switchboard_tree::{ServedTree, TreeError};
 
-use crate::index::{Change, Entry, diff, index};
+use crate::index::{self, Change, Entry};
 use crate::watch::WatchBatch;
 use crate::{FilesError, FilesOptions, mime};
 
@@ -124,7 +124,11 @@ impl FileResources {
     /// through without walking the folder again (zero-config finds SQLite
     /// databases in it).
     pub fn scanned_files(&self) -> Vec<(String, PathBuf, u64)> {
-        self.index().iter().map(|(served, entry)| (served.clone(), entry.path.clone(), entry.size)).collect()
+        let tree = &self.inner.tree;
+        self.index()
+            .iter()
+            .filter_map(|(served, entry)| Some((served.clone(), tree.path_of(served)?, entry.size)))
+            .collect()
     }
 
     /// `file:///{+path}`: reads any served file by path, completes paths.
@@ -162,30 +166,45 @@ impl FileResources {
             .collect()
     }
 
-    /// Rescans after `batch`, records the new state and registers the
-    /// changes with `server` (one `list_changed` when files came or went;
-    /// `resources/updated` for changed files). Returns the changes.
+    /// Brings the index up to date after `batch` (off the async threads)
+    /// and registers the changes with `server` (one `list_changed` when
+    /// files came or went; `resources/updated` for changed files). Returns
+    /// the changes.
     pub async fn sync(&self, server: &Server, batch: &WatchBatch) -> Result<Vec<Change>, FilesError> {
         let this = self.clone();
         let batch = batch.clone();
-        let changes = tokio::task::spawn_blocking(move || this.rescan(&batch))
+        let changes = tokio::task::spawn_blocking(move || this.update(&batch))
             .await
             .map_err(|e| FilesError::Watch { path: PathBuf::new(), reason: e.to_string() })?;
         self.apply(server, &changes)?;
         Ok(changes)
     }
 
+    /// Updates the index after `batch` (blocking) and returns what changed:
+    /// only the paths and folders the batch names are looked at again (an
+    /// edited `.gitignore` rescans its folder); an empty batch (the first
+    /// scan), an overflow or a huge burst rescans everything.
+    pub fn update(&self, batch: &WatchBatch) -> Vec<Change> {
+        let Some(plan) = index::plan(batch) else { return self.rescan(batch) };
+        let tree = &self.inner.tree;
+        let looked = index::look(tree, &plan);
+        let touched = self.touched(batch);
+        let mut index = self.index();
+        let mut dirs = self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner());
+        index::apply(tree, &mut index, &mut dirs, &plan, looked, &touched)
+    }
+
     /// Rescans the roots (blocking) and returns what changed since the last scan.
     pub fn rescan(&self, batch: &WatchBatch) -> Vec<Change> {
-        let old = self.index().clone();
         let scan = self.inner.tree.scan();
-        let new = index(&scan, &old);
+        let touched = self.touched(batch);
         *self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner()) = scan.dirs;
-        let touched: HashSet<String> =
-            batch.paths.iter().filter_map(|p| self.inner.tree.served_path_of(p)).collect();
-        let changes = diff(&old, &new, &touched);
-        *self.index() = new;
-        changes
+        index::replace_all(&mut self.index(), scan.files, &touched)
+    }
+
+    /// The served paths `batch` names.
+    fn touched(&self, batch: &WatchBatch) -> HashSet<String> {
+        batch.paths.iter().filter_map(|p| self.inner.tree.served_path_of(p)).collect()
     }
 
     /// Registers `changes` (from [`FileResources::rescan`]) with `server`.
@@ -193,17 +212,19 @@ impl FileResources {
         if changes.is_empty() {
             return Ok(());
         }
-        let index = self.index().clone();
         let mut upserts = Vec::new();
         let mut removals = Vec::new();
-        for change in changes {
-            match change {
-                Change::Added(p) | Change::Modified(p) => {
-                    if let Some(entry) = index.get(p) {
-                        upserts.push(self.resource(p, entry));
+        {
+            let index = self.index();
+            for change in changes {
+                match change {
+                    Change::Added(p) | Change::Modified(p) => {
+                        if let Some(entry) = index.get(p) {
+                            upserts.push(self.resource(p, entry));
+                        }
                     }
+                    Change::Removed(p) => removals.push(Self::uri_of(p)),
                 }
-                Change::Removed(p) => removals.push(Self::uri_of(p)),
             }
         }
         server.update_resources(upserts, &removals)?;
@@ -218,7 +239,7 @@ impl FileResources {
         let uri = Self::uri_of(served);
         let reader = self.clone();
         let path = served.to_owned();
-        let mut resource = Resource::new(uri, served).mime_type(entry.mime.clone()).size(entry.size);
+        let mut resource = Resource::new(uri, served).mime_type(entry.mime).size(entry.size);
         if let Some(modified) = entry.modified {
             resource = resource.annotations(Annotations {
                 last_modified: Some(humantime::format_rfc3339_seconds(modified).to_string()),
@@ -235,12 +256,12 @@ impl FileResources {
     /// Reads a served file, answering for `uri`: it must be listed, and
     /// the policy must still serve it now.
     async fn read(&self, served: &str, uri: String) -> Result<Vec<ResourceContents>, HandlerError> {
-        let Some(entry) = self.index().get(served).cloned() else {
+        let Some(entry) = self.index().get(served).copied() else {
             return Err(HandlerError::NotFound);
         };
         let tree = self.inner.tree.clone();
         let served = served.to_owned();
-        tokio::task::spawn_blocking(move || read_file(&tree, &served, &entry.mime, uri))
+        tokio::task::spawn_blocking(move || read_file(&tree, &served, entry.mime, uri))
             .await
             .map_err(|e| HandlerError::internal(format!("reading the file failed: {e}")))?
     }
