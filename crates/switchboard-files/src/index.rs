@@ -12,7 +12,10 @@
 //! it governs. Each of these asks the served tree, with its rules, for the
 //! part it decides ([`ServedTree::scan_under`], [`ServedTree::scan_file`]),
 //! so the index ends where a fresh full scan would. Only an overflowing
-//! watcher (events lost) or a huge burst rescans everything.
+//! watcher (events lost) or a huge burst rescans everything. (A symlink
+//! elsewhere that leads into a changed folder is looked at again by the
+//! next full rescan; every read checks the policy at the moment of use
+//! anyway.)
 //!
 //! Per file the index holds the served path once (the map's key) and a
 //! small [`Entry`]: size, time, and the MIME type as a `&'static str`

@@ -1,15 +1,18 @@
-//! The served files as resources: listing, reading, the `file:///{+path}`
-//! template with path completion, and applying changes to a live server.
+//! The served files as resources: the index, reading, the `file:///{+path}`
+//! template with path completion, and announcing changes on a live server
+//! (the listing itself is `source.rs`).
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
 use switchboard_server::types::ResourceContents;
 use switchboard_server::types::content::Annotations;
 use switchboard_server::{
-    CompletionRequest, HandlerError, ReadRequest, RequestContext, Resource, ResourceTemplate, Server,
-    base64_encode, completer_fn,
+    CompletionRequest, HandlerError, ListKind, ReadRequest, RequestContext, Resource, ResourceTemplate,
+    Server, base64_encode, completer_fn,
 };
 
 use switchboard_tree::{ServedTree, TreeError};
@@ -24,14 +27,21 @@ const MAX_CANDIDATES: usize = 10_000;
 /// The files of one or more roots, served as `file://` resources.
 #[derive(Clone)]
 pub struct FileResources {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
-struct Inner {
+pub(crate) struct Inner {
     tree: ServedTree,
     index: Mutex<BTreeMap<String, Entry>>,
     /// The folders the last scan entered.
     dirs: Mutex<BTreeSet<PathBuf>>,
+    /// Bumped by every change to the index (a page walk's resume point
+    /// is only good for the version it was taken at).
+    pub(crate) version: AtomicU64,
+    /// Where the last page ended: (position, last served path, version).
+    pub(crate) resume: Mutex<Option<(usize, String, u64)>>,
+    /// Whether the first full scan is done (lists wait for it).
+    indexed: (Mutex<bool>, Condvar),
 }
 
 impl std::fmt::Debug for FileResources {
@@ -58,6 +68,9 @@ impl FileResources {
                 tree,
                 index: Mutex::new(BTreeMap::new()),
                 dirs: Mutex::new(BTreeSet::new()),
+                version: AtomicU64::new(0),
+                resume: Mutex::new(None),
+                indexed: (Mutex::new(false), Condvar::new()),
             }),
         }
     }
@@ -191,7 +204,9 @@ impl FileResources {
         let touched = self.touched(batch);
         let mut index = self.index();
         let mut dirs = self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner());
-        index::apply(tree, &mut index, &mut dirs, &plan, looked, &touched)
+        let changes = index::apply(tree, &mut index, &mut dirs, &plan, looked, &touched);
+        self.inner.version.fetch_add(1, Ordering::AcqRel);
+        changes
     }
 
     /// Rescans the roots (blocking) and returns what changed since the last scan.
@@ -199,7 +214,25 @@ impl FileResources {
         let scan = self.inner.tree.scan();
         let touched = self.touched(batch);
         *self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner()) = scan.dirs;
-        index::replace_all(&mut self.index(), scan.files, &touched)
+        let changes = {
+            let mut index = self.index();
+            let changes = index::replace_all(&mut index, scan.files, &touched);
+            self.inner.version.fetch_add(1, Ordering::AcqRel);
+            changes
+        };
+        let (done, ready) = &self.inner.indexed;
+        *done.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        ready.notify_all();
+        changes
+    }
+
+    /// Waits (at most `limit`) until the first full scan is done; true if it is.
+    pub fn wait_indexed(&self, limit: Duration) -> bool {
+        let (done, ready) = &self.inner.indexed;
+        let guard = done.lock().unwrap_or_else(|p| p.into_inner());
+        let (guard, _) =
+            ready.wait_timeout_while(guard, limit, |done| !*done).unwrap_or_else(|p| p.into_inner());
+        *guard
     }
 
     /// The served paths `batch` names.
@@ -207,31 +240,26 @@ impl FileResources {
         batch.paths.iter().filter_map(|p| self.inner.tree.served_path_of(p)).collect()
     }
 
-    /// Registers `changes` (from [`FileResources::rescan`]) with `server`.
+    /// Announces `changes` (from [`FileResources::update`]) on `server`:
+    /// `resources/updated` for each changed file (its subscribers hear
+    /// it), one `list_changed` when files came or went. The server lists
+    /// the files from the index ([`crate::FileSource`]), so nothing is
+    /// registered per file.
     pub fn apply(&self, server: &Server, changes: &[Change]) -> Result<(), FilesError> {
-        if changes.is_empty() {
-            return Ok(());
-        }
-        let mut upserts = Vec::new();
-        let mut removals = Vec::new();
-        {
-            let index = self.index();
-            for change in changes {
-                match change {
-                    Change::Added(p) | Change::Modified(p) => {
-                        if let Some(entry) = index.get(p) {
-                            upserts.push(self.resource(p, entry));
-                        }
-                    }
-                    Change::Removed(p) => removals.push(Self::uri_of(p)),
-                }
+        let mut listed = false;
+        for change in changes {
+            match change {
+                Change::Modified(p) => server.notify_resource_updated(Self::uri_of(p)),
+                Change::Added(_) | Change::Removed(_) => listed = true,
             }
         }
-        server.update_resources(upserts, &removals)?;
+        if listed {
+            server.notify_list_changed(ListKind::Resources);
+        }
         Ok(())
     }
 
-    fn index(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Entry>> {
+    pub(crate) fn index(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Entry>> {
         self.inner.index.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 

@@ -139,11 +139,11 @@ async fn an_overflowing_watcher_rescans_everything_and_subscribers_hear_it() {
     let dir = tree();
     let root = dir.path().canonicalize().unwrap();
     let files = FileResources::new(&root, &FilesOptions::default()).unwrap();
-    let mut builder = Server::builder("files", "1").resource_template(files.template());
-    for resource in files.resources() {
-        builder = builder.resource(resource);
-    }
-    let server = builder.build().unwrap();
+    let server = Server::builder("files", "1")
+        .resource_source(std::sync::Arc::new(files.clone()))
+        .resource_template(files.template())
+        .build()
+        .unwrap();
     let mut client = TestClient::connect_legacy(&server, "2025-06-18").await;
     client.request("resources/subscribe", json!({"uri": "file:///a/src/x.rs"})).await.unwrap();
     // Changes the watcher never reported (its queue overflowed).
@@ -179,4 +179,32 @@ async fn an_overflowing_watcher_rescans_everything_and_subscribers_hear_it() {
         .collect();
     assert!(listed.contains(&"file:///b/src/lost.rs".to_owned()), "{listed:?}");
     assert!(!listed.contains(&"file:///README.md".to_owned()), "{listed:?}");
+}
+
+#[tokio::test]
+async fn a_list_asked_for_during_the_first_index_waits_for_it_and_is_complete() {
+    let dir = tree();
+    let root = dir.path().canonicalize().unwrap();
+    for i in 0..500 {
+        write(&root.join(format!("many/f{i:03}.rs")), "// many\n");
+    }
+    let tree = switchboard_files::ServedTree::new(&root, &FilesOptions::default()).unwrap();
+    let files = FileResources::unscanned(tree);
+    let server = Server::builder("files", "1")
+        .resource_source(std::sync::Arc::new(files.clone()))
+        .resource_template(files.template())
+        .build()
+        .unwrap();
+    let mut client = TestClient::connect_legacy(&server, "2025-06-18").await;
+    // The first index starts only after the list was asked for.
+    let indexing = files.clone();
+    let scan = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        indexing.rescan(&WatchBatch::default())
+    });
+    let listed = client.list_all("resources/list", "resources").await.unwrap();
+    let fresh = FileResources::new(&root, &FilesOptions::default()).unwrap();
+    assert_eq!(listed.len(), fresh.len(), "the first list holds every served file");
+    assert_eq!(listed.len(), 500 + 7);
+    assert!(!scan.join().unwrap().is_empty());
 }

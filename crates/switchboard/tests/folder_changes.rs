@@ -140,3 +140,34 @@ fn a_gitignore_edit_hides_and_reveals_what_it_governs_only() {
     assert!(!listed.contains(&"file:///beta/target/out.o".to_owned()), "{listed:?}");
     switchboard.finish();
 }
+
+#[test]
+fn a_list_asked_for_during_the_first_index_of_a_big_folder_is_complete() {
+    // 20,000 files: more than the server indexes before it answers
+    // `initialize` (it waits half a second at most).
+    let dir = tempfile::tempdir().unwrap();
+    for d in 0..100 {
+        let folder = dir.path().join(format!("pkg{d:03}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        for f in 0..200 {
+            std::fs::write(folder.join(format!("f{f:03}.rs")), "// f\n").unwrap();
+        }
+    }
+    std::fs::write(dir.path().join(".gitignore"), "pkg099/\n").unwrap();
+    let mut switchboard = Switchboard::start(&["serve", "."], dir.path());
+    let first = switchboard.result("resources/list", json!({}));
+    assert_eq!(first["resources"].as_array().unwrap().len(), 100, "a full first page");
+    let mut listed = 0;
+    let mut cursor: Option<String> = None;
+    for _ in 0..1_000 {
+        let params = cursor.as_ref().map_or(json!({}), |c| json!({"cursor": c}));
+        let page = switchboard.result("resources/list", params);
+        listed += page["resources"].as_array().unwrap().len();
+        match page["nextCursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(listed, 99 * 200, "every served file, none of the ignored package");
+    switchboard.finish();
+}
