@@ -25,6 +25,8 @@
 //!   turns.
 //! - **cold start**: spawn → `initialize` answered over stdio, median of 10.
 //! - **RSS after initialize** (`/proc/PID/status` VmRSS).
+//! - **folder** (`switchboard-bench folder --sizes 10000,100000`, alone):
+//!   `serve DIR` on generated trees of that many files; see `folder.rs`.
 //! - **db** (`switchboard-bench db [--dbhub COMMAND]`, alone): a typed
 //!   `tools/call` returning 10 rows by key from one SQLite file, over stdio
 //!   and HTTP, against DBHub and a bare rusqlite loop; see `db.rs`.
@@ -49,6 +51,7 @@
 mod ceiling;
 mod db;
 mod db_postgres;
+mod folder;
 mod load;
 mod proc_stat;
 mod report;
@@ -147,6 +150,14 @@ enum Internal {
     },
     /// N switchboard instances sharing a Redis (`--state`), connections spread
     /// over them: stateless and session `tools/call` throughput.
+    /// A very large served folder (`serve DIR`, stdio): start-up, first
+    /// correct page, memory, a saved file and a `.gitignore` edit
+    /// announced, full pagination, and `search` against `rg`.
+    Folder {
+        /// Tree sizes (served files), each generated in a temporary folder.
+        #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
+        sizes: Vec<usize>,
+    },
     ScaleOut {
         /// The Redis every instance shares (a running server).
         #[arg(long)]
@@ -180,7 +191,10 @@ fn main() -> anyhow::Result<()> {
     match cli.command {
         Some(Internal::CeilingHttp { port }) => return ceiling::http(port),
         Some(Internal::CeilingStdio) => return ceiling::stdio(),
-        Some(Internal::ScaleOut { .. } | Internal::List { .. } | Internal::Db { .. }) | None => {}
+        Some(
+            Internal::ScaleOut { .. } | Internal::List { .. } | Internal::Db { .. } | Internal::Folder { .. },
+        )
+        | None => {}
     }
     let me = std::env::current_exe()?;
     let scale_out = matches!(cli.command, Some(Internal::ScaleOut { .. }));
@@ -271,6 +285,15 @@ fn main() -> anyhow::Result<()> {
         let rows = runtime.block_on(load::list_only(&contenders, cli.reps.max(1), sweeps.max(1)))?;
         // The bench fixtures' page size.
         println!("{}", report::list_markdown(&rows, 100));
+        return Ok(());
+    }
+    if let Some(Internal::Folder { sizes }) = &cli.command {
+        let table = runtime.block_on(folder::run(&switchboard, sizes, cli.reps.max(1)))?;
+        println!("{table}");
+        println!(
+            "\n{}",
+            if pinned { "Server and rg pinned to CPU 1, client to CPU 0." } else { "Not pinned." }
+        );
         return Ok(());
     }
     let window = Duration::from_secs(cli.duration.max(1));

@@ -25,6 +25,7 @@
 mod index;
 mod mime;
 mod provider;
+mod source;
 mod watch;
 
 use std::path::PathBuf;
@@ -32,6 +33,7 @@ use std::path::PathBuf;
 pub use index::Change;
 pub use mime::{mime_from_content, mime_from_name, mime_of_file};
 pub use provider::FileResources;
+pub use source::{FIRST_INDEX_WAIT, FileSource};
 pub use switchboard_tree::{FilesOptions, RootSpec, ServedTree, TreeError};
 pub use watch::{DebouncedWatcher, WatchBatch};
 

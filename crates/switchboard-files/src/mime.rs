@@ -121,7 +121,7 @@ pub fn mime_from_name(path: &Path) -> Option<&'static str> {
 /// The MIME type of the file at `path`: by name, else by its first bytes
 /// (what the `file://` resources announce; the file tools report it too).
 pub fn mime_of_file(path: &Path) -> String {
-    guess(path)
+    guess(path).to_owned()
 }
 
 /// The MIME type of contents starting with `head`, from the bytes alone
@@ -131,13 +131,13 @@ pub fn mime_from_content(head: &[u8]) -> &'static str {
 }
 
 /// The MIME type of the file at `path`: by name, else by its first bytes.
-pub(crate) fn guess(path: &Path) -> String {
+pub(crate) fn guess(path: &Path) -> &'static str {
     if let Some(mime) = mime_from_name(path) {
-        return mime.to_owned();
+        return mime;
     }
     let mut head = [0u8; 1024];
     let n = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).unwrap_or(0);
-    sniff(&head[..n]).to_owned()
+    sniff(&head[..n])
 }
 
 /// The MIME type of contents starting with `head`.

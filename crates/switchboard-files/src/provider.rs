@@ -1,20 +1,23 @@
-//! The served files as resources: listing, reading, the `file:///{+path}`
-//! template with path completion, and applying changes to a live server.
+//! The served files as resources: the index, reading, the `file:///{+path}`
+//! template with path completion, and announcing changes on a live server
+//! (the listing itself is `source.rs`).
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
 use switchboard_server::types::ResourceContents;
 use switchboard_server::types::content::Annotations;
 use switchboard_server::{
-    CompletionRequest, HandlerError, ReadRequest, RequestContext, Resource, ResourceTemplate, Server,
-    base64_encode, completer_fn,
+    CompletionRequest, HandlerError, ListKind, ReadRequest, RequestContext, Resource, ResourceTemplate,
+    Server, base64_encode, completer_fn,
 };
 
 use switchboard_tree::{ServedTree, TreeError};
 
-use crate::index::{Change, Entry, diff, index};
+use crate::index::{self, Change, Entry};
 use crate::watch::WatchBatch;
 use crate::{FilesError, FilesOptions, mime};
 
@@ -24,14 +27,21 @@ const MAX_CANDIDATES: usize = 10_000;
 /// The files of one or more roots, served as `file://` resources.
 #[derive(Clone)]
 pub struct FileResources {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
-struct Inner {
+pub(crate) struct Inner {
     tree: ServedTree,
     index: Mutex<BTreeMap<String, Entry>>,
     /// The folders the last scan entered.
     dirs: Mutex<BTreeSet<PathBuf>>,
+    /// Bumped by every change to the index (a page walk's resume point
+    /// is only good for the version it was taken at).
+    pub(crate) version: AtomicU64,
+    /// Where the last page ended: (position, last served path, version).
+    pub(crate) resume: Mutex<Option<(usize, String, u64)>>,
+    /// Whether the first full scan is done (lists wait for it).
+    indexed: (Mutex<bool>, Condvar),
 }
 
 impl std::fmt::Debug for FileResources {
@@ -58,6 +68,9 @@ impl FileResources {
                 tree,
                 index: Mutex::new(BTreeMap::new()),
                 dirs: Mutex::new(BTreeSet::new()),
+                version: AtomicU64::new(0),
+                resume: Mutex::new(None),
+                indexed: (Mutex::new(false), Condvar::new()),
             }),
         }
     }
@@ -124,7 +137,11 @@ impl FileResources {
     /// through without walking the folder again (zero-config finds SQLite
     /// databases in it).
     pub fn scanned_files(&self) -> Vec<(String, PathBuf, u64)> {
-        self.index().iter().map(|(served, entry)| (served.clone(), entry.path.clone(), entry.size)).collect()
+        let tree = &self.inner.tree;
+        self.index()
+            .iter()
+            .filter_map(|(served, entry)| Some((served.clone(), tree.path_of(served)?, entry.size)))
+            .collect()
     }
 
     /// `file:///{+path}`: reads any served file by path, completes paths.
@@ -162,55 +179,87 @@ impl FileResources {
             .collect()
     }
 
-    /// Rescans after `batch`, records the new state and registers the
-    /// changes with `server` (one `list_changed` when files came or went;
-    /// `resources/updated` for changed files). Returns the changes.
+    /// Brings the index up to date after `batch` (off the async threads)
+    /// and registers the changes with `server` (one `list_changed` when
+    /// files came or went; `resources/updated` for changed files). Returns
+    /// the changes.
     pub async fn sync(&self, server: &Server, batch: &WatchBatch) -> Result<Vec<Change>, FilesError> {
         let this = self.clone();
         let batch = batch.clone();
-        let changes = tokio::task::spawn_blocking(move || this.rescan(&batch))
+        let changes = tokio::task::spawn_blocking(move || this.update(&batch))
             .await
             .map_err(|e| FilesError::Watch { path: PathBuf::new(), reason: e.to_string() })?;
         self.apply(server, &changes)?;
         Ok(changes)
     }
 
-    /// Rescans the roots (blocking) and returns what changed since the last scan.
-    pub fn rescan(&self, batch: &WatchBatch) -> Vec<Change> {
-        let old = self.index().clone();
-        let scan = self.inner.tree.scan();
-        let new = index(&scan, &old);
-        *self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner()) = scan.dirs;
-        let touched: HashSet<String> =
-            batch.paths.iter().filter_map(|p| self.inner.tree.served_path_of(p)).collect();
-        let changes = diff(&old, &new, &touched);
-        *self.index() = new;
+    /// Updates the index after `batch` (blocking) and returns what changed:
+    /// only the paths and folders the batch names are looked at again (an
+    /// edited `.gitignore` rescans its folder); an empty batch (the first
+    /// scan), an overflow or a huge burst rescans everything.
+    pub fn update(&self, batch: &WatchBatch) -> Vec<Change> {
+        let Some(plan) = index::plan(batch) else { return self.rescan(batch) };
+        let tree = &self.inner.tree;
+        let looked = index::look(tree, &plan);
+        let touched = self.touched(batch);
+        let mut index = self.index();
+        let mut dirs = self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner());
+        let changes = index::apply(tree, &mut index, &mut dirs, &plan, looked, &touched);
+        self.inner.version.fetch_add(1, Ordering::AcqRel);
         changes
     }
 
-    /// Registers `changes` (from [`FileResources::rescan`]) with `server`.
+    /// Rescans the roots (blocking) and returns what changed since the last scan.
+    pub fn rescan(&self, batch: &WatchBatch) -> Vec<Change> {
+        let scan = self.inner.tree.scan();
+        let touched = self.touched(batch);
+        *self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner()) = scan.dirs;
+        let changes = {
+            let mut index = self.index();
+            let changes = index::replace_all(&mut index, scan.files, &touched);
+            self.inner.version.fetch_add(1, Ordering::AcqRel);
+            changes
+        };
+        let (done, ready) = &self.inner.indexed;
+        *done.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        ready.notify_all();
+        changes
+    }
+
+    /// Waits (at most `limit`) until the first full scan is done; true if it is.
+    pub fn wait_indexed(&self, limit: Duration) -> bool {
+        let (done, ready) = &self.inner.indexed;
+        let guard = done.lock().unwrap_or_else(|p| p.into_inner());
+        let (guard, _) =
+            ready.wait_timeout_while(guard, limit, |done| !*done).unwrap_or_else(|p| p.into_inner());
+        *guard
+    }
+
+    /// The served paths `batch` names.
+    fn touched(&self, batch: &WatchBatch) -> HashSet<String> {
+        batch.paths.iter().filter_map(|p| self.inner.tree.served_path_of(p)).collect()
+    }
+
+    /// Announces `changes` (from [`FileResources::update`]) on `server`:
+    /// `resources/updated` for each changed file (its subscribers hear
+    /// it), one `list_changed` when files came or went. The server lists
+    /// the files from the index ([`crate::FileSource`]), so nothing is
+    /// registered per file.
     pub fn apply(&self, server: &Server, changes: &[Change]) -> Result<(), FilesError> {
-        if changes.is_empty() {
-            return Ok(());
-        }
-        let index = self.index().clone();
-        let mut upserts = Vec::new();
-        let mut removals = Vec::new();
+        let mut listed = false;
         for change in changes {
             match change {
-                Change::Added(p) | Change::Modified(p) => {
-                    if let Some(entry) = index.get(p) {
-                        upserts.push(self.resource(p, entry));
-                    }
-                }
-                Change::Removed(p) => removals.push(Self::uri_of(p)),
+                Change::Modified(p) => server.notify_resource_updated(Self::uri_of(p)),
+                Change::Added(_) | Change::Removed(_) => listed = true,
             }
         }
-        server.update_resources(upserts, &removals)?;
+        if listed {
+            server.notify_list_changed(ListKind::Resources);
+        }
         Ok(())
     }
 
-    fn index(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Entry>> {
+    pub(crate) fn index(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Entry>> {
         self.inner.index.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
@@ -218,7 +267,7 @@ impl FileResources {
         let uri = Self::uri_of(served);
         let reader = self.clone();
         let path = served.to_owned();
-        let mut resource = Resource::new(uri, served).mime_type(entry.mime.clone()).size(entry.size);
+        let mut resource = Resource::new(uri, served).mime_type(entry.mime).size(entry.size);
         if let Some(modified) = entry.modified {
             resource = resource.annotations(Annotations {
                 last_modified: Some(humantime::format_rfc3339_seconds(modified).to_string()),
@@ -235,12 +284,12 @@ impl FileResources {
     /// Reads a served file, answering for `uri`: it must be listed, and
     /// the policy must still serve it now.
     async fn read(&self, served: &str, uri: String) -> Result<Vec<ResourceContents>, HandlerError> {
-        let Some(entry) = self.index().get(served).cloned() else {
+        let Some(entry) = self.index().get(served).copied() else {
             return Err(HandlerError::NotFound);
         };
         let tree = self.inner.tree.clone();
         let served = served.to_owned();
-        tokio::task::spawn_blocking(move || read_file(&tree, &served, &entry.mime, uri))
+        tokio::task::spawn_blocking(move || read_file(&tree, &served, entry.mime, uri))
             .await
             .map_err(|e| HandlerError::internal(format!("reading the file failed: {e}")))?
     }

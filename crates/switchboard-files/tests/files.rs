@@ -31,23 +31,10 @@ fn project() -> tempfile::TempDir {
 
 fn serve(files: &FileResources) -> Server {
     Server::builder("files", "1")
-        .resources_from(files.resources())
+        .resource_source(std::sync::Arc::new(files.clone()))
         .resource_template(files.template())
         .build()
         .unwrap()
-}
-
-trait BuilderExt {
-    fn resources_from(self, resources: Vec<switchboard_server::Resource>) -> Self;
-}
-
-impl BuilderExt for switchboard_server::ServerBuilder {
-    fn resources_from(mut self, resources: Vec<switchboard_server::Resource>) -> Self {
-        for r in resources {
-            self = self.resource(r);
-        }
-        self
-    }
 }
 
 async fn uris(client: &mut TestClient) -> Vec<String> {

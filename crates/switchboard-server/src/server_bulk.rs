@@ -172,6 +172,18 @@ impl Server {
         self.inner.resources.load().iter().map(|e| e.value.def.clone()).collect()
     }
 
+    /// Every resource `resources/list` shows, in listing order: the
+    /// registered ones, then each [`ResourceSource`](crate::ResourceSource)'s
+    /// (all of them rendered: for printing a project's listing, not for a
+    /// request path).
+    pub fn listed_resources(&self) -> Vec<switchboard_types::resources::Resource> {
+        let mut all = self.resources();
+        for source in &self.inner.sources {
+            all.extend(source.list(0..source.len()));
+        }
+        all
+    }
+
     /// The registered resource templates' definitions, in listing order.
     pub fn resource_templates(&self) -> Vec<switchboard_types::resources::ResourceTemplate> {
         self.inner.templates.load().iter().map(|e| e.value.def.clone()).collect()

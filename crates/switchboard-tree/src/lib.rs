@@ -64,7 +64,7 @@ pub use access::{Kind, Located, WriteTarget};
 pub use history::HistoryRules;
 pub use listing::{Entry, EntryKind, Removable};
 pub use path::ServedPath;
-pub use scan::{Scan, ScannedFile};
+pub use scan::{PartialScan, Scan, ScannedFile, covers};
 
 /// The `[files]` section of `switchboard.toml`: the roots and the rules of the
 /// served tree (shared by the resources and the file tools).
@@ -287,6 +287,16 @@ impl ServedTree {
     /// The largest file read, in bytes.
     pub fn max_file_size(&self) -> u64 {
         self.inner.max_file_size
+    }
+
+    /// Where the served path `served` lies on disk: its root's folder
+    /// joined with the rest (lexically; whether it is served is not checked).
+    pub fn path_of(&self, served: &str) -> Option<PathBuf> {
+        let parsed = ServedPath::parse(served).ok()?;
+        let (root, rest) = self.root_of(parsed.segments())?;
+        let mut path = root.dir.clone();
+        path.extend(rest);
+        Some(path)
     }
 
     /// The served path of an absolute path under some root (the longest

@@ -98,7 +98,7 @@ pub(crate) fn run(source: &Source, json: bool) -> anyhow::Result<()> {
             let counts = [
                 server.tools().len(),
                 server.prompts().len(),
-                server.resources().len(),
+                server.listed_resources().len(),
                 server.resource_templates().len(),
             ];
             let skills = project.skills.as_ref().map(crate::skills::ProjectSkills::count);

@@ -103,7 +103,7 @@ pub(crate) fn print_listing(listing: &Listing<'_>, as_json: bool) -> anyhow::Res
         let mut listing = json!({
             "tools": server.tools(),
             "prompts": server.prompts(),
-            "resources": server.resources(),
+            "resources": server.listed_resources(),
             "resourceTemplates": server.resource_templates(),
         });
         if !skills.is_empty() {
@@ -177,7 +177,7 @@ pub(crate) fn print_listing(listing: &Listing<'_>, as_json: bool) -> anyhow::Res
     for template in templates {
         writeln!(out, "  {:<40} {}", template.uri_template, first_line(template.description.as_deref()))?;
     }
-    let resources = server.resources();
+    let resources = server.listed_resources();
     writeln!(out, "Resources ({}):", resources.len())?;
     for resource in resources {
         let size = resource.size.map(|s| format!("{s} B")).unwrap_or_default();

@@ -113,10 +113,11 @@ pub(crate) async fn run(
                 project.detect_databases(None);
                 project.start_databases();
             }
-            // New folders: watch them, then look once more for files
-            // created in them before the watch existed.
-            if watched.update(&mut watcher, &project, &source) {
-                sync_files(&server, &project, &WatchBatch::default()).await;
+            // New folders: watch them, then look once more in them (only
+            // them) for files created before the watch existed.
+            let added = watched.update(&mut watcher, &project, &source);
+            if !added.is_empty() {
+                sync_files(&server, &project, &WatchBatch { paths: added, overflow: false }).await;
                 watched.update(&mut watcher, &project, &source);
             }
         }
@@ -228,8 +229,14 @@ struct Watched {
 }
 
 impl Watched {
-    /// Brings the watches in line with `project`; true if a folder was added.
-    fn update(&mut self, watcher: &mut DebouncedWatcher, project: &Project, source: &Source) -> bool {
+    /// Brings the watches in line with `project`; returns the folders
+    /// newly watched on their own.
+    fn update(
+        &mut self,
+        watcher: &mut DebouncedWatcher,
+        project: &Project,
+        source: &Source,
+    ) -> BTreeSet<PathBuf> {
         let mut flat = BTreeSet::new();
         if let Some(files) = &project.files
             && project.config.files.watch
@@ -256,13 +263,15 @@ impl Watched {
             flat.insert(git.git_dir().to_path_buf());
             recursive.insert(git.git_dir().join("refs"));
         }
-        let mut added = false;
+        let mut added = BTreeSet::new();
         for gone in self.flat.difference(&flat).chain(self.recursive.difference(&recursive)) {
             watcher.unwatch(gone);
         }
         for dir in flat.difference(&self.flat) {
             match watcher.watch_dir_flat(dir) {
-                Ok(()) => added = true,
+                Ok(()) => {
+                    added.insert(dir.clone());
+                }
                 Err(e) => tracing::warn!(error = %e, "not watched"),
             }
         }

@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 
 use switchboard_config::{Config, Problem};
-use switchboard_files::{FileResources, ServedTree};
+use switchboard_files::{FileResources, FileSource, ServedTree};
 use switchboard_git::GitResources;
 use switchboard_prompts::{LoadedDir, PromptError, PromptFile, SkipReason};
 use switchboard_proxy::Owned;
@@ -27,6 +27,9 @@ use switchboard_server::{Prompt, Resource, ResourceTemplate, Server, ServerBuild
 pub(crate) struct Project {
     pub config: Config,
     pub files: Option<FileResources>,
+    /// What the server lists as the files: one source for the server's
+    /// life, pointed at `files` by [`Project::serve`] and each reload.
+    pub file_source: FileSource,
     pub tools: Vec<Tool>,
     pub prompts: Vec<Prompt>,
     /// Resources that are not files (fixed URIs).
@@ -212,6 +215,7 @@ impl Project {
         Ok(Self {
             config,
             files,
+            file_source: FileSource::default(),
             tools,
             prompts,
             resources,
@@ -328,10 +332,10 @@ impl Project {
         for resource in std::mem::take(&mut self.resources) {
             builder = builder.resource(resource);
         }
+        // The files are listed from the index, not registered one by one.
+        self.file_source.set(self.files.clone());
+        builder = builder.resource_source(std::sync::Arc::new(self.file_source.clone()));
         if let Some(files) = &self.files {
-            for resource in files.resources() {
-                builder = builder.resource(resource);
-            }
             builder = builder.resource_template(files.template());
         }
         for template in std::mem::take(&mut self.templates) {
@@ -377,6 +381,7 @@ impl Project {
         // that takes an upstream's name wins, and freed names go back to
         // the upstreams.
         self.gateway = old.gateway.clone();
+        self.file_source = old.file_source.clone();
         // The databases stay open across reloads: the same ones are kept,
         // and what is open now is registered with the rest.
         self.databases = old.databases.clone();
@@ -441,15 +446,13 @@ impl Project {
         // Files: keep the running index when the [files] section and the
         // folder are the same (the watcher keeps it current); otherwise swap
         // to the new scan (a client's roots moved the folder).
-        let mut upserts = std::mem::take(&mut self.resources);
-        let mut keep: std::collections::HashSet<String> =
-            upserts.iter().map(|r| r.uri().to_owned()).collect();
+        let upserts = std::mem::take(&mut self.resources);
+        let keep: std::collections::HashSet<String> = upserts.iter().map(|r| r.uri().to_owned()).collect();
         if old.config.files == self.config.files && old.config.dir() == self.config.dir() {
             self.files = old.files.clone();
-        } else if let Some(files) = &self.files {
-            let resources = files.resources();
-            keep.extend(resources.iter().map(|r| r.uri().to_owned()));
-            upserts.extend(resources);
+        }
+        if self.file_source.set(self.files.clone()) {
+            server.notify_list_changed(switchboard_server::ListKind::Resources);
         }
         let mut templates: Vec<ResourceTemplate> = self.files.iter().map(FileResources::template).collect();
         templates.append(&mut self.templates);
@@ -460,9 +463,6 @@ impl Project {
             &owned.templates,
         );
         server.update_resource_templates(templates, &removals)?;
-        if let Some(files) = &self.files {
-            keep.extend(files.resources().iter().map(|r| r.uri().to_owned()));
-        }
         let removals: Vec<String> = server
             .resources()
             .into_iter()

@@ -247,7 +247,10 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
     let mut refusal: Option<tokio::sync::oneshot::Receiver<anyhow::Error>> = None;
     http_options.metrics = metrics.map(metrics_text);
     http_options.max_body = server.options().max_message_size;
+    // The files are listed from their index (not registered): counted apart.
+    let mut listed_files = None;
     if let Some((loaded, source)) = live {
+        listed_files = loaded.files.clone();
         let (scanned, first_scan) = tokio::sync::oneshot::channel();
         let retarget = roots_start.as_ref().map(|start| {
             let (retarget, retargeted) = tokio::sync::mpsc::channel(4);
@@ -268,7 +271,8 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
     // From here a signal kills the tools' processes and stops the server
     // (without handlers, it would kill switchboard at once and leave them running).
     let stop = Stop::listen();
-    let served = Served::new(what, &server);
+    let mut served = Served::new(what, &server);
+    served.resources += listed_files.map_or(0, |f| f.len());
     let result = match args.http {
         None => {
             tracing::info!(version = env!("CARGO_PKG_VERSION"), "switchboard serving MCP on stdio");

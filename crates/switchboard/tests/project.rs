@@ -134,9 +134,9 @@ fn editing_the_configuration_reloads_live_and_bad_edits_keep_the_last_good_one()
     switchboard.notification("notifications/prompts/list_changed", None);
     assert_eq!(
         uris(&mut switchboard),
-        // Listed in scan order (by path), then files added since; the
-        // configuration is never served.
-        ["file:///src/lib.rs", "file:///src/after.rs"]
+        // Listed in path order (from the file index, files added since
+        // included); the configuration is never served.
+        ["file:///src/after.rs", "file:///src/lib.rs"]
     );
     let prompts = switchboard.result("prompts/list", json!({}));
     assert_eq!(prompts["prompts"].as_array().unwrap().len(), 3);
