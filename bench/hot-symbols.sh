@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -p switchboard
-bin=target/release/switchboard
+bin="${CARGO_TARGET_DIR:-target}/release/switchboard"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
