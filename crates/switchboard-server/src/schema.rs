@@ -126,7 +126,10 @@ mod tests {
         assert!(deferred.validator.get().is_none(), "nothing compiled before the first check");
         assert!(deferred.check(&serde_json::json!({"n": 1})).is_ok());
         let errors = deferred.check(&serde_json::json!({"n": "x"})).unwrap_err();
-        assert_eq!(errors, CompiledSchema::compile(&schema).unwrap().check(&serde_json::json!({"n": "x"})).unwrap_err());
+        assert_eq!(
+            errors,
+            CompiledSchema::compile(&schema).unwrap().check(&serde_json::json!({"n": "x"})).unwrap_err()
+        );
         // A schema that does not compile refuses every instance, saying why.
         let broken = CompiledSchema::deferred(serde_json::json!({"type": "object", "minProperties": "x"}));
         let errors = broken.check(&serde_json::json!({})).unwrap_err();
