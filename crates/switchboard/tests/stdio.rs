@@ -275,7 +275,8 @@ fn derived_schemas_check_the_first_call() {
         json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}),
     );
     assert_eq!(init["result"]["serverInfo"]["name"], "switchboard-bench");
-    let refused = switchboard.request(2, "tools/call", json!({"name": "add", "arguments": {"a": "one", "b": 2}}));
+    let refused =
+        switchboard.request(2, "tools/call", json!({"name": "add", "arguments": {"a": "one", "b": 2}}));
     assert_eq!(refused["result"]["isError"], true, "{refused}");
     let text = refused["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.starts_with("Invalid arguments for tool \"add\"") && text.contains("/a"), "{text}");
