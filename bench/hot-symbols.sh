@@ -14,8 +14,9 @@
 # Needs valgrind (callgrind lists every function a run executes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -p switchboard
-bin=target/release/switchboard
+# HOT_BIN=path uses that binary as built instead of building one.
+if [ -z "${HOT_BIN:-}" ]; then cargo build --release -p switchboard; fi
+bin="${HOT_BIN:-${CARGO_TARGET_DIR:-target}/release/switchboard}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -30,15 +31,25 @@ cat > "$work/session.jsonl" <<'JSON'
 {"jsonrpc":"2.0","id":5,"method":"ping"}
 {"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"echo","arguments":{"message":"hello"}}}
 JSON
+head -n 1 "$work/session.jsonl" > "$work/initialize.jsonl"
 functions() {
     # Through a pipe, as clients connect (a file on stdin takes the
     # blocking-read path instead of the reactor's).
-    cat "$work/session.jsonl" | valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.out" "$@" \
+    local session=$1
+    shift
+    cat "$session" | valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.out" "$@" \
         > /dev/null 2> "$work/valgrind.log"
     grep -oE '^c?fn=\([0-9]+\) .*' "$work/cg.out" | sed -E 's/^c?fn=\([0-9]+\) //' | sort -u
 }
 nm "$bin" | awk '{print $NF}' | sort -u > "$work/defined"
-functions "$bin" serve --fixtures bench | comm -12 - "$work/defined" > "$work/first"
-functions "$bin" serve . | comm -12 - "$work/defined" | comm -23 - "$work/first" > "$work/then"
-cat "$work/first" "$work/then" > crates/switchboard/hot-symbols.txt
-echo "crates/switchboard/hot-symbols.txt: $(wc -l < "$work/first") + $(wc -l < "$work/then") functions"
+# Three tiers, each laid out after the one before: what runs until the
+# fixtures answer `initialize` (the cold-start and memory figures), the rest
+# of the fixtures' session (a tool's schema compiles on its first call), then
+# what project mode on this repository adds.
+functions "$work/initialize.jsonl" "$bin" serve --fixtures bench | comm -12 - "$work/defined" > "$work/start"
+functions "$work/session.jsonl" "$bin" serve --fixtures bench | comm -12 - "$work/defined" \
+    | comm -23 - "$work/start" > "$work/first"
+functions "$work/session.jsonl" "$bin" serve . | comm -12 - "$work/defined" \
+    | comm -23 - <(sort -u "$work/start" "$work/first") > "$work/then"
+cat "$work/start" "$work/first" "$work/then" > crates/switchboard/hot-symbols.txt
+echo "crates/switchboard/hot-symbols.txt: $(wc -l < "$work/start") + $(wc -l < "$work/first") + $(wc -l < "$work/then") functions"

@@ -200,9 +200,10 @@ pub struct Tool {
     pub(crate) task_support: crate::tasks::TaskSupport,
     /// The handler starts the task itself ([`RequestContext::start_task`]).
     pub(crate) task_started_by_handler: bool,
-    /// Schemas set by hand, which a typed handler must not overwrite.
-    explicit_input: bool,
-    explicit_output: bool,
+    /// Schemas set by hand, which a typed handler must not overwrite (and
+    /// which are compiled at registration; derived ones on first use).
+    pub(crate) explicit_input: bool,
+    pub(crate) explicit_output: bool,
 }
 
 impl fmt::Debug for Tool {

@@ -1,5 +1,6 @@
 //! One registered tool ([`ToolEntry`]): its definition checked and its
-//! schemas compiled at registration (names, `x-mcp-header` annotations,
+//! schemas compiled at registration (those switchboard derived itself on
+//! first use: see `schema`) (names, `x-mcp-header` annotations,
 //! the 2025-11-25 `execution.taskSupport`), its handler wrapped in its
 //! layers.
 //!
@@ -44,7 +45,16 @@ impl ToolEntry {
 
     /// Checks and compiles a tool for registration.
     pub(crate) fn prepare(tool: Tool) -> Result<Self> {
-        let Tool { mut def, handler, scopes, layers, task_support, task_started_by_handler, .. } = tool;
+        let Tool {
+            mut def,
+            handler,
+            scopes,
+            layers,
+            task_support,
+            task_started_by_handler,
+            explicit_input,
+            explicit_output,
+        } = tool;
         // 2025-11-25 `execution.taskSupport` (the shape drops `execution`
         // for every other revision; absent means forbidden).
         let support = match task_support {
@@ -64,9 +74,18 @@ impl ToolEntry {
             return Err(schema_error("input", "the root must have \"type\": \"object\"".into()));
         }
         let mirrored = check_mcp_headers(&def.input_schema).map_err(|r| schema_error("input", r))?;
-        let input = CompiledSchema::compile(&def.input_schema).map_err(|r| schema_error("input", r))?;
+        // A schema set by hand is compiled now, so a broken one is refused
+        // here; one switchboard derived is compiled on first use (see `schema`).
+        let input = if explicit_input {
+            CompiledSchema::compile(&def.input_schema).map_err(|r| schema_error("input", r))?
+        } else {
+            CompiledSchema::deferred(def.input_schema.clone())
+        };
         let output = match &def.output_schema {
-            Some(s) => Some(CompiledSchema::compile(s).map_err(|r| schema_error("output", r))?),
+            Some(s) if explicit_output => {
+                Some(CompiledSchema::compile(s).map_err(|r| schema_error("output", r))?)
+            }
+            Some(s) => Some(CompiledSchema::deferred(s.clone())),
             None => None,
         };
         Ok(Self {

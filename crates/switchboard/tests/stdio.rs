@@ -262,6 +262,32 @@ fn serves_the_benchmark_fixtures() {
     switchboard.finish();
 }
 
+/// The bench fixtures' schemas are derived from Rust types, so they are
+/// compiled on the first call rather than before `initialize` is answered:
+/// the very first call with bad arguments is still refused, and the first
+/// structured result is still checked against its output schema.
+#[test]
+fn derived_schemas_check_the_first_call() {
+    let mut switchboard = Switchboard::start_with(&["serve", "--fixtures", "bench"]);
+    let init = switchboard.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}),
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "switchboard-bench");
+    let refused =
+        switchboard.request(2, "tools/call", json!({"name": "add", "arguments": {"a": "one", "b": 2}}));
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let text = refused["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("Invalid arguments for tool \"add\"") && text.contains("/a"), "{text}");
+    let missing = switchboard.request(3, "tools/call", json!({"name": "echo", "arguments": {}}));
+    assert_eq!(missing["result"]["isError"], true, "{missing}");
+    let sum = switchboard.request(4, "tools/call", json!({"name": "add", "arguments": {"a": 1.5, "b": 2}}));
+    assert_eq!(sum["result"]["structuredContent"], json!({"sum": 3.5}), "{sum}");
+    assert!(sum["result"].get("isError").is_none_or(|e| e == false), "{sum}");
+    switchboard.finish();
+}
+
 #[test]
 fn exits_cleanly_on_immediate_eof() {
     let switchboard = Switchboard::start();
