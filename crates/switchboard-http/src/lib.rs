@@ -149,7 +149,9 @@ pub struct HttpOptions {
     pub enable_get_stream: bool,
     /// Handshake-era sessions idle this long are ended (default 30 min).
     pub session_idle_timeout: Duration,
-    /// Most handshake-era sessions at once (default 10,000; more is `503`).
+    /// Most handshake-era sessions at once (default 10,000; more is `503`):
+    /// in this process, or across every instance sharing a state store
+    /// (counted there through `StateStore::admit`).
     pub max_sessions: usize,
     /// Send an SSE priming event (id, empty data) and `retry` to 2025-11-25
     /// sessions (default on). Older clients never get one: some parse the
