@@ -162,8 +162,18 @@ impl FileResources {
             .complete(
                 "path",
                 completer_fn(move |request: CompletionRequest, _ctx: RequestContext| {
-                    let candidates = completer.complete(&request.value);
-                    async move { Ok(candidates) }
+                    let completer = completer.clone();
+                    async move {
+                        // Asked during the first index: wait for it (off the
+                        // async threads), as a list does, so the candidates
+                        // are never silently fewer than the folder serves.
+                        if !completer.wait_indexed(Duration::ZERO) {
+                            let waiting = completer.clone();
+                            let wait = move || waiting.wait_indexed(crate::source::FIRST_INDEX_WAIT);
+                            let _ = tokio::task::spawn_blocking(wait).await;
+                        }
+                        Ok(completer.complete(&request.value))
+                    }
                 }),
             )
     }

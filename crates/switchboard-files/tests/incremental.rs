@@ -181,11 +181,15 @@ async fn an_overflowing_watcher_rescans_everything_and_subscribers_hear_it() {
     assert!(!listed.contains(&"file:///README.md".to_owned()), "{listed:?}");
 }
 
-#[tokio::test]
-async fn a_list_asked_for_during_the_first_index_waits_for_it_and_is_complete() {
+/// `many` more files under `many/` in the usual tree, served before any
+/// scan: the files, a server over them, and a thread that indexes them
+/// after 300 ms (so a request sent now arrives during the first index).
+fn served_before_the_first_index(
+    many: usize,
+) -> (tempfile::TempDir, PathBuf, FileResources, Server, std::thread::JoinHandle<Vec<Change>>) {
     let dir = tree();
     let root = dir.path().canonicalize().unwrap();
-    for i in 0..500 {
+    for i in 0..many {
         write(&root.join(format!("many/f{i:03}.rs")), "// many\n");
     }
     let tree = switchboard_files::ServedTree::new(&root, &FilesOptions::default()).unwrap();
@@ -195,16 +199,40 @@ async fn a_list_asked_for_during_the_first_index_waits_for_it_and_is_complete() 
         .resource_template(files.template())
         .build()
         .unwrap();
-    let mut client = TestClient::connect_legacy(&server, "2025-06-18").await;
-    // The first index starts only after the list was asked for.
     let indexing = files.clone();
     let scan = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(300));
         indexing.rescan(&WatchBatch::default())
     });
+    (dir, root, files, server, scan)
+}
+
+#[tokio::test]
+async fn a_list_asked_for_during_the_first_index_waits_for_it_and_is_complete() {
+    let (_dir, root, _files, server, scan) = served_before_the_first_index(500);
+    let mut client = TestClient::connect_legacy(&server, "2025-06-18").await;
     let listed = client.list_all("resources/list", "resources").await.unwrap();
     let fresh = FileResources::new(&root, &FilesOptions::default()).unwrap();
     assert_eq!(listed.len(), fresh.len(), "the first list holds every served file");
     assert_eq!(listed.len(), 500 + 7);
+    assert!(!scan.join().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_completion_asked_for_during_the_first_index_waits_for_it() {
+    let (_dir, _root, _files, server, scan) = served_before_the_first_index(50);
+    let mut client = TestClient::connect_legacy(&server, "2025-06-18").await;
+    let completed = client
+        .request(
+            "completion/complete",
+            json!({
+                "ref": {"type": "ref/resource", "uri": "file:///{+path}"},
+                "argument": {"name": "path", "value": "many/f0"}
+            }),
+        )
+        .await
+        .unwrap();
+    let values = completed["completion"]["values"].as_array().unwrap();
+    assert_eq!(values.len(), 50, "every file under many/ is a candidate: {completed}");
     assert!(!scan.join().unwrap().is_empty());
 }

@@ -33,6 +33,7 @@
 //! loopback port (password authentication, installed with apt-get as root
 //! when missing).
 
+mod apt;
 pub mod postgres;
 pub mod process;
 pub mod redis;

@@ -26,7 +26,6 @@
 //! # let _ = url;
 //! ```
 
-use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
@@ -34,14 +33,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::apt;
+
 /// How long a started server may take to accept connections.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a stopped server may take to exit before it is killed.
 const STOP_TIMEOUT: Duration = Duration::from_secs(5);
-/// Lock file serializing installation (and user creation) across concurrent test binaries.
-const INSTALL_LOCK: &str = "/tmp/switchboard-postgres-install.lock";
-/// How long to wait for another process's installation.
-const INSTALL_WAIT: Duration = Duration::from_secs(900);
 /// The superuser's name in every test cluster.
 pub const SUPERUSER: &str = "postgres";
 /// The system user created to run the server when tests run as root and
@@ -431,13 +428,13 @@ fn chown(path: &Path, owner: &Owner) {
 /// As root: the `postgres` user, or `switchboard-pg` (created once). Not
 /// root: `None` (the server runs as the current user).
 fn server_user() -> Option<Owner> {
-    if !is_root() {
+    if !apt::is_root() {
         return None;
     }
     if let Some(owner) = lookup_user("postgres").or_else(|| lookup_user(SERVICE_USER)) {
         return Some(owner);
     }
-    with_install_lock(|| {
+    apt::with_lock(HOW_TO_INSTALL, || {
         if lookup_user(SERVICE_USER).is_none() {
             let _ = Command::new("useradd")
                 .args(["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", SERVICE_USER])
@@ -536,13 +533,6 @@ fn find_bindir() -> Option<PathBuf> {
     (out.status.success() && bin.join("initdb").is_file() && bin.join("postgres").is_file()).then_some(bin)
 }
 
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|out| out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == "0")
-}
-
 const HOW_TO_INSTALL: &str = "PostgreSQL is needed by these tests and is not installed: \
      install it (Debian/Ubuntu: `sudo apt-get install -y postgresql`, macOS: `brew install postgresql`) \
      so that initdb and postgres are under /usr/lib/postgresql/*/bin or `pg_config --bindir`";
@@ -550,70 +540,7 @@ const HOW_TO_INSTALL: &str = "PostgreSQL is needed by these tests and is not ins
 /// Finds PostgreSQL's binaries, installing them with apt-get (as root,
 /// once per machine) if they are missing. Panics if they are still missing.
 fn ensure_installed() -> PathBuf {
-    if let Some(bin) = find_bindir() {
-        return bin;
-    }
-    if !is_root() {
-        panic!("{HOW_TO_INSTALL} (not running as root, so not installing it automatically)");
-    }
-    let installed = with_install_lock(|| find_bindir().is_some() || apt_install());
-    find_bindir().filter(|_| installed).unwrap_or_else(|| {
-        panic!("{HOW_TO_INSTALL} (apt-get install -y postgresql failed; see its output above)")
-    })
-}
-
-/// Runs `f` holding [`INSTALL_LOCK`], waiting for another holder (or
-/// taking over a lock left behind by a process that died).
-fn with_install_lock<T>(f: impl FnOnce() -> T) -> T {
-    let deadline = Instant::now() + INSTALL_WAIT;
-    loop {
-        match std::fs::OpenOptions::new().write(true).create_new(true).open(INSTALL_LOCK) {
-            Ok(mut lock) => {
-                let _ = writeln!(lock, "{}", std::process::id());
-                let result = f();
-                let _ = std::fs::remove_file(INSTALL_LOCK);
-                return result;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                let stale = std::fs::metadata(INSTALL_LOCK)
-                    .and_then(|m| m.modified())
-                    .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > INSTALL_WAIT));
-                if stale {
-                    let _ = std::fs::remove_file(INSTALL_LOCK);
-                }
-                if Instant::now() >= deadline {
-                    panic!(
-                        "{HOW_TO_INSTALL} (waited {INSTALL_WAIT:?} for another installation, holding {INSTALL_LOCK})"
-                    );
-                }
-                std::thread::sleep(Duration::from_millis(500));
-            }
-            Err(e) => panic!("{HOW_TO_INSTALL} (cannot create {INSTALL_LOCK}: {e})"),
-        }
-    }
-}
-
-/// `apt-get install -y postgresql`, after `apt-get update` if the first
-/// try fails (package lists missing or stale). True if it succeeded.
-fn apt_install() -> bool {
-    eprintln!("switchboard-testkit: PostgreSQL is missing; installing it with apt-get");
-    let install = || {
-        Command::new("apt-get")
-            .args(["install", "-y", "-q", "postgresql"])
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .stdin(Stdio::null())
-            .status()
-            .is_ok_and(|status| status.success())
-    };
-    if install() {
-        return true;
-    }
-    let updated = Command::new("apt-get")
-        .args(["update", "-q"])
-        .stdin(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success());
-    updated && install()
+    apt::Package { name: "postgresql", how_to_install: HOW_TO_INSTALL, find: find_bindir }.ensure()
 }
 
 #[cfg(test)]

@@ -21,12 +21,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::apt;
+
 /// How long a started server may take to answer `PING`.
 const START_TIMEOUT: Duration = Duration::from_secs(10);
-/// Lock file serializing installation across concurrent test binaries.
-const INSTALL_LOCK: &str = "/tmp/switchboard-redis-install.lock";
-/// How long to wait for another process's installation.
-const INSTALL_WAIT: Duration = Duration::from_secs(900);
 
 /// A `redis-server` child process on `127.0.0.1`, killed on drop.
 #[derive(Debug)]
@@ -199,13 +197,6 @@ fn find_binary() -> Option<PathBuf> {
     on_path.chain([PathBuf::from("/usr/bin/redis-server")]).find(|path| path.is_file())
 }
 
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|out| out.status.success() && String::from_utf8_lossy(&out.stdout).trim() == "0")
-}
-
 const HOW_TO_INSTALL: &str = "redis-server is needed by these tests and is not installed: \
      install it (Debian/Ubuntu: `sudo apt-get install -y redis-server`, macOS: `brew install redis`) \
      or put it on PATH";
@@ -213,68 +204,5 @@ const HOW_TO_INSTALL: &str = "redis-server is needed by these tests and is not i
 /// Finds `redis-server`, installing it with apt-get (as root, once per
 /// machine) if it is missing. Panics if it is still missing.
 fn ensure_installed() -> PathBuf {
-    if let Some(binary) = find_binary() {
-        return binary;
-    }
-    if !is_root() {
-        panic!("{HOW_TO_INSTALL} (not running as root, so not installing it automatically)");
-    }
-    let deadline = Instant::now() + INSTALL_WAIT;
-    loop {
-        match std::fs::OpenOptions::new().write(true).create_new(true).open(INSTALL_LOCK) {
-            Ok(mut lock) => {
-                let _ = writeln!(lock, "{}", std::process::id());
-                // Another process may have finished installing just before
-                // we took the lock.
-                let installed = find_binary().is_some() || apt_install();
-                let _ = std::fs::remove_file(INSTALL_LOCK);
-                return find_binary().filter(|_| installed).unwrap_or_else(|| {
-                    panic!("{HOW_TO_INSTALL} (apt-get install -y redis-server failed; see its output above)")
-                });
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                // Someone else is installing: wait for them, or take over a
-                // lock left behind by a process that died.
-                if let Some(binary) = find_binary() {
-                    return binary;
-                }
-                let stale = std::fs::metadata(INSTALL_LOCK)
-                    .and_then(|m| m.modified())
-                    .is_ok_and(|modified| modified.elapsed().is_ok_and(|age| age > INSTALL_WAIT));
-                if stale {
-                    let _ = std::fs::remove_file(INSTALL_LOCK);
-                }
-                if Instant::now() >= deadline {
-                    panic!(
-                        "{HOW_TO_INSTALL} (waited {INSTALL_WAIT:?} for another installation, holding {INSTALL_LOCK})"
-                    );
-                }
-                std::thread::sleep(Duration::from_millis(500));
-            }
-            Err(e) => panic!("{HOW_TO_INSTALL} (cannot create {INSTALL_LOCK}: {e})"),
-        }
-    }
-}
-
-/// `apt-get install -y redis-server`, after `apt-get update` if the first
-/// try fails (package lists missing or stale). True if it succeeded.
-fn apt_install() -> bool {
-    eprintln!("switchboard-testkit: redis-server is missing; installing it with apt-get");
-    let install = || {
-        Command::new("apt-get")
-            .args(["install", "-y", "-q", "redis-server"])
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .stdin(Stdio::null())
-            .status()
-            .is_ok_and(|status| status.success())
-    };
-    if install() {
-        return true;
-    }
-    let updated = Command::new("apt-get")
-        .args(["update", "-q"])
-        .stdin(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success());
-    updated && install()
+    apt::Package { name: "redis-server", how_to_install: HOW_TO_INSTALL, find: find_binary }.ensure()
 }

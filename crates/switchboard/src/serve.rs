@@ -29,8 +29,16 @@ use crate::{
 /// How long serving waits for the upstreams' first connection attempts.
 const UPSTREAM_GRACE: Duration = Duration::from_secs(5);
 
-/// How long serving waits for the first scan of the served files.
-const FIRST_SCAN_GRACE: Duration = Duration::from_millis(500);
+/// How long serving waits for the first scan of the served files before
+/// answering a host: a project of a few thousand files is scanned in that
+/// time, so its first `tools/list` already has the tools found by the scan
+/// (zero-config databases). A larger folder is served at once: a list or a
+/// completion asked during the scan waits for it, and the tools it finds
+/// are announced with `list_changed`.
+const FIRST_SCAN_GRACE: Duration = Duration::from_millis(10);
+/// The same wait when a person ran `serve` in a terminal: longer, so the
+/// banner counts the files.
+const FIRST_SCAN_GRACE_IN_A_TERMINAL: Duration = Duration::from_millis(500);
 
 /// What `switchboard serve` was asked to do.
 #[derive(Debug)]
@@ -262,11 +270,10 @@ pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
             retargeted
         });
         runtime.spawn(live::run(server.clone(), loaded, source, scanned, retarget));
-        // A project folder is scanned in milliseconds: wait for it, so the
-        // first resources/list is complete. A huge folder (a whole disk)
-        // must not hold up `initialize`: past the grace, serve at once and
-        // announce the files (list_changed) when the scan ends.
-        let _ = runtime.block_on(tokio::time::timeout(FIRST_SCAN_GRACE, first_scan));
+        // A large folder must not hold up `initialize` (see FIRST_SCAN_GRACE).
+        let grace =
+            if std::io::stdin().is_terminal() { FIRST_SCAN_GRACE_IN_A_TERMINAL } else { FIRST_SCAN_GRACE };
+        let _ = runtime.block_on(tokio::time::timeout(grace, first_scan));
     }
     // From here a signal kills the tools' processes and stops the server
     // (without handlers, it would kill switchboard at once and leave them running).
