@@ -70,7 +70,10 @@ pub(crate) fn content_meta(meta: Option<&Meta>) -> Option<Value> {
 
 /// Wraps a read handler so that every content it returns carries the
 /// resource's `_meta.ui` (kept when the handler set its own).
-pub(crate) fn with_content_meta(handler: Arc<dyn ResourceHandler>, ui: Option<Value>) -> Arc<dyn ResourceHandler> {
+pub(crate) fn with_content_meta(
+    handler: Arc<dyn ResourceHandler>,
+    ui: Option<Value>,
+) -> Arc<dyn ResourceHandler> {
     match ui {
         Some(ui) => Arc::new(ContentMeta { inner: handler, ui }),
         None => handler,
@@ -145,6 +148,7 @@ pub(crate) fn check_links(
     sources: &[Arc<dyn ResourceSource>],
 ) -> Result<()> {
     for tool in tools {
+        check_tool(tool)?;
         let Some(ui) = tool.def.meta.as_ref().and_then(ToolUi::from_meta) else { continue };
         let uri = ui.resource_uri.as_str();
         let served = resources.iter().any(|r| r.def.uri == uri)
