@@ -609,3 +609,60 @@ async fn the_tool_macro_sets_the_view_and_its_visibility() {
         assert_eq!(show["ui"], json!({"resourceUri": VIEW, "visibility": ["model", "app"]}));
     }
 }
+
+// ---- Views that arrive at run time -----------------------------------------
+
+#[tokio::test]
+async fn enable_apps_offers_the_extension_for_views_added_at_run_time() {
+    let server = bare().enable_apps().enable_resources().build().unwrap();
+    server.add_resource(Resource::ui(VIEW, "late").text(VIEW_HTML).ui_meta(every_field())).unwrap();
+    for (wire, era) in WAYS {
+        let mut peer = Peer::open(&server, wire, era, json!({})).await;
+        let label = peer.label();
+        assert_eq!(peer.announced["capabilities"]["extensions"][EXTENSION], json!({}), "{label}");
+        let read = peer.result("resources/read", json!({"uri": VIEW})).await;
+        assert_eq!(read["contents"][0]["_meta"]["ui"], every_field_json(), "{label}: {read}");
+    }
+}
+
+/// A source serving one view, as a folder of views might.
+struct OneView;
+
+impl switchboard_server::ResourceSource for OneView {
+    fn len(&self) -> usize {
+        1
+    }
+
+    fn list(&self, range: std::ops::Range<usize>) -> Vec<switchboard_server::types::Resource> {
+        let mut view = switchboard_server::types::Resource::new("ui://weather/sourced", "sourced");
+        view.mime_type = Some(MIME_TYPE.into());
+        let mut meta = switchboard_server::types::Meta::new();
+        UiResourceMeta { prefers_border: Some(true), ..Default::default() }.write_into(&mut meta);
+        view.meta = Some(meta);
+        range.map(|_| view.clone()).collect()
+    }
+
+    fn read(&self, uri: &str, _: RequestContext) -> Option<switchboard_server::SourceRead> {
+        (uri == "ui://weather/sourced").then(|| -> switchboard_server::SourceRead {
+            Box::pin(async {
+                Ok(vec![ResourceContents::text("ui://weather/sourced", Some(MIME_TYPE.into()), "<p>")])
+            })
+        })
+    }
+}
+
+#[test]
+fn a_view_listed_by_a_resource_source_satisfies_a_tools_link() {
+    let tool = || {
+        Tool::new("sourced")
+            .ui("ui://weather/sourced")
+            .handler(|_: NoArgs, _: RequestContext| async { Ok("x") })
+    };
+    bare()
+        .resource_source(std::sync::Arc::new(OneView))
+        .tool(tool())
+        .build()
+        .expect("the source lists the view");
+    let (name, _) = tool_error(bare().tool(tool()));
+    assert_eq!(name, "sourced", "without the source nothing serves it");
+}
