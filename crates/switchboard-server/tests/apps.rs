@@ -575,6 +575,13 @@ fn visibility_without_a_view_fails_the_build() {
     let (tool, reason) = tool_error(bare().tool(tool));
     assert_eq!(tool, "hidden");
     assert!(reason.contains("visibility"), "{reason}");
+    let nobody = Tool::new("nobody")
+        .ui(VIEW)
+        .visibility(&[])
+        .handler(|_: NoArgs, _: RequestContext| async { Ok("x") });
+    let (tool, reason) = tool_error(bare().resource(Resource::ui(VIEW, "v").text("x")).tool(nobody));
+    assert_eq!(tool, "nobody");
+    assert!(reason.contains("empty `visibility`"), "{reason}");
 }
 
 // ---- The macro ----------------------------------------------------------
