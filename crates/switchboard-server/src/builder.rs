@@ -231,6 +231,18 @@ impl ServerBuilder {
         self
     }
 
+    /// Offers the MCP Apps extension (`io.modelcontextprotocol/ui`, settings
+    /// `{}`) even with no view registered yet, for servers that add views
+    /// at run time (a folder of views, live reload). Registering a view
+    /// ([`Resource::ui`](crate::Resource::ui)) or a tool linked to one on
+    /// the builder offers it without this call.
+    pub fn enable_apps(self) -> Self {
+        if self.extensions.iter().any(|e| e.id == switchboard_types::apps::EXTENSION) {
+            return self;
+        }
+        self.extension(switchboard_types::apps::EXTENSION, Value::Object(Default::default()))
+    }
+
     /// Offers extension `id` (SEP-2133) with `settings`, a JSON object whose
     /// schema the extension defines (`{}` for none): the server advertises
     /// it in `capabilities.extensions` of its `initialize` result (every
@@ -301,10 +313,12 @@ impl ServerBuilder {
     }
 
     /// Builds the server. Fails on a bad or duplicate name, URI or
-    /// extension identifier, an item without a handler, or a schema that
-    /// does not compile.
+    /// extension identifier, an item without a handler, a schema that
+    /// does not compile, or an MCP Apps view that breaks its rules (see
+    /// [`Error::InvalidUiResource`] and [`Error::InvalidToolUi`]).
     pub fn build(mut self) -> Result<Server> {
-        self = self.with_tasks_extension_if_needed();
+        self = self.with_tasks_extension_if_needed().with_ui_extension_if_needed();
+        crate::app_views::check_links(&self.tools, &self.resources, &self.templates, &self.sources)?;
         let tasks_offered = self.extensions.iter().any(|e| e.id == crate::tasks::TASKS_EXTENSION);
         OfferedExtension::check_all(&self.extensions)?;
         let methods = crate::core_methods::registry(std::mem::take(&mut self.methods))?;
@@ -365,6 +379,16 @@ impl ServerBuilder {
                 Value::Object(Default::default()),
                 switchboard_types::ProtocolVersion::V2026_07_28,
             );
+        }
+        self
+    }
+
+    /// The builder, offering the MCP Apps extension (`io.modelcontextprotocol/ui`,
+    /// settings `{}`, every revision) when a view or a tool linked to one
+    /// is registered and the extension is not offered already.
+    fn with_ui_extension_if_needed(self) -> Self {
+        if crate::app_views::uses_apps(&self.tools, &self.resources, &self.templates) {
+            return self.enable_apps();
         }
         self
     }
