@@ -153,7 +153,7 @@ pub(crate) fn check_links(
     templates: &[ResourceTemplate],
     sources: &[Arc<dyn ResourceSource>],
 ) -> Result<()> {
-    for tool in tools {
+    for tool in tools.iter().filter(|t| !t.as_given) {
         check_tool(tool)?;
         let Some(ui) = tool.def.meta.as_ref().and_then(ToolUi::from_meta) else { continue };
         let uri = ui.resource_uri.as_str();

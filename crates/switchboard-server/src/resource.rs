@@ -119,6 +119,10 @@ pub struct Resource {
     pub(crate) def: switchboard_types::resources::Resource,
     pub(crate) handler: Option<Arc<dyn ResourceHandler>>,
     pub(crate) scopes: Vec<String>,
+    /// Made by `from_definition`: a definition written elsewhere (an
+    /// upstream server, a document) is passed on as given, and the MCP Apps
+    /// rules (`app_views`) check only what this server declares.
+    pub(crate) as_given: bool,
 }
 
 impl fmt::Debug for Resource {
@@ -155,6 +159,7 @@ macro_rules! common_setters {
         #[must_use]
         pub fn ui_meta(mut self, ui: switchboard_types::apps::UiResourceMeta) -> Self {
             ui.write_into(self.def.meta.get_or_insert_with(Default::default));
+            self.as_given = false;
             self
         }
     };
@@ -167,6 +172,7 @@ impl Resource {
             def: switchboard_types::resources::Resource::new(uri, name),
             handler: None,
             scopes: Vec::new(),
+            as_given: false,
         }
     }
 
@@ -198,7 +204,7 @@ impl Resource {
     /// A resource with this wire definition (size, MIME type, annotations,
     /// …) and no contents yet.
     pub fn from_definition(def: switchboard_types::resources::Resource) -> Self {
-        Self { def, handler: None, scopes: Vec::new() }
+        Self { def, handler: None, scopes: Vec::new(), as_given: true }
     }
 
     common_setters!();
@@ -255,6 +261,10 @@ pub struct ResourceTemplate {
     pub(crate) handler: Option<Arc<dyn ResourceHandler>>,
     pub(crate) completers: HashMap<String, Arc<dyn Completer>>,
     pub(crate) scopes: Vec<String>,
+    /// Made by `from_definition`: a definition written elsewhere (an
+    /// upstream server, a document) is passed on as given, and the MCP Apps
+    /// rules (`app_views`) check only what this server declares.
+    pub(crate) as_given: bool,
 }
 
 impl fmt::Debug for ResourceTemplate {
@@ -282,6 +292,7 @@ impl ResourceTemplate {
             handler: None,
             completers: HashMap::new(),
             scopes: Vec::new(),
+            as_given: false,
         })
     }
 
@@ -291,7 +302,14 @@ impl ResourceTemplate {
         def: switchboard_types::resources::ResourceTemplate,
     ) -> Result<Self, switchboard_uri_template::Error> {
         let template = UriTemplate::parse(&def.uri_template)?;
-        Ok(Self { def, template, handler: None, completers: HashMap::new(), scopes: Vec::new() })
+        Ok(Self {
+            def,
+            template,
+            handler: None,
+            completers: HashMap::new(),
+            scopes: Vec::new(),
+            as_given: true,
+        })
     }
 
     common_setters!();

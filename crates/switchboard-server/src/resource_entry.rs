@@ -35,7 +35,9 @@ impl ResourceEntry {
             .handler
             .ok_or_else(|| Error::MissingHandler(format!("resource {:?}", resource.def.uri)))?;
         let def = &resource.def;
-        app_views::check_resource(&def.uri, def.mime_type.as_deref(), def.meta.as_ref())?;
+        if !resource.as_given {
+            app_views::check_resource(&def.uri, def.mime_type.as_deref(), def.meta.as_ref())?;
+        }
         let handler = app_views::with_content_meta(handler, app_views::content_meta(def.meta.as_ref()));
         Ok(Self { def: resource.def, handler, scopes: resource.scopes.into(), rendered: Default::default() })
     }
@@ -62,7 +64,9 @@ impl TemplateEntry {
             Error::MissingHandler(format!("resource template {:?}", template.def.uri_template))
         })?;
         let def = &template.def;
-        app_views::check_resource(&def.uri_template, def.mime_type.as_deref(), def.meta.as_ref())?;
+        if !template.as_given {
+            app_views::check_resource(&def.uri_template, def.mime_type.as_deref(), def.meta.as_ref())?;
+        }
         let handler = app_views::with_content_meta(handler, app_views::content_meta(def.meta.as_ref()));
         let known: Vec<&str> = template.template.variables().collect();
         if let Some(unknown) = template.completers.keys().find(|k| !known.contains(&k.as_str())) {

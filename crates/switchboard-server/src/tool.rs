@@ -209,6 +209,10 @@ pub struct Tool {
     /// [`Tool::visibility`] (an empty URI until `ui` is called), written
     /// into `_meta` again at registration so a later [`Tool::meta`] keeps it.
     pub(crate) ui: Option<ToolUi>,
+    /// Made by [`Tool::from_definition`]: a definition written elsewhere is
+    /// passed on as given, and the MCP Apps rules (`app_views`) check only
+    /// what this server declares ([`Tool::ui`]).
+    pub(crate) as_given: bool,
 }
 
 impl fmt::Debug for Tool {
@@ -240,6 +244,7 @@ impl Tool {
             explicit_input: false,
             explicit_output: false,
             ui: None,
+            as_given: false,
         }
     }
 
@@ -248,7 +253,7 @@ impl Tool {
     /// server. Its schemas are kept even if a typed handler is set later.
     pub fn from_definition(def: switchboard_types::Tool) -> Self {
         let explicit_output = def.output_schema.is_some();
-        Self { def, explicit_input: true, explicit_output, ..Self::new("") }
+        Self { def, explicit_input: true, explicit_output, as_given: true, ..Self::new("") }
     }
 
     /// The tool's name.
@@ -368,6 +373,7 @@ impl Tool {
     pub fn ui(mut self, resource_uri: impl Into<String>) -> Self {
         let visibility = self.ui.take().and_then(|ui| ui.visibility);
         self.ui = Some(ToolUi { resource_uri: resource_uri.into(), visibility });
+        self.as_given = false;
         self.write_ui();
         self
     }
@@ -380,6 +386,7 @@ impl Tool {
     pub fn visibility(mut self, visibility: &[Visibility]) -> Self {
         let ui = self.ui.get_or_insert_with(|| ToolUi::new(""));
         ui.visibility = Some(visibility.to_vec());
+        self.as_given = false;
         self.write_ui();
         self
     }

@@ -46,7 +46,9 @@ impl ToolEntry {
     /// Checks and compiles a tool for registration.
     pub(crate) fn prepare(mut tool: Tool) -> Result<Self> {
         tool.write_ui();
-        crate::app_views::check_tool(&tool)?;
+        if !tool.as_given {
+            crate::app_views::check_tool(&tool)?;
+        }
         let Tool {
             mut def,
             handler,
@@ -57,6 +59,7 @@ impl ToolEntry {
             explicit_input,
             explicit_output,
             ui: _,
+            as_given: _,
         } = tool;
         // 2025-11-25 `execution.taskSupport` (the shape drops `execution`
         // for every other revision; absent means forbidden).

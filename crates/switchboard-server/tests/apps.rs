@@ -691,3 +691,37 @@ async fn meta_set_after_ui_keeps_the_view_link() {
     assert_eq!(meta["ui"], json!({"resourceUri": VIEW, "visibility": ["app"]}), "{meta}");
     assert_eq!(meta["ui/resourceUri"], VIEW, "{meta}");
 }
+
+/// A definition written elsewhere (an upstream server relayed by the proxy)
+/// is passed on as given: an upstream's view in another dialect (ChatGPT's
+/// `text/html+skybridge`) and a tool naming it register, at build and at
+/// run time, and list unchanged. Declaring a view on it checks it again.
+#[tokio::test]
+async fn a_definition_made_elsewhere_passes_through_as_given() {
+    let mut def = switchboard_server::types::resources::Resource::new("ui://upstream/widget", "widget");
+    def.mime_type = Some("text/html+skybridge".into());
+    let mut tool_def = Tool::new("upstream_tool").definition().clone();
+    let mut meta = switchboard_server::types::meta::Meta::new();
+    meta.insert("ui".into(), json!({"resourceUri": "ui://upstream/elsewhere"}));
+    tool_def.meta = Some(meta);
+    let relayed_tool = || {
+        Tool::from_definition(tool_def.clone())
+            .raw_handler(|_: Value, _: RequestContext| async { Ok(CallToolResult::text("relayed")) })
+    };
+    let server = bare()
+        .resource(Resource::from_definition(def.clone()).text("<p>"))
+        .tool(relayed_tool())
+        .build()
+        .expect("relayed definitions are not checked as this server's views");
+    let mut late = def.clone();
+    late.uri = "ui://upstream/late".into();
+    server.add_resource(Resource::from_definition(late).text("<p>")).unwrap();
+    let mut peer = Peer::open(&server, Wire::Stdio, Era::Handshake, json!({})).await;
+    let listed = peer.result("resources/list", json!({})).await;
+    let widget = find(&listed["resources"], "uri", "ui://upstream/widget");
+    assert_eq!(widget["mimeType"], "text/html+skybridge");
+    find(&listed["resources"], "uri", "ui://upstream/late");
+    // Declared as a view here, the same definition is checked.
+    let declared = Resource::from_definition(def).ui_meta(UiResourceMeta::default()).text("<p>");
+    assert!(matches!(bare().resource(declared).build(), Err(Error::InvalidUiResource { .. })));
+}
