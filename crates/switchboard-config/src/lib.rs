@@ -40,6 +40,7 @@
 //! Relative paths in the file resolve against the served folder
 //! ([`Config::dir`]).
 
+mod apps;
 mod credentials;
 mod document;
 mod meaning;
@@ -53,6 +54,7 @@ mod upstreams;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+pub use apps::{ViewSettings, view_name_problem, view_settings};
 pub use net::{AuthSection, HttpSection, LimitsSection, StaticToken};
 pub use problem::Problem;
 pub use schema::json_schema;
