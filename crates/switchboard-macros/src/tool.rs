@@ -30,12 +30,18 @@ fn check_options(options: &Options) -> syn::Result<()> {
     if let Some(ui) = options.string("ui")
         && !ui.value().strip_prefix("ui://").is_some_and(|rest| !rest.is_empty())
     {
-        return Err(syn::Error::new(ui.span(), "`ui` names a view by its `ui://` URI, e.g. \"ui://server/view\""));
+        return Err(syn::Error::new(
+            ui.span(),
+            "`ui` names a view by its `ui://` URI, e.g. \"ui://server/view\"",
+        ));
     }
     if let Some(span) = options.key_span("visibility")
         && options.string("ui").is_none()
     {
-        return Err(syn::Error::new(span, "`visibility` needs `ui = \"ui://…\"` (the view that calls the tool)"));
+        return Err(syn::Error::new(
+            span,
+            "`visibility` needs `ui = \"ui://…\"` (the view that calls the tool)",
+        ));
     }
     Ok(())
 }

@@ -70,7 +70,10 @@ pub(crate) fn content_meta(meta: Option<&Meta>) -> Option<Value> {
 
 /// Wraps a read handler so that every content it returns carries the
 /// resource's `_meta.ui` (kept when the handler set its own).
-pub(crate) fn with_content_meta(handler: Arc<dyn ResourceHandler>, ui: Option<Value>) -> Arc<dyn ResourceHandler> {
+pub(crate) fn with_content_meta(
+    handler: Arc<dyn ResourceHandler>,
+    ui: Option<Value>,
+) -> Arc<dyn ResourceHandler> {
     match ui {
         Some(ui) => Arc::new(ContentMeta { inner: handler, ui }),
         None => handler,

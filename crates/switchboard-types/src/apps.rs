@@ -392,7 +392,8 @@ fn split_port(rest: &str) -> Result<(&str, Option<&str>), String> {
 /// A DNS name (optionally `*.`-prefixed), an IPv4 address or `[IPv6]`.
 fn check_host(host: &str) -> Result<(), String> {
     if let Some(inner) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-        let ok = !inner.is_empty() && inner.bytes().all(|b| b.is_ascii_hexdigit() || matches!(b, b':' | b'.'));
+        let ok =
+            !inner.is_empty() && inner.bytes().all(|b| b.is_ascii_hexdigit() || matches!(b, b':' | b'.'));
         return if ok { Ok(()) } else { Err(format!("{host:?} is not an IPv6 address")) };
     }
     let name = host.strip_prefix("*.").unwrap_or(host);

@@ -375,3 +375,51 @@ async fn http_both_eras_offer_the_extension_and_the_views() {
     assert_eq!(answer["result"]["contents"][0]["text"], PAGE, "{answer}");
     assert_eq!(answer["result"]["contents"][0]["_meta"]["ui"]["prefersBorder"], true, "{answer}");
 }
+
+/// An upstream's tool shows a view of this server's apps folder through its
+/// override (`[upstreams.tools.<name>] ui`), and a view that does not exist
+/// is placed at that key.
+#[test]
+fn an_upstream_tool_shows_a_view_through_its_override() {
+    let exe = env!("CARGO_BIN_EXE_switchboard");
+    let config = format!(
+        r#"[server]
+name = "shop"
+
+[[upstreams]]
+name = "demo"
+command = [{exe:?}, "serve", "--fixtures", "demo"]
+include_tools = ["echo", "add"]
+
+[upstreams.tools.echo]
+ui = "report"
+visibility = ["app"]
+"#
+    );
+    let dir = project(Some(&config));
+    let mut sb = Switchboard::start(&["serve", "."], dir.path());
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let echo = loop {
+        let tools = sb.result("tools/list", json!({}));
+        if let Some(echo) = tools["tools"].as_array().unwrap().iter().find(|t| t["name"] == "demo_echo") {
+            break echo.clone();
+        }
+        assert!(std::time::Instant::now() < deadline, "the upstream never came: {tools}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(
+        echo["_meta"]["ui"],
+        json!({"resourceUri": "ui://shop/report", "visibility": ["app"]}),
+        "{echo}"
+    );
+    assert_eq!(echo["_meta"]["ui/resourceUri"], "ui://shop/report", "{echo}");
+    let tools = sb.result("tools/list", json!({}));
+    let add = tool(&tools, "demo_add");
+    assert!(add["_meta"].get("ui").is_none(), "{add}");
+    sb.finish();
+
+    put(dir.path(), "switchboard.toml", &config.replace("ui = \"report\"", "ui = \"missing\""));
+    let (ok, _, stderr) = common::run(&["check"], dir.path());
+    assert!(!ok);
+    assert!(stderr.contains("switchboard.toml:10:6:") && stderr.contains("no view \"missing\""), "{stderr}");
+}
