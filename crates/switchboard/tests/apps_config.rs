@@ -423,3 +423,65 @@ visibility = ["app"]
     assert!(!ok);
     assert!(stderr.contains("switchboard.toml:10:6:") && stderr.contains("no view \"missing\""), "{stderr}");
 }
+
+/// An apps folder that appears while serving is loaded (the extension was
+/// offered from the start); `[apps] builtin = false` leaves the built-in
+/// tools without a view, and `enabled = false` serves no views at all.
+#[test]
+fn an_apps_folder_that_appears_later_is_served_and_the_switches_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "switchboard.toml", "[server]\nname = \"late\"\n\n[apps]\nbuiltin = false\n");
+    let mut sb = Switchboard::start(&["serve", "."], dir.path());
+    let tools = sb.result("tools/list", json!({}));
+    assert!(tool(&tools, "search")["_meta"].get("ui").is_none(), "{tools}");
+    put(dir.path(), "apps/late.html", "<p>late</p>");
+    wait_listed(&mut sb, "ui://late/late", true);
+    sb.finish();
+
+    put(dir.path(), "switchboard.toml", "[server]\nname = \"late\"\n\n[apps]\nenabled = false\n");
+    let (ok, stdout, stderr) = common::run(&["list", "--json"], dir.path());
+    assert!(ok, "{stderr}");
+    let listing: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(listing.get("views").is_none(), "{listing:#}");
+    assert!(tool(&listing, "search")["_meta"].get("ui").is_none(), "{listing:#}");
+    let uris: Vec<&str> =
+        listing["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    assert!(uris.iter().all(|u| !u.starts_with("ui://")), "{uris:?}");
+}
+
+/// A monorepo's `apps/` of code (no page directly in it) stays writable,
+/// but the model still cannot turn it into views: a page or side file
+/// directly in it is refused, and the disk shows it.
+#[test]
+fn an_apps_folder_of_code_stays_writable_but_never_gets_a_view_from_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "switchboard.toml", "[server]\nname = \"mono\"\n\n[tools.builtin]\nwrite = true\n");
+    put(dir.path(), "apps/web/src/main.ts", "export const a = 1;\n");
+    let mut sb = Switchboard::start(&["serve", "."], dir.path());
+    let edit = json!({"name": "write_file", "arguments": {"path": "apps/web/src/main.ts", "content": "export const a = 2;\n"}});
+    let result = sb.result("tools/call", edit);
+    assert_ne!(result["isError"], true, "{result}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("apps/web/src/main.ts")).unwrap(),
+        "export const a = 2;\n"
+    );
+    for path in ["apps/evil.html", "apps/evil.toml"] {
+        let attempt =
+            json!({"name": "write_file", "arguments": {"path": path, "content": "<script>evil()</script>"}});
+        let result = sb.result("tools/call", attempt);
+        assert_eq!(result["isError"], true, "{path}: {result}");
+        assert!(!dir.path().join(path).exists(), "{path} was written");
+    }
+    let moved = json!({"name": "move_file", "arguments": {"source": "apps/web/src/main.ts", "destination": "apps/main.html"}});
+    assert_eq!(sb.result("tools/call", moved)["isError"], true);
+    assert!(!dir.path().join("apps/main.html").exists());
+    let listed = sb.result("resources/list", json!({}));
+    assert!(
+        listed["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| !r["uri"].as_str().unwrap().starts_with("ui://"))
+    );
+    sb.finish();
+}
