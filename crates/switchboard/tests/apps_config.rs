@@ -34,6 +34,26 @@ name = "refresh"
 command = ["echo", "refreshed"]
 ui = "report"
 visibility = ["app"]
+
+[[tools.http]]
+name = "weather"
+url = "http://127.0.0.1:9/weather"
+ui = "report"
+visibility = ["model"]
+
+[[tools.openapi]]
+document = "api.yaml"
+ui = "report"
+"#;
+
+const OPENAPI: &str = r#"openapi: 3.0.3
+info: {title: Pets, version: "1"}
+servers: [{url: "http://127.0.0.1:9"}]
+paths:
+  /pets:
+    get:
+      operationId: listPets
+      responses: {"200": {description: ok}}
 "#;
 
 const SIDE: &str = r#"title = "Test report"
@@ -61,6 +81,7 @@ fn project(config: Option<&str>) -> tempfile::TempDir {
     put(dir.path(), "apps/report.html", PAGE);
     put(dir.path(), "apps/report.toml", SIDE);
     put(dir.path(), "src/lib.rs", "pub fn answer() -> u32 { 42 }\n");
+    put(dir.path(), "api.yaml", OPENAPI);
     dir
 }
 
@@ -110,6 +131,9 @@ fn tools_name_their_view_and_who_may_call_them() {
     assert!(report["_meta"]["ui"].get("visibility").is_none(), "{report}");
     let refresh = tool(&tools, "refresh");
     assert_eq!(refresh["_meta"]["ui"]["visibility"], json!(["app"]), "{refresh}");
+    let weather = tool(&tools, "weather");
+    assert_eq!(weather["_meta"]["ui"], json!({"resourceUri": "ui://shop/report", "visibility": ["model"]}));
+    assert_eq!(tool(&tools, "listPets")["_meta"]["ui"]["resourceUri"], "ui://shop/report", "{tools}");
     // The built-in search tool shows the built-in view, which is served.
     let search = tool(&tools, "search");
     assert_eq!(search["_meta"]["ui"]["resourceUri"], "ui://switchboard/search", "{search}");
@@ -272,11 +296,18 @@ fn list_shows_the_views_and_the_tools_that_show_them() {
     let views = listing["views"].as_array().unwrap_or_else(|| panic!("{listing:#}"));
     let report = views.iter().find(|v| v["uri"] == "ui://shop/report").unwrap();
     assert_eq!(report["title"], "Test report");
-    assert_eq!(report["tools"], json!([{"name": "report"}, {"name": "refresh", "visibility": ["app"]}]));
+    let shown_by: Vec<&str> =
+        report["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(shown_by, ["report", "refresh", "weather", "listPets"], "{report}");
+    assert_eq!(report["tools"][1], json!({"name": "refresh", "visibility": ["app"]}));
     assert!(views.iter().any(|v| v["uri"] == "ui://switchboard/search"), "{views:?}");
     let (ok, stdout, _) = common::run(&["list"], dir.path());
     assert!(ok);
-    assert!(stdout.contains("Views (2):") && stdout.contains("shown by report, refresh (app)"), "{stdout}");
+    assert!(
+        stdout.contains("Views (2):")
+            && stdout.contains("shown by report, refresh (app), weather (model), listPets"),
+        "{stdout}"
+    );
 }
 
 /// The read SQL tools and the query tool show the built-in table view; a
@@ -484,4 +515,23 @@ fn an_apps_folder_of_code_stays_writable_but_never_gets_a_view_from_the_model() 
             .all(|r| !r["uri"].as_str().unwrap().starts_with("ui://"))
     );
     sb.finish();
+}
+
+/// The configuration-only example checks clean and shows its view with
+/// the tool that has it and the app-only tool.
+#[test]
+fn the_configuration_only_example_serves_its_view() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/apps/config");
+    let (ok, stdout, stderr) = common::run(&["check", example.to_str().unwrap()], &example);
+    assert!(ok, "{stdout}{stderr}");
+    let (ok, stdout, stderr) = common::run(&["list", "--json", example.to_str().unwrap()], &example);
+    assert!(ok, "{stderr}");
+    let listing: Value = serde_json::from_str(&stdout).unwrap();
+    let view =
+        listing["views"].as_array().unwrap().iter().find(|v| v["uri"] == "ui://apps-demo/greeting").unwrap();
+    assert_eq!(view["tools"], json!([{"name": "greet"}, {"name": "wave", "visibility": ["app"]}]), "{view}");
+    assert_eq!(view["title"], "Greeting card");
+    let (ok, stdout, stderr) =
+        common::run(&["call", "greet", example.to_str().unwrap(), "--args", r#"{"name": "Ada"}"#], &example);
+    assert!(ok && stdout.contains("Hello, Ada"), "{stdout}{stderr}");
 }
