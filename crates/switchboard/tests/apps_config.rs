@@ -239,6 +239,10 @@ fn zero_config_serves_the_apps_folder_and_leaves_out_a_broken_view() {
     let dir = project(None);
     put(dir.path(), "apps/broken.html", "<p>broken</p>");
     put(dir.path(), "apps/broken.toml", "[csp]\nconnect_domains = [\"not an origin\"]\n");
+    // Pages the [files] rules do not serve are no views.
+    put(dir.path(), ".gitignore", "apps/ignored.html\n");
+    put(dir.path(), "apps/ignored.html", "<p>ignored</p>");
+    put(dir.path(), "apps/.hidden.html", "<p>hidden</p>");
     let mut sb = Switchboard::start(&["serve", "."], dir.path());
     let listed = sb.result("resources/list", json!({}));
     let name = dir.path().canonicalize().unwrap().file_name().unwrap().to_string_lossy().into_owned();
@@ -246,6 +250,14 @@ fn zero_config_serves_the_apps_folder_and_leaves_out_a_broken_view() {
         name.chars().map(|c| if c.is_ascii_alphanumeric() || "-._~".contains(c) { c } else { '-' }).collect();
     assert!(resource(&listed, &format!("ui://{authority}/report")).is_some(), "{listed}");
     assert!(resource(&listed, &format!("ui://{authority}/broken")).is_none(), "{listed}");
+    let views: Vec<&str> = listed["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["uri"].as_str())
+        .filter(|u| u.starts_with("ui://"))
+        .collect();
+    assert_eq!(views, [format!("ui://{authority}/report")], "{listed}");
     let stderr = sb.wait_stderr("broken.toml:2:");
     assert!(stderr.contains("connect_domains"), "{stderr}");
     sb.finish();
