@@ -673,3 +673,21 @@ fn a_view_listed_by_a_resource_source_satisfies_a_tools_link() {
     let (name, _) = tool_error(bare().tool(tool()));
     assert_eq!(name, "sourced", "without the source nothing serves it");
 }
+
+#[tokio::test]
+async fn meta_set_after_ui_keeps_the_view_link() {
+    let mut other = switchboard_server::types::Meta::new();
+    other.insert("com.example/owner".into(), json!("weather-team"));
+    let tool = Tool::new("late_meta")
+        .ui(VIEW)
+        .visibility(&[Visibility::App])
+        .meta(other)
+        .handler(|_: NoArgs, _: RequestContext| async { Ok("x") });
+    let server = bare().resource(Resource::ui(VIEW, "v").text(VIEW_HTML)).tool(tool).build().unwrap();
+    let mut peer = Peer::open(&server, Wire::Stdio, Era::PerRequest, json!({})).await;
+    let tools = peer.result("tools/list", json!({})).await["tools"].clone();
+    let meta = &find(&tools, "name", "late_meta")["_meta"];
+    assert_eq!(meta["com.example/owner"], "weather-team", "{meta}");
+    assert_eq!(meta["ui"], json!({"resourceUri": VIEW, "visibility": ["app"]}), "{meta}");
+    assert_eq!(meta["ui/resourceUri"], VIEW, "{meta}");
+}
