@@ -547,3 +547,21 @@ fn the_configuration_only_example_serves_its_view() {
         common::run(&["call", "greet", example.to_str().unwrap(), "--args", r#"{"name": "Ada"}"#], &example);
     assert!(ok && stdout.contains("Hello, Ada"), "{stdout}{stderr}");
 }
+
+/// A configured apps folder that does not exist, and a `[[tools.sql]]`
+/// tool naming no view, are placed at their keys.
+#[test]
+fn check_places_a_missing_apps_folder_and_an_sql_tools_missing_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = "[apps]\ndir = \"views\"\n\n[[databases]]\nname = \"shop\"\npath = \"shop.sqlite\"\n\n\
+                  [[tools.sql]]\nname = \"orders\"\ndatabase = \"shop\"\nsql = \"SELECT 1\"\nui = \"chart\"\n";
+    put(dir.path(), "switchboard.toml", config);
+    rusqlite::Connection::open(dir.path().join("shop.sqlite"))
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x);")
+        .unwrap();
+    let (ok, stdout, stderr) = common::run(&["check"], dir.path());
+    assert!(!ok, "{stdout}{stderr}");
+    assert!(stderr.contains("switchboard.toml:2:7:") && stderr.contains("does not exist"), "{stderr}");
+    assert!(stderr.contains("switchboard.toml:12:6:") && stderr.contains("no view \"chart\""), "{stderr}");
+}
