@@ -337,6 +337,7 @@ path = "shop.sqlite"
 name = "open_orders"
 database = "shop"
 sql = "SELECT id, total FROM orders"
+visibility = ["app"]
 
 [[tools.sql]]
 name = "orders_report"
@@ -357,6 +358,7 @@ visibility = ["model", "app"]
     let listing: Value = serde_json::from_str(&stdout).unwrap();
     let open = tool(&listing, "open_orders");
     assert_eq!(open["_meta"]["ui"]["resourceUri"], "ui://switchboard/table", "{open}");
+    assert_eq!(open["_meta"]["ui"]["visibility"], json!(["app"]), "{open}");
     let query = listing["tools"]
         .as_array()
         .unwrap()
