@@ -550,8 +550,8 @@ fn the_configuration_only_example_serves_its_view() {
     assert!(ok && stdout.contains("Hello, Ada"), "{stdout}{stderr}");
 }
 
-/// A configured apps folder that does not exist, and a `[[tools.sql]]`
-/// tool naming no view, are placed at their keys.
+/// A configured apps folder that does not exist, a `[[tools.sql]]` tool
+/// naming no view and an empty `visibility` are placed at their keys.
 #[test]
 fn check_places_a_missing_apps_folder_and_an_sql_tools_missing_view() {
     let dir = tempfile::tempdir().unwrap();
@@ -566,4 +566,13 @@ fn check_places_a_missing_apps_folder_and_an_sql_tools_missing_view() {
     assert!(!ok, "{stdout}{stderr}");
     assert!(stderr.contains("switchboard.toml:2:7:") && stderr.contains("does not exist"), "{stderr}");
     assert!(stderr.contains("switchboard.toml:12:6:") && stderr.contains("no view \"chart\""), "{stderr}");
+    // An empty visibility would let nobody call the tool.
+    put(
+        dir.path(),
+        "switchboard.toml",
+        "[[tools.command]]\nname = \"nobody\"\ncommand = [\"echo\"]\nvisibility = []\n",
+    );
+    let (ok, _, stderr) = common::run(&["check"], dir.path());
+    assert!(!ok);
+    assert!(stderr.contains("switchboard.toml:4:14:") && stderr.contains("less than 1 item"), "{stderr}");
 }
