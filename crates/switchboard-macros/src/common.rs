@@ -15,12 +15,16 @@ pub(crate) enum Kind {
     Str,
     /// `key` or `key = true|false`.
     Flag,
+    /// `key = "text"` or `key = ["text", ...]`.
+    StrList,
 }
 
 /// One `key`, `key = "text"` or `key = bool` of an attribute.
 pub(crate) struct Entry {
     key: Ident,
     value: Option<Lit>,
+    /// `key = ["a", "b"]`: the strings (then `value` is `None`).
+    list: Option<Vec<LitStr>>,
 }
 
 /// An attribute's arguments: leading string literals, then entries.
@@ -41,13 +45,19 @@ impl Parse for Options {
                 positional.push(input.parse()?);
             } else {
                 let key = input.call(Ident::parse_any)?;
-                let value = if input.peek(Token![=]) {
+                let (mut value, mut list) = (None, None);
+                if input.peek(Token![=]) {
                     input.parse::<Token![=]>()?;
-                    Some(input.parse::<Lit>()?)
-                } else {
-                    None
-                };
-                entries.push(Entry { key, value });
+                    if input.peek(syn::token::Bracket) {
+                        let content;
+                        syn::bracketed!(content in input);
+                        let items = content.parse_terminated(|i| i.parse::<LitStr>(), Token![,])?;
+                        list = Some(items.into_iter().collect());
+                    } else {
+                        value = Some(input.parse::<Lit>()?);
+                    }
+                }
+                entries.push(Entry { key, value, list });
             }
             if input.is_empty() {
                 break;
@@ -79,8 +89,24 @@ impl Options {
             if self.entries[..i].iter().any(|e| e.key == entry.key) {
                 return Err(syn::Error::new(entry.key.span(), format!("`{key}` is given twice")));
             }
+            if entry.list.is_some() && *kind != Kind::StrList {
+                return Err(syn::Error::new(entry.key.span(), format!("`{key}` does not take a list")));
+            }
             match (kind, &entry.value) {
-                (Kind::Str, Some(Lit::Str(_))) | (Kind::Flag, None | Some(Lit::Bool(_))) => {}
+                (Kind::Str | Kind::StrList, Some(Lit::Str(_))) | (Kind::Flag, None | Some(Lit::Bool(_))) => {}
+                (Kind::StrList, None) if entry.list.is_some() => {}
+                (Kind::StrList, Some(other)) => {
+                    return Err(syn::Error::new(
+                        other.span(),
+                        format!("`{key}` takes a string or a list of strings"),
+                    ));
+                }
+                (Kind::StrList, None) => {
+                    return Err(syn::Error::new(
+                        entry.key.span(),
+                        format!("`{key}` needs a value: `{key} = \"...\"` or `{key} = [\"...\"]`"),
+                    ));
+                }
                 (Kind::Str, Some(other)) => {
                     return Err(syn::Error::new(other.span(), format!("`{key}` takes a string")));
                 }
@@ -104,6 +130,22 @@ impl Options {
             Some(Lit::Str(s)) => Some(s.clone()),
             _ => None,
         })
+    }
+
+    /// The strings given for `key`: one for `key = "a"`, each for
+    /// `key = ["a", "b"]`.
+    pub(crate) fn strings(&self, key: &str) -> Option<Vec<LitStr>> {
+        let entry = self.entries.iter().find(|e| e.key == key)?;
+        match (&entry.list, &entry.value) {
+            (Some(list), _) => Some(list.clone()),
+            (None, Some(Lit::Str(s))) => Some(vec![s.clone()]),
+            _ => None,
+        }
+    }
+
+    /// The span of `key`, for errors about its value as a whole.
+    pub(crate) fn key_span(&self, key: &str) -> Option<proc_macro2::Span> {
+        self.entries.iter().find(|e| e.key == key).map(|e| e.key.span())
     }
 
     /// A flag's value: `Some(true)` for a bare `key`.

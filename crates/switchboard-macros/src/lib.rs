@@ -117,7 +117,10 @@ use syn::parse_macro_input;
 /// Options: `name = "..."` (default: the function's name), `title = "..."`,
 /// `description = "..."` (default: the doc comment), and the behaviour
 /// hints `read_only`, `destructive`, `idempotent`, `open_world` (bare for
-/// `true`, or `= false`). `Option<T>` parameters are optional arguments;
+/// `true`, or `= false`). MCP Apps: `ui = "ui://server/view"` names the
+/// view that renders the results (`Tool::ui`), and `visibility = "app"` or
+/// `visibility = ["model", "app"]` says who may call it (`Tool::visibility`;
+/// needs `ui`). `Option<T>` parameters are optional arguments;
 /// the schema has `additionalProperties: false`, so unknown arguments are
 /// refused like any other invalid input.
 /// Inside an impl block marked [`macro@tools`], `#[tool]` marks a method.

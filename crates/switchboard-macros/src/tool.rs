@@ -15,6 +15,8 @@ const OPTIONS: &[(&str, Kind)] = &[
     ("destructive", Kind::Flag),
     ("idempotent", Kind::Flag),
     ("open_world", Kind::Flag),
+    ("ui", Kind::Str),
+    ("visibility", Kind::StrList),
 ];
 
 fn check_options(options: &Options) -> syn::Result<()> {
@@ -25,7 +27,48 @@ fn check_options(options: &Options) -> syn::Result<()> {
     if let Some(name) = options.string("name") {
         check_tool_name(&name.value()).map_err(|reason| syn::Error::new(name.span(), reason))?;
     }
+    if let Some(ui) = options.string("ui")
+        && !ui.value().strip_prefix("ui://").is_some_and(|rest| !rest.is_empty())
+    {
+        return Err(syn::Error::new(
+            ui.span(),
+            "`ui` names a view by its `ui://` URI, e.g. \"ui://server/view\"",
+        ));
+    }
+    if let Some(span) = options.key_span("visibility")
+        && options.string("ui").is_none()
+    {
+        return Err(syn::Error::new(
+            span,
+            "`visibility` needs `ui = \"ui://…\"` (the view that calls the tool)",
+        ));
+    }
     Ok(())
+}
+
+/// `.ui(...)` and `.visibility(&[...])` for `ui = "ui://…"` and
+/// `visibility = "app"` / `["model", "app"]`.
+fn ui_calls(options: &Options) -> syn::Result<TokenStream> {
+    let Some(ui) = options.string("ui") else { return Ok(TokenStream::new()) };
+    let mut calls = quote!(.ui(#ui));
+    if let Some(names) = options.strings("visibility") {
+        let mut variants = Vec::with_capacity(names.len());
+        for name in &names {
+            let variant = match name.value().as_str() {
+                "model" => quote!(Model),
+                "app" => quote!(App),
+                other => {
+                    return Err(syn::Error::new(
+                        name.span(),
+                        format!("unknown visibility {other:?}: use \"model\" or \"app\""),
+                    ));
+                }
+            };
+            variants.push(quote!(::switchboard_server::apps::Visibility::#variant));
+        }
+        calls.extend(quote!(.visibility(&[#(#variants),*])));
+    }
+    Ok(calls)
 }
 
 /// The spec's rule for tool names: 1 to 128 of `[A-Za-z0-9_.-]` (checked
@@ -100,6 +143,7 @@ fn build_tool(
         options.string("description").map(|s| s.value()).or_else(|| common::doc_of(&item.attrs));
     let description = description.map(|d| quote!(.description(#d)));
     let title = options.string("title").map(|t| quote!(.title(#t)));
+    let ui = ui_calls(options)?;
     let hint = |key: &str| {
         let value = options.flag(key);
         common_bool(value)
@@ -126,7 +170,7 @@ fn build_tool(
         #[schemars(crate = "::switchboard_server::__private::schemars")]
         struct __McpArgs { #(#fields)* }
 
-        let __mcp_tool = ::switchboard_server::Tool::new(#name) #title #description .handler(
+        let __mcp_tool = ::switchboard_server::Tool::new(#name) #title #description #ui .handler(
             move |__mcp_args: __McpArgs, #ctx: ::switchboard_server::RequestContext| {
                 #capture
                 async move {

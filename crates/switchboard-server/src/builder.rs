@@ -301,10 +301,12 @@ impl ServerBuilder {
     }
 
     /// Builds the server. Fails on a bad or duplicate name, URI or
-    /// extension identifier, an item without a handler, or a schema that
-    /// does not compile.
+    /// extension identifier, an item without a handler, a schema that
+    /// does not compile, or an MCP Apps view that breaks its rules (see
+    /// [`Error::InvalidUiResource`] and [`Error::InvalidToolUi`]).
     pub fn build(mut self) -> Result<Server> {
-        self = self.with_tasks_extension_if_needed();
+        self = self.with_tasks_extension_if_needed().with_ui_extension_if_needed();
+        crate::app_views::check_links(&self.tools, &self.resources, &self.templates, &self.sources)?;
         let tasks_offered = self.extensions.iter().any(|e| e.id == crate::tasks::TASKS_EXTENSION);
         OfferedExtension::check_all(&self.extensions)?;
         let methods = crate::core_methods::registry(std::mem::take(&mut self.methods))?;
@@ -365,6 +367,17 @@ impl ServerBuilder {
                 Value::Object(Default::default()),
                 switchboard_types::ProtocolVersion::V2026_07_28,
             );
+        }
+        self
+    }
+
+    /// The builder, offering the MCP Apps extension (`io.modelcontextprotocol/ui`,
+    /// settings `{}`, every revision) when a view or a tool linked to one
+    /// is registered and the extension is not offered already.
+    fn with_ui_extension_if_needed(self) -> Self {
+        let offered = self.extensions.iter().any(|e| e.id == switchboard_types::apps::EXTENSION);
+        if !offered && crate::app_views::uses_apps(&self.tools, &self.resources, &self.templates) {
+            return self.extension(switchboard_types::apps::EXTENSION, Value::Object(Default::default()));
         }
         self
     }

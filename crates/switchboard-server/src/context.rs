@@ -187,6 +187,18 @@ impl RequestContext {
         &self.inner.client_capabilities
     }
 
+    /// MCP Apps: what the client declared under
+    /// `capabilities.extensions["io.modelcontextprotocol/ui"]` (from
+    /// `initialize` for a handshake-era session; from the request's own
+    /// client capabilities in 2026-07-28), or `None` when it did not
+    /// declare the extension. A tool with a view can answer a host that
+    /// renders it ([`UiSupport::renders_html`](switchboard_types::apps::UiSupport::renders_html))
+    /// with a result made for the view, and everyone else with plain content.
+    pub fn ui_support(&self) -> Option<switchboard_types::apps::UiSupport> {
+        let settings = self.inner.client_capabilities.extension(switchboard_types::apps::EXTENSION)?;
+        switchboard_types::apps::UiSupport::from_capabilities(settings)
+    }
+
     /// The request's `_meta`, as sent.
     pub fn meta(&self) -> Option<&Meta> {
         let raw = self.inner.meta_raw.as_deref();

@@ -79,6 +79,26 @@ pub enum Error {
         /// What is wrong.
         reason: &'static str,
     },
+    /// A resource or template breaks an MCP Apps rule: a view (MIME type
+    /// `text/html;profile=mcp-app` or a `_meta.ui`) outside `ui://`, a
+    /// `ui://` resource with another MIME type, or a CSP origin that
+    /// [`check_origin`](switchboard_types::apps::check_origin) refuses.
+    #[error("invalid UI resource {uri:?}: {reason}")]
+    InvalidUiResource {
+        /// The URI (or template text).
+        uri: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A tool's view linkage is unusable: it names a URI outside `ui://`,
+    /// or (when the server is built) one no resource or template serves.
+    #[error("invalid view for tool {tool:?}: {reason}")]
+    InvalidToolUi {
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// Reading from or writing to the transport failed.
     #[error("transport I/O error: {0}")]
     Io(#[from] io::Error),

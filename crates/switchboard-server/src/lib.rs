@@ -138,6 +138,7 @@
 //! # });
 //! ```
 
+mod app_views;
 mod builder;
 mod caller;
 mod catalog;
@@ -217,6 +218,7 @@ pub use session::{Negotiated, Session, SessionSnapshot};
 #[cfg(feature = "macros")]
 pub use switchboard_macros::{prompt, resource, tool, tools};
 pub use switchboard_types as types;
+pub use switchboard_types::apps;
 pub use switchboard_types::{CallToolResult, ContentBlock, ErrorObject, ProtocolVersion, RequestId};
 pub use switchboard_uri_template as uri_template;
 pub use tasks::{TASKS_EXTENSION, TaskSupport};

@@ -145,6 +145,18 @@ macro_rules! common_setters {
             self.def.annotations = Some(annotations);
             self
         }
+
+        /// MCP Apps: sets `_meta.ui` (CSP origins, sandbox permissions,
+        /// dedicated domain, border preference) on the listed definition
+        /// and on every content a read returns, keeping other `_meta` keys.
+        /// Only a `ui://` view may have it; its origins are checked when
+        /// it is registered. Call it after [`meta`](Self::meta), which
+        /// replaces the whole `_meta`.
+        #[must_use]
+        pub fn ui_meta(mut self, ui: switchboard_types::apps::UiResourceMeta) -> Self {
+            ui.write_into(self.def.meta.get_or_insert_with(Default::default));
+            self
+        }
     };
 }
 
@@ -156,6 +168,31 @@ impl Resource {
             handler: None,
             scopes: Vec::new(),
         }
+    }
+
+    /// MCP Apps: a view at `uri` (a `ui://` URI) called `name`, with the
+    /// MIME type `text/html;profile=mcp-app`. Give it its HTML with
+    /// [`text`](Self::text) (or [`blob`](Self::blob) or a
+    /// [`handler`](Self::handler)) and its sandbox with
+    /// [`ui_meta`](Self::ui_meta); link tools to it with
+    /// [`Tool::ui`](crate::Tool::ui). Registering it makes the server offer
+    /// the extension `io.modelcontextprotocol/ui`.
+    ///
+    /// ```
+    /// use switchboard_server::apps::{UiCsp, UiResourceMeta};
+    /// use switchboard_server::{NoArgs, RequestContext, Resource, Server, Tool};
+    ///
+    /// let view = Resource::ui("ui://clock/view", "clock-view")
+    ///     .text("<!doctype html><p id=now></p>")
+    ///     .ui_meta(UiResourceMeta { prefers_border: Some(true), ..Default::default() });
+    /// let server = Server::builder("clock", "1")
+    ///     .resource(view)
+    ///     .tool(Tool::new("now").ui("ui://clock/view").handler(|_: NoArgs, _: RequestContext| async { Ok("12:00") }))
+    ///     .build();
+    /// assert!(server.is_ok());
+    /// ```
+    pub fn ui(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self::new(uri, name).mime_type(switchboard_types::apps::MIME_TYPE)
     }
 
     /// A resource with this wire definition (size, MIME type, annotations,

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use switchboard_types::ProtocolVersion;
 use switchboard_uri_template::UriTemplate;
 
+use crate::app_views;
 use crate::completion::Completer;
 use crate::error::{Error, Result};
 use crate::resource::{Resource, ResourceHandler, ResourceTemplate};
@@ -33,6 +34,9 @@ impl ResourceEntry {
         let handler = resource
             .handler
             .ok_or_else(|| Error::MissingHandler(format!("resource {:?}", resource.def.uri)))?;
+        let def = &resource.def;
+        app_views::check_resource(&def.uri, def.mime_type.as_deref(), def.meta.as_ref())?;
+        let handler = app_views::with_content_meta(handler, app_views::content_meta(def.meta.as_ref()));
         Ok(Self { def: resource.def, handler, scopes: resource.scopes.into(), rendered: Default::default() })
     }
 
@@ -57,6 +61,9 @@ impl TemplateEntry {
         let handler = template.handler.ok_or_else(|| {
             Error::MissingHandler(format!("resource template {:?}", template.def.uri_template))
         })?;
+        let def = &template.def;
+        app_views::check_resource(&def.uri_template, def.mime_type.as_deref(), def.meta.as_ref())?;
+        let handler = app_views::with_content_meta(handler, app_views::content_meta(def.meta.as_ref()));
         let known: Vec<&str> = template.template.variables().collect();
         if let Some(unknown) = template.completers.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(Error::InvalidUri {

@@ -39,6 +39,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+use switchboard_types::apps::{ToolUi, Visibility};
 use switchboard_types::tools::ToolAnnotations;
 use switchboard_types::{CallToolResult, ContentBlock, ErrorObject};
 
@@ -204,6 +205,10 @@ pub struct Tool {
     /// which are compiled at registration; derived ones on first use).
     pub(crate) explicit_input: bool,
     pub(crate) explicit_output: bool,
+    /// MCP Apps: the view linkage set with [`Tool::ui`] and
+    /// [`Tool::visibility`] (an empty URI until `ui` is called), written
+    /// into `_meta` again at registration so a later [`Tool::meta`] keeps it.
+    pub(crate) ui: Option<ToolUi>,
 }
 
 impl fmt::Debug for Tool {
@@ -234,6 +239,7 @@ impl Tool {
             task_started_by_handler: false,
             explicit_input: false,
             explicit_output: false,
+            ui: None,
         }
     }
 
@@ -348,6 +354,41 @@ impl Tool {
         self.def.output_schema = Some(schema);
         self.explicit_output = true;
         self
+    }
+
+    /// MCP Apps: the view that renders this tool's results, a `ui://`
+    /// resource of this server ([`Resource::ui`](crate::Resource::ui)).
+    /// Sets `_meta.ui.resourceUri` and the deprecated flat
+    /// `_meta["ui/resourceUri"]` that current hosts still read. A URI
+    /// outside `ui://` fails registration; one that no resource or template
+    /// of the server serves fails [`ServerBuilder::build`](crate::ServerBuilder::build).
+    /// Registering such a tool makes the server offer the extension
+    /// `io.modelcontextprotocol/ui`.
+    #[must_use]
+    pub fn ui(mut self, resource_uri: impl Into<String>) -> Self {
+        let visibility = self.ui.take().and_then(|ui| ui.visibility);
+        self.ui = Some(ToolUi { resource_uri: resource_uri.into(), visibility });
+        self.write_ui();
+        self
+    }
+
+    /// MCP Apps: who may call this tool, `_meta.ui.visibility`:
+    /// `&[Visibility::App]` for a tool only its view calls (the host keeps
+    /// it from the model), `&[Visibility::Model]` for one the view never
+    /// calls. Unset means both. Needs [`Tool::ui`].
+    #[must_use]
+    pub fn visibility(mut self, visibility: &[Visibility]) -> Self {
+        let ui = self.ui.get_or_insert_with(|| ToolUi::new(""));
+        ui.visibility = Some(visibility.to_vec());
+        self.write_ui();
+        self
+    }
+
+    /// Writes the view linkage into `_meta` once it names a view.
+    pub(crate) fn write_ui(&mut self) {
+        if let Some(ui) = self.ui.as_ref().filter(|ui| !ui.resource_uri.is_empty()) {
+            ui.write_into(self.def.meta.get_or_insert_with(Default::default));
+        }
     }
 
     /// Sets a typed handler. `A`'s schema becomes the input schema and `O`'s

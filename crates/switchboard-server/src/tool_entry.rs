@@ -44,7 +44,9 @@ impl ToolEntry {
     }
 
     /// Checks and compiles a tool for registration.
-    pub(crate) fn prepare(tool: Tool) -> Result<Self> {
+    pub(crate) fn prepare(mut tool: Tool) -> Result<Self> {
+        tool.write_ui();
+        crate::app_views::check_tool(&tool)?;
         let Tool {
             mut def,
             handler,
@@ -54,6 +56,7 @@ impl ToolEntry {
             task_started_by_handler,
             explicit_input,
             explicit_output,
+            ui: _,
         } = tool;
         // 2025-11-25 `execution.taskSupport` (the shape drops `execution`
         // for every other revision; absent means forbidden).

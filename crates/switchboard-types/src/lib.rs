@@ -19,6 +19,7 @@
 //! assert!(matches!(result.content[0], ContentBlock::Text(_)));
 //! ```
 
+pub mod apps;
 pub mod completion;
 pub mod content;
 pub mod error;
