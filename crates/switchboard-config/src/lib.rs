@@ -40,6 +40,7 @@
 //! Relative paths in the file resolve against the served folder
 //! ([`Config::dir`]).
 
+mod apps;
 mod credentials;
 mod document;
 mod meaning;
@@ -53,10 +54,11 @@ mod upstreams;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+pub use apps::{ViewSettings, view_name_problem, view_settings};
 pub use net::{AuthSection, HttpSection, LimitsSection, StaticToken};
 pub use problem::Problem;
 pub use schema::json_schema;
-pub use sections::{PromptsSection, ServerSection, ToolsSection};
+pub use sections::{AppsSection, PromptsSection, ServerSection, ToolsSection};
 pub use toml::Spanned;
 pub use upstreams::{ItemOverride, UpstreamSpec};
 
@@ -88,6 +90,9 @@ pub struct Config {
     /// `[tools]`: built-in file tools, command tools, HTTP tools, OpenAPI documents.
     #[serde(default)]
     pub tools: ToolsSection,
+    /// `[apps]`: views (MCP Apps) from a folder of HTML pages.
+    #[serde(default)]
+    pub apps: AppsSection,
     /// `[sandbox]`: how command tools are contained (Linux Landlock).
     #[serde(default)]
     pub sandbox: switchboard_tools::SandboxOptions,
@@ -262,6 +267,19 @@ impl Config {
     /// problems in other files, use [`Problem::new`].
     pub fn problem(&self, message: impl Into<String>) -> Problem {
         Problem::whole_file(self.origin.path.as_deref(), message.into())
+    }
+
+    /// The apps folder in use, if any: the configured one, else `apps/`
+    /// when the served folder has one (it need not exist: a configured
+    /// folder that does not is a problem for whoever loads it).
+    pub fn apps_dir(&self) -> Option<PathBuf> {
+        if !self.apps.enabled {
+            return None;
+        }
+        match &self.apps.dir {
+            Some(dir) => Some(self.resolve(dir)),
+            None => Some(self.resolve(Path::new("apps"))).filter(|d| d.is_dir()),
+        }
     }
 
     /// The prompts folder in use, if any: the configured one, else

@@ -112,3 +112,33 @@ pub struct ToolsSection {
     #[schemars(with = "Vec<switchboard_sql::spec::SqlToolSpec>")]
     pub sql: Vec<toml::Spanned<switchboard_sql::spec::SqlToolSpec>>,
 }
+
+/// `[apps]`: views (MCP Apps) from a folder of HTML pages, with no code.
+///
+/// ```toml
+/// [apps]
+/// dir = "apps"        # default: apps/ when the served folder has one
+/// builtin = true      # the built-in views of search results and tables
+/// ```
+///
+/// Each `<dir>/<name>.html` is served as the UI resource
+/// `ui://<server name>/<name>`; a side file `<dir>/<name>.toml` gives its
+/// `title`, `description`, `[csp]` origins, `permissions`, `domain` and
+/// `prefers_border`. A tool shows it with `ui = "<name>"`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct AppsSection {
+    /// Serve views at all.
+    pub enabled: bool,
+    /// The folder of views (relative to the served folder).
+    pub dir: Option<PathBuf>,
+    /// Link the built-in tools to switchboard's built-in views (search
+    /// results grouped by file; a sortable table of rows).
+    pub builtin: bool,
+}
+
+impl Default for AppsSection {
+    fn default() -> Self {
+        Self { enabled: true, dir: None, builtin: true }
+    }
+}

@@ -116,6 +116,11 @@ pub struct ItemOverride {
     pub description: Option<String>,
     /// Tool annotations merged over the upstream's (`readOnlyHint`, `destructiveHint`, …).
     pub annotations: Option<serde_json::Map<String, serde_json::Value>>,
+    /// A view of this server's apps folder shown with the tool's results
+    /// (`"report"` for `apps/report.html`), over the upstream's own.
+    pub ui: Option<String>,
+    /// Who may call the tool: `["model", "app"]` or `["app"]` (only its view).
+    pub visibility: Option<Vec<switchboard_tools::Audience>>,
 }
 
 fn yes() -> bool {

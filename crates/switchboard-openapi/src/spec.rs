@@ -60,6 +60,16 @@ pub struct OpenApiSpec {
     /// with authorization).
     #[serde(default)]
     pub scopes: Vec<String>,
+    /// The view (MCP Apps) a host shows with the results of these tools: the name
+    /// of a page of the apps folder (`"report"` for `apps/report.html`,
+    /// served as `ui://<server>/report`).
+    #[serde(default)]
+    #[schemars(example = &"report")]
+    pub ui: Option<String>,
+    /// Who may call the tool: `["model", "app"]` (the default) or `["app"]`
+    /// (only its view, through the host; the model never sees it).
+    #[serde(default)]
+    pub visibility: Option<Vec<switchboard_tools::Audience>>,
 }
 
 /// How requests authenticate (`[tools.openapi.auth]`). Secrets never

@@ -68,6 +68,9 @@ pub struct Override {
     pub description: Option<String>,
     /// Tool annotations, merged key by key over the upstream's.
     pub annotations: Option<serde_json::Map<String, Value>>,
+    /// Tool `_meta` keys set over the upstream's (an MCP Apps view of
+    /// this server: `ui` and `ui/resourceUri`).
+    pub meta: Option<serde_json::Map<String, Value>>,
 }
 
 impl Mount {
@@ -110,6 +113,9 @@ impl Mount {
                     Ok(annotations) => def.annotations = Some(annotations),
                     Err(e) => tracing::warn!(tool = %remote, error = %e, "annotations override not applied"),
                 }
+            }
+            if let Some(extra) = &o.meta {
+                def.meta.get_or_insert_with(Default::default).extend(extra.clone());
             }
         }
         Some((remote, def))

@@ -221,6 +221,18 @@ pub enum TaskMode {
     Required,
 }
 
+/// Who may call a `[[tools.sql]]` tool that has a view (`visibility`),
+/// the same words as for command tools (this crate does not depend on
+/// `switchboard-tools`, as for [`TaskMode`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Audience {
+    /// The model: the tool is listed to it.
+    Model,
+    /// The view: it may call the tool through the host.
+    App,
+}
+
 /// The JSON type a parameter's value takes, over what the database says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -339,6 +351,16 @@ pub struct SqlToolSpec {
     /// Bytes of rows one call returns at most, over the database's `max_bytes`.
     #[serde(default)]
     pub max_bytes: Option<ByteSize>,
+    /// The view (MCP Apps) a host shows with this tool's results: the name
+    /// of a page of the apps folder (`"report"` for `apps/report.html`);
+    /// default for a read tool: switchboard's built-in table view.
+    #[serde(default)]
+    #[schemars(example = &"report")]
+    pub ui: Option<String>,
+    /// Who may call the tool: `["model", "app"]` (the default) or `["app"]`
+    /// (only its view, through the host; the model never sees it).
+    #[serde(default)]
+    pub visibility: Option<Vec<Audience>>,
 }
 
 /// Where a database is, once the environment is read and a path resolved

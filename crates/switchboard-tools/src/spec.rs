@@ -97,6 +97,27 @@ pub struct CommandToolSpec {
     /// In the sandbox, allow TCP (connect and bind); default false.
     #[serde(default)]
     pub network: bool,
+    /// The view (MCP Apps) a host shows with this tool's results: the name
+    /// of a page of the apps folder (`"report"` for `apps/report.html`,
+    /// served as `ui://<server>/report`).
+    #[serde(default)]
+    #[schemars(example = &"report")]
+    pub ui: Option<String>,
+    /// Who may call the tool: `["model", "app"]` (the default) or `["app"]`
+    /// (only its view, through the host; the model never sees it).
+    #[serde(default)]
+    pub visibility: Option<Vec<Audience>>,
+}
+
+/// Who may call a tool that has a view (`visibility`): the model, the
+/// view (an app, through the host), or both when left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Audience {
+    /// The model: the tool is listed to it.
+    Model,
+    /// The view: it may call the tool through the host.
+    App,
 }
 
 /// When a command tool runs as a task (`task` in `[[tools.command]]`).
@@ -186,6 +207,16 @@ pub struct HttpToolSpec {
     /// authorization).
     #[serde(default)]
     pub scopes: Vec<String>,
+    /// The view (MCP Apps) a host shows with this tool's results: the name
+    /// of a page of the apps folder (`"report"` for `apps/report.html`,
+    /// served as `ui://<server>/report`).
+    #[serde(default)]
+    #[schemars(example = &"report")]
+    pub ui: Option<String>,
+    /// Who may call the tool: `["model", "app"]` (the default) or `["app"]`
+    /// (only its view, through the host; the model never sees it).
+    #[serde(default)]
+    pub visibility: Option<Vec<Audience>>,
 }
 
 /// Which built-in file tools to offer (`search`, `read_file`, the folder

@@ -69,8 +69,8 @@ const DOTNAMES: &str = "names starting with '.' are never written (dotfiles such
                         .ignore; folders such as .git, .switchboard and .vscode)";
 const SYMLINKS: &str = "a symlink is never written, moved or removed through the tools; use the path of \
                         the file it points to";
-const PROTECTED: &str =
-    "the server's configuration, the files it reads secrets from and its prompt folders are never written";
+const PROTECTED: &str = "the server's configuration, the files it reads secrets from, its prompt and skills \
+                         folders and its apps folder (views) are never written";
 
 impl ServedTree {
     /// The served file or folder at `path` (a served path), checked now.

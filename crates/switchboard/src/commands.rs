@@ -126,6 +126,10 @@ pub(crate) fn print_listing(listing: &Listing<'_>, as_json: bool) -> anyhow::Res
         if !databases.is_empty() {
             listing["databases"] = databases.iter().map(crate::databases::listed_json).collect();
         }
+        let views = crate::apps::listed(server);
+        if !views.is_empty() {
+            listing["views"] = Value::Array(views);
+        }
         writeln!(out, "{}", serde_json::to_string_pretty(&listing)?)?;
         return print(&out);
     }
@@ -184,6 +188,7 @@ pub(crate) fn print_listing(listing: &Listing<'_>, as_json: bool) -> anyhow::Res
         let mime = resource.mime_type.unwrap_or_default();
         writeln!(out, "  {:<48} {mime:<24} {size}", resource.uri)?;
     }
+    out.push_str(&crate::apps::describe(server));
     if !skills.is_empty() {
         writeln!(out, "Skills ({}):", skills.len())?;
         for skill in skills {

@@ -1,6 +1,6 @@
 //! Keeping a running server in step with the disk: file changes become
-//! resource notifications, and edits to `switchboard.toml`, a prompt file
-//! or an OpenAPI document file rebuild the project and swap it in without
+//! resource notifications, and edits to `switchboard.toml`, a prompt file,
+//! a view of the apps folder or an OpenAPI document file rebuild the project and swap it in without
 //! dropping a connection.
 //!
 //! A database that opens, goes down or changes its schema reloads the
@@ -100,6 +100,7 @@ pub(crate) async fn run(
         tracing::debug!(paths = ?batch.paths, overflow = batch.overflow, "changes on disk");
         let config_touched = batch.touches(&source.config_path())
             || project.prompts_dir.as_deref().is_some_and(|d| batch.touches(d))
+            || project.views.dir().is_some_and(|d| batch.touches(d))
             || crate::project::openapi_documents(&project.config).iter().any(|d| batch.touches(d))
             || project.config.env_file().is_some_and(|f| batch.touches(&f));
         // A batch made only of writes inside .git (`git status` refreshing
@@ -256,6 +257,14 @@ impl Watched {
         flat.extend(documents.iter().filter_map(|d| d.parent().map(std::path::Path::to_path_buf)));
         // The env_file: an edit reloads what reads its secrets.
         flat.extend(project.config.env_file().and_then(|f| f.parent().map(std::path::Path::to_path_buf)));
+        // The apps folder: a view added, removed or edited reloads the
+        // views (its parent too, so a folder that appears is seen).
+        if let Some(apps) = project.views.dir() {
+            flat.extend(apps.parent().map(std::path::Path::to_path_buf));
+            if apps.is_dir() {
+                flat.insert(apps.to_path_buf());
+            }
+        }
         let mut recursive: BTreeSet<PathBuf> = project.prompts_dir.iter().cloned().collect();
         recursive.extend(project.skills.as_ref().map(|s| s.dir().to_path_buf()));
         if let Some(git) = &project.git {

@@ -12,6 +12,7 @@
 //! fixtures instead. Every failure ends with an exit status of its own
 //! ([`exit`]). Everything reusable lives in the library crates.
 
+mod apps;
 mod bundle;
 mod check;
 mod commands;

@@ -55,6 +55,8 @@ pub(crate) struct Project {
     pub left_out: Vec<Problem>,
     /// The skills folder, when one is in use (see `crate::skills`).
     pub skills: Option<crate::skills::ProjectSkills>,
+    /// The views of the apps folder and the built-in ones (see `crate::apps`).
+    pub views: crate::apps::Views,
     /// What `switchboard list` says about the sandbox of the command tools
     /// (see `crate::sandbox`); `None` without command tools.
     pub sandbox: Option<serde_json::Value>,
@@ -186,10 +188,19 @@ impl Project {
         // The secrets' file first: the tools read their headers from it.
         let mut left_out = crate::secrets::load_env_file(&config);
         let sandbox = crate::sandbox::Plan::of(&config);
+        // The views before the tools: a tool names its view.
+        let mut view_notes = Vec::new();
+        let views = crate::apps::Views::load(&config, tree.as_ref(), &mut problems, &mut view_notes);
         let tools = match &tree {
-            Some(tree) => build_tools(&config, tree, git.as_ref(), &sandbox, &mut problems, &mut left_out),
+            Some(tree) => {
+                build_tools(&config, tree, git.as_ref(), &sandbox, &views, &mut problems, &mut left_out)
+            }
             None => Vec::new(),
         };
+        resources.extend(views.resources());
+        if views.builtin {
+            templates.push(crate::apps::builtin_views());
+        }
         let auth = crate::network::auth_options(&config, &mut problems);
         let prompts_dir = config.prompts_dir();
         let loaded = match &prompts_dir {
@@ -198,14 +209,16 @@ impl Project {
         };
         problems.extend(loaded.problems);
         let mut notes = loaded.notes;
+        notes.extend(view_notes);
         notes.extend(sandbox.notes(&config));
         let sandbox = sandbox.summary(&config);
         let skills = tree
             .as_ref()
             .and_then(|tree| crate::skills::ProjectSkills::load(&config, tree, &mut problems, &mut notes));
         let prompts = served_prompts(&config, &loaded.files);
-        let upstreams = crate::upstreams::configs(&config, &mut problems, &mut left_out);
+        let upstreams = crate::upstreams::configs(&config, &views, &mut problems, &mut left_out);
         let sql = crate::databases::plan(&config, &mut problems, &mut left_out);
+        check_sql_views(&config, &views, &mut problems);
         if !problems.is_empty() {
             return Err(problems);
         }
@@ -227,6 +240,7 @@ impl Project {
             notes,
             left_out,
             skills,
+            views,
             sandbox,
             upstreams,
             gateway: None,
@@ -367,9 +381,41 @@ impl Project {
                 "a database tool has the name of another tool and is left out"
             );
         }
+        let tools: Vec<Tool> = tools
+            .into_iter()
+            .map(|tool| {
+                let view = self.database_tool_view(tool.name());
+                let visibility = self
+                    .sql
+                    .tools
+                    .iter()
+                    .find(|spec| spec.name == tool.name())
+                    .and_then(|spec| crate::apps::sql_visibility(spec.visibility.as_ref()));
+                match (view, visibility) {
+                    (Some(uri), Some(visibility)) => tool.ui(uri).visibility(&visibility),
+                    (Some(uri), None) => tool.ui(uri),
+                    (None, _) => tool,
+                }
+            })
+            .collect();
         self.tools.extend(tools);
         self.resources.extend(items.resources);
         self.templates.extend(items.templates);
+    }
+
+    /// A database tool with its view: a `[[tools.sql]]` tool's `ui` (checked
+    /// when the project loaded), else, with `[apps] builtin`, the built-in
+    /// table for the tools that return rows (the query tools and the read
+    /// `[[tools.sql]]` tools).
+    fn database_tool_view(&self, tool: &str) -> Option<String> {
+        match self.sql.tools.iter().find(|spec| spec.name == tool) {
+            Some(spec) => match &spec.ui {
+                Some(name) => self.views.uri(name).map(str::to_owned),
+                None => (self.views.builtin && spec.access == switchboard_sql::Access::Read)
+                    .then(|| crate::apps::TABLE_VIEW.to_owned()),
+            },
+            None => self.views.builtin.then(|| crate::apps::TABLE_VIEW.to_owned()),
+        }
     }
 
     /// Moves a running `server` (serving `old`) over to this project: tools,
@@ -629,6 +675,9 @@ pub(crate) fn configuration_paths(config: &Config) -> Vec<PathBuf> {
     paths.extend(config.prompts_dir());
     // Skills are instructions hosts load into a model's context later.
     paths.push(config.resolve(Path::new("skills")));
+    // Views are pages a host runs in front of the user (see `crate::apps`).
+    paths.push(config.resolve(Path::new("apps")));
+    paths.extend(crate::apps::watched_dir(config));
     paths.extend(config.skills.dir_in(config.dir()));
     paths.extend(openapi_documents(config));
     // The `[[databases]]` files (and SQLite's files beside them): written
@@ -665,10 +714,17 @@ fn build_tools(
     tree: &ServedTree,
     git: Option<&GitResources>,
     sandbox: &crate::sandbox::Plan,
+    views: &crate::apps::Views,
     problems: &mut Vec<Problem>,
     left_out: &mut Vec<Problem>,
 ) -> Vec<Tool> {
     let mut tools = switchboard_tools::file_tools(tree, &config.tools.builtin);
+    if views.builtin {
+        tools = tools
+            .into_iter()
+            .map(|tool| if tool.name() == "search" { tool.ui(crate::apps::SEARCH_VIEW) } else { tool })
+            .collect();
+    }
     // Git tools when the folder is a repository; the writing ones with the file writes.
     tools.extend(git.map(|git| git.tools(config.tools.builtin.write)).unwrap_or_default());
     let mut names: std::collections::HashMap<String, std::ops::Range<usize>> =
@@ -694,17 +750,23 @@ fn build_tools(
             Err(e) => problems.push(config.problem_at(span, e.to_string())),
         }
     };
-    for spec in &config.tools.command {
+    for (i, spec) in config.tools.command.iter().enumerate() {
         let contained = sandbox.for_tool(spec.get_ref());
-        add(
-            switchboard_tools::sandboxed_command_tool(spec.get_ref(), tree, contained),
-            spec.span(),
-            problems,
-        );
+        let (ui, visibility) =
+            (spec.get_ref().ui.as_deref(), crate::apps::visibility(spec.get_ref().visibility.as_ref()));
+        let tool = switchboard_tools::sandboxed_command_tool(spec.get_ref(), tree, contained).map(|tool| {
+            views.link(config, tool, ui, visibility, &["tools", "command", &i.to_string()], problems)
+        });
+        add(tool, spec.span(), problems);
     }
     for (i, spec) in config.tools.http.iter().enumerate() {
         let index = i.to_string();
-        match switchboard_tools::http_tool(spec.get_ref()) {
+        let (ui, visibility) =
+            (spec.get_ref().ui.as_deref(), crate::apps::visibility(spec.get_ref().visibility.as_ref()));
+        let at = ["tools", "http", index.as_str()];
+        match switchboard_tools::http_tool(spec.get_ref())
+            .map(|tool| views.link(config, tool, ui, visibility, &at, problems))
+        {
             Err(e) if e.is_missing_secret() => {
                 let key = e.missing_secret_key().into_iter().flatten();
                 let at: Vec<&str> = ["tools", "http", &index].into_iter().chain(key).collect();
@@ -714,8 +776,15 @@ fn build_tools(
         }
     }
     for (i, spec) in config.tools.openapi.iter().enumerate() {
+        let (ui, visibility) =
+            (spec.get_ref().ui.as_deref(), crate::apps::visibility(spec.get_ref().visibility.as_ref()));
+        let index = i.to_string();
+        let at = ["tools", "openapi", index.as_str()];
         match switchboard_openapi::openapi_tools(spec.get_ref(), config.dir()) {
-            Ok(built) => built.into_iter().for_each(|tool| add(Ok(tool), spec.span(), problems)),
+            Ok(built) => built.into_iter().for_each(|tool| {
+                let tool = views.link(config, tool, ui, visibility.clone(), &at, problems);
+                add(Ok(tool), spec.span(), problems)
+            }),
             Err(e) if e.is_missing_secret() => {
                 let index = i.to_string();
                 let key = e.missing_secret_key().into_iter().flatten();
@@ -736,4 +805,24 @@ fn build_tools(
 /// The OpenAPI document files `config` reads (edits to them reload it).
 pub(crate) fn openapi_documents(config: &Config) -> Vec<PathBuf> {
     config.tools.openapi.iter().filter_map(|spec| spec.get_ref().document_file(config.dir())).collect()
+}
+
+/// Each `[[tools.sql]]` tool's `ui` names a view of the apps folder, and
+/// `visibility` comes with a `ui` (the tools themselves are made when the
+/// database opens: their view is checked here, at the tool's line).
+fn check_sql_views(config: &Config, views: &crate::apps::Views, problems: &mut Vec<Problem>) {
+    for (i, spec) in config.tools.sql.iter().enumerate() {
+        let spec = spec.get_ref();
+        let index = i.to_string();
+        match (&spec.ui, &spec.visibility) {
+            (Some(name), _) if views.uri(name).is_none() => {
+                problems.push(config.problem_at_path(&["tools", "sql", &index, "ui"], views.missing(name)))
+            }
+            (None, Some(_)) => problems.push(config.problem_at_path(
+                &["tools", "sql", &index, "visibility"],
+                "visibility applies to a tool with a view: add ui = \"<view name>\" too, or remove it",
+            )),
+            _ => {}
+        }
+    }
 }

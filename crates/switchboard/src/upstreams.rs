@@ -15,13 +15,21 @@ use switchboard_proxy::{
 /// in `left_out`; anything else wrong is a problem placed on its entry.
 pub(crate) fn configs(
     config: &Config,
+    views: &crate::apps::Views,
     problems: &mut Vec<Problem>,
     left_out: &mut Vec<Problem>,
 ) -> Vec<UpstreamConfig> {
     let mut out = Vec::new();
     for (i, spanned) in config.upstreams.iter().enumerate() {
         let spec = spanned.get_ref();
-        match resolve(config, spec) {
+        let views = match view_metas(config, views, i, spec) {
+            Ok(metas) => metas,
+            Err(found) => {
+                problems.extend(found);
+                continue;
+            }
+        };
+        match resolve(config, spec, &views) {
             Ok(upstream) => out.push(upstream),
             Err(Unresolved::MissingSecret { key, message }) => {
                 let index = i.to_string();
@@ -44,7 +52,49 @@ enum Unresolved {
     Invalid(String),
 }
 
-fn resolve(config: &Config, spec: &UpstreamSpec) -> Result<UpstreamConfig, Unresolved> {
+/// For each overridden tool of upstream `index` that names a view of the
+/// apps folder (`ui`), the `_meta` that links it; a name that is no view,
+/// or a `visibility` without a `ui`, is a problem at its key.
+fn view_metas(
+    config: &Config,
+    views: &crate::apps::Views,
+    index: usize,
+    spec: &UpstreamSpec,
+) -> Result<std::collections::BTreeMap<String, serde_json::Map<String, serde_json::Value>>, Vec<Problem>> {
+    let mut metas = std::collections::BTreeMap::new();
+    let mut problems = Vec::new();
+    let index = index.to_string();
+    for (tool, o) in &spec.tools {
+        let at = |key: &'static str| ["upstreams", index.as_str(), "tools", tool.as_str(), key];
+        let Some(name) = &o.ui else {
+            if o.visibility.is_some() {
+                problems.push(config.problem_at_path(
+                    &at("visibility"),
+                    "visibility applies to a tool with a view: add ui = \"<view name>\" too, or remove it",
+                ));
+            }
+            continue;
+        };
+        let Some(uri) = views.uri(name) else {
+            problems.push(config.problem_at_path(&at("ui"), views.missing(name)));
+            continue;
+        };
+        let mut ui = switchboard_server::apps::ToolUi::new(uri);
+        if let Some(visibility) = crate::apps::visibility(o.visibility.as_ref()) {
+            ui = ui.visibility(visibility);
+        }
+        let mut meta = serde_json::Map::new();
+        ui.write_into(&mut meta);
+        metas.insert(tool.clone(), meta);
+    }
+    if problems.is_empty() { Ok(metas) } else { Err(problems) }
+}
+
+fn resolve(
+    config: &Config,
+    spec: &UpstreamSpec,
+    views: &std::collections::BTreeMap<String, serde_json::Map<String, serde_json::Value>>,
+) -> Result<UpstreamConfig, Unresolved> {
     let transport = match (&spec.url, spec.command.split_first()) {
         (Some(url), _) => {
             let mut headers: Vec<(String, String)> =
@@ -99,6 +149,7 @@ fn resolve(config: &Config, spec: &UpstreamSpec) -> Result<UpstreamConfig, Unres
                     title: o.title.clone(),
                     description: o.description.clone(),
                     annotations: o.annotations.clone(),
+                    meta: views.get(k).cloned(),
                 };
                 (k.clone(), o)
             })
