@@ -8,11 +8,13 @@
 //   node driver.mjs render CONFIG_JSON
 //       Serves host.html and the bundled host.mjs on 127.0.0.1:hostPort,
 //       opens it in headless Chromium (puppeteer-core; config.chromium is the
-//       binary), runs window.runHost(config), waits until the view's text has
-//       every string of config.expect, saves a screenshot to
-//       config.screenshot and prints one JSON report on stdout:
-//       {"host": <runHost's report>, "viewText", "missing": [expected strings
-//       never shown], "console": [browser console lines]}.
+//       binary), runs window.runHost(config), then config.steps in the view:
+//       {"expect": [strings]} waits until the view's text has them all,
+//       {"click": selector} clicks, {"type": [selector, text]} types. Saves a
+//       screenshot to config.screenshot and prints one JSON report on stdout:
+//       {"host": <runHost's report>, "steps": [each step, an expect with
+//       "missing": [strings never shown]], "viewText", "console": [browser
+//       console lines]}.
 //
 // Bounded: every wait has a deadline (config.timeoutMs, default 30 s).
 
@@ -120,22 +122,39 @@ async function render(config) {
         } catch (e) {
             host = { failed: String(e?.message ?? e) };
         }
-        const expect = config.expect ?? [];
+        // The steps: wait for text in the view, click in it, type into it.
+        const steps = [];
         let viewText = "";
-        let missing = expect;
-        while (Date.now() < deadline) {
-            const frame = page.frames().find((f) => f !== page.mainFrame());
-            viewText = frame ? await frame.evaluate(() => document.body?.innerText ?? "").catch(() => "") : "";
-            missing = expect.filter((s) => !viewText.includes(s));
-            if (missing.length === 0 || host.failed) break;
-            await new Promise((r) => setTimeout(r, 100));
+        const viewFrame = () => page.frames().find((f) => f !== page.mainFrame());
+        for (const action of host.failed ? [] : (config.steps ?? [])) {
+            const done = { ...action };
+            if (action.expect) {
+                let missing = action.expect;
+                while (Date.now() < deadline) {
+                    const frame = viewFrame();
+                    viewText = frame ? await frame.evaluate(() => document.body?.innerText ?? "").catch(() => "") : "";
+                    missing = action.expect.filter((s) => !viewText.includes(s));
+                    if (missing.length === 0) break;
+                    await new Promise((r) => setTimeout(r, 100));
+                }
+                done.missing = missing;
+            } else if (action.type) {
+                const [selector, text] = action.type;
+                await viewFrame().type(selector, text);
+            } else if (action.click) {
+                await viewFrame().click(action.click);
+            }
+            steps.push(done);
+            if (done.missing?.length) break;
         }
+        const frame = viewFrame();
+        viewText = frame ? await frame.evaluate(() => document.body?.innerText ?? "").catch(() => "") : viewText;
         if (!host.failed) host = await page.evaluate(() => window.hostReport);
         if (config.screenshot) {
             mkdirSync(dirname(config.screenshot), { recursive: true });
             await page.screenshot({ path: config.screenshot, fullPage: true });
         }
-        return { host, viewText, missing, console: consoleLines };
+        return { host, steps, viewText, console: consoleLines };
     } finally {
         await browser.close();
         server.close();
