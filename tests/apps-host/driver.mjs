@@ -10,7 +10,8 @@
 //       opens it in headless Chromium (puppeteer-core; config.chromium is the
 //       binary), runs window.runHost(config), then config.steps in the view:
 //       {"expect": [strings]} waits until the view's text has them all,
-//       {"click": selector} clicks, {"type": [selector, text]} types. Saves a
+//       {"click": selector} clicks, {"type": [selector, text]} replaces a
+//       field's text. Saves a
 //       screenshot to config.screenshot and prints one JSON report on stdout:
 //       {"host": <runHost's report>, "steps": [each step, an expect with
 //       "missing": [strings never shown]], "viewText", "console": [browser
@@ -140,6 +141,10 @@ async function render(config) {
                 done.missing = missing;
             } else if (action.type) {
                 const [selector, text] = action.type;
+                // Replace what the field holds (a view may prefill it).
+                await viewFrame().$eval(selector, (field) => {
+                    field.value = "";
+                });
                 await viewFrame().type(selector, text);
             } else if (action.click) {
                 await viewFrame().click(action.click);

@@ -98,9 +98,11 @@ window.runHost = async function runHost(config) {
 
     const iframe = document.createElement("iframe");
     iframe.id = "view";
-    // Scripts only: no same origin (the view cannot reach this page, its
-    // storage or the client), no forms, no popups, no top navigation.
-    iframe.setAttribute("sandbox", "allow-scripts");
+    // Scripts and forms, as the reference host's view frame: no same origin
+    // (the view cannot reach this page, its storage or the client), no
+    // popups, no top navigation; the CSP's form-action 'none' keeps a
+    // submitted form from going anywhere.
+    iframe.setAttribute("sandbox", "allow-scripts allow-forms");
     const allow = buildAllowAttribute(ui.permissions);
     if (allow) iframe.setAttribute("allow", allow);
     if (ui.prefersBorder === false) iframe.style.border = "none";
