@@ -11,7 +11,8 @@
 //       binary), runs window.runHost(config), then config.steps in the view:
 //       {"expect": [strings]} waits until the view's text has them all,
 //       {"click": selector} clicks, {"type": [selector, text]} replaces a
-//       field's text. Saves a
+//       field's text, {"screenshot": name} saves name.png beside
+//       config.screenshot. Saves a
 //       screenshot to config.screenshot and prints one JSON report on stdout:
 //       {"host": <runHost's report>, "steps": [each step, an expect with
 //       "missing": [strings never shown]], "viewText", "console": [browser
@@ -148,6 +149,9 @@ async function render(config) {
                 await viewFrame().type(selector, text);
             } else if (action.click) {
                 await viewFrame().click(action.click);
+            } else if (action.screenshot) {
+                // A named screenshot beside config.screenshot, mid-way.
+                await page.screenshot({ path: join(dirname(config.screenshot), `${action.screenshot}.png`) });
             }
             steps.push(done);
             if (done.missing?.length) break;

@@ -62,9 +62,8 @@ pub fn executable() -> PathBuf {
 
 /// A Chromium or Chrome binary on `PATH`, or Debian's.
 fn find_binary() -> Option<PathBuf> {
-    let dirs: Vec<PathBuf> = std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).collect())
-        .unwrap_or_default();
+    let dirs: Vec<PathBuf> =
+        std::env::var_os("PATH").map(|paths| std::env::split_paths(&paths).collect()).unwrap_or_default();
     let on_path = dirs.iter().flat_map(|dir| NAMES.iter().map(move |name| dir.join(name)));
     on_path.chain([PathBuf::from(DEBIAN_BINARY)]).find(|path| path.is_file())
 }

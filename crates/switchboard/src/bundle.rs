@@ -29,7 +29,8 @@ use crate::exit;
 pub(crate) const MANIFEST_VERSION: &str = "0.3";
 
 /// The registry's `server.json` schema the written file declares.
-pub(crate) const SERVER_SCHEMA: &str = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
+pub(crate) const SERVER_SCHEMA: &str =
+    "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
 
 /// What `switchboard bundle` was asked for.
 #[derive(Debug)]
@@ -49,7 +50,8 @@ pub(crate) struct BundleArgs {
 /// Builds the bundle (and `server.json` when asked) and says on stdout what
 /// it wrote.
 pub(crate) fn run(args: &BundleArgs) -> anyhow::Result<()> {
-    let binary = std::env::current_exe().context("finding the running switchboard binary").map_err(exit::io)?;
+    let binary =
+        std::env::current_exe().context("finding the running switchboard binary").map_err(exit::io)?;
     let platform = Platform::host();
     let bytes = build(&binary, &platform).map_err(exit::io)?;
     std::fs::write(&args.out, &bytes)

@@ -93,7 +93,8 @@ fn serve(args: &[&str], origin: &str) -> Served {
         let _ = BufReader::new(stdout).read_line(&mut first);
         let _ = tx.send(first);
     });
-    let line = rx.recv_timeout(LISTEN_WAIT).unwrap_or_else(|_| panic!("switchboard {args:?} printed no address"));
+    let line =
+        rx.recv_timeout(LISTEN_WAIT).unwrap_or_else(|_| panic!("switchboard {args:?} printed no address"));
     let url = line
         .trim()
         .strip_prefix("switchboard listening on ")
@@ -194,7 +195,11 @@ fn render(case: Case<'_>) -> Value {
     assert!(host.get("failed").is_none(), "{case}: the host failed: {report:#}");
     assert_eq!(host["errors"], json!([]), "{case}: {report:#}");
     for step in report["steps"].as_array().expect("steps") {
-        assert_eq!(step.get("missing").cloned().unwrap_or(json!([])), json!([]), "{case}: the view never showed it: {report:#}");
+        assert_eq!(
+            step.get("missing").cloned().unwrap_or(json!([])),
+            json!([]),
+            "{case}: the view never showed it: {report:#}"
+        );
     }
     assert_eq!(
         report["steps"].as_array().map(Vec::len),
@@ -289,11 +294,22 @@ fn check_apps_folder_report(report: &Value) {
     let host = &report["host"];
     assert_eq!(host["resourceUri"], "ui://browser-test/report", "{report:#}");
     assert_eq!(listed(report, "tally_secret")["ui"]["visibility"], json!(["app"]), "{report:#}");
-    assert_eq!(listed(report, "report")["flatUri"], "ui://browser-test/report", "the deprecated key too: {report:#}");
+    assert_eq!(
+        listed(report, "report")["flatUri"],
+        "ui://browser-test/report",
+        "the deprecated key too: {report:#}"
+    );
     assert_eq!(view_calls(report), ["tally_secret"], "{report:#}");
     let csp = host["csp"].as_str().expect("the CSP the host built");
-    assert!(csp.contains("connect-src https://api.example.com"), "the side file's origin reached the iframe: {csp}");
-    assert_eq!(host["resourceMeta"]["ui"]["csp"]["connectDomains"], json!(["https://api.example.com"]), "{report:#}");
+    assert!(
+        csp.contains("connect-src https://api.example.com"),
+        "the side file's origin reached the iframe: {csp}"
+    );
+    assert_eq!(
+        host["resourceMeta"]["ui"]["csp"]["connectDomains"],
+        json!(["https://api.example.com"]),
+        "{report:#}"
+    );
 }
 
 #[test]
@@ -388,9 +404,11 @@ fn the_framework_example_renders_through_switchboard_proxy_and_its_button_adds()
 #[test]
 fn the_built_in_search_view_groups_matches_by_file_and_searches_again_from_the_view() {
     let dir = tempfile::tempdir().expect("a temporary folder");
-    std::fs::write(dir.path().join("notes.md"), "a needle in the notes\nnothing here\n").expect("write notes.md");
+    std::fs::write(dir.path().join("notes.md"), "a needle in the notes\nnothing here\n")
+        .expect("write notes.md");
     std::fs::create_dir(dir.path().join("src")).expect("create src/");
-    std::fs::write(dir.path().join("src/lib.rs"), "// haystack\nlet needle = 2;\n").expect("write src/lib.rs");
+    std::fs::write(dir.path().join("src/lib.rs"), "// haystack\nlet needle = 2;\n")
+        .expect("write src/lib.rs");
     let report = render(Case {
         name: "search-view",
         serve: &["serve", dir.path().to_str().expect("UTF-8 path")],
@@ -399,6 +417,8 @@ fn the_built_in_search_view_groups_matches_by_file_and_searches_again_from_the_v
         arguments: json!({"pattern": "needle"}),
         steps: json!([
             {"expect": ["notes.md", "src/lib.rs", "a needle in the notes", "let needle = 2;"]},
+            // The README's picture of the view (docs/views-search.png).
+            {"screenshot": "search-view-results"},
             {"type": ["#pattern", "haystack"]},
             {"click": "#again button"},
             {"expect": ["// haystack"]},

@@ -87,14 +87,18 @@ fn the_bundle_passes_mcpb_validate_and_its_binary_serves_the_folder_given_at_ins
     let Built { bundle, .. } = built();
     let dir = tempfile::tempdir().expect("a temporary folder");
     let unpacked = dir.path().join("unpacked");
-    let (ok, output) = mcpb(&["unpack", bundle.to_str().expect("UTF-8 path"), unpacked.to_str().expect("UTF-8 path")]);
+    let (ok, output) =
+        mcpb(&["unpack", bundle.to_str().expect("UTF-8 path"), unpacked.to_str().expect("UTF-8 path")]);
     assert!(ok, "mcpb unpack failed:\n{output}");
     let manifest_path = unpacked.join("manifest.json");
     let (ok, output) = mcpb(&["validate", manifest_path.to_str().expect("UTF-8 path")]);
-    assert!(ok && output.contains("Manifest schema validation passes"), "mcpb validate refused it:\n{output}");
+    assert!(
+        ok && output.contains("Manifest schema validation passes"),
+        "mcpb validate refused it:\n{output}"
+    );
 
-    let manifest: Value =
-        serde_json::from_slice(&std::fs::read(&manifest_path).expect("manifest.json")).expect("manifest.json is JSON");
+    let manifest: Value = serde_json::from_slice(&std::fs::read(&manifest_path).expect("manifest.json"))
+        .expect("manifest.json is JSON");
     assert_eq!(manifest["server"]["type"], "binary", "{manifest}");
     assert_eq!(manifest["user_config"]["folder"]["type"], "directory", "{manifest}");
     assert_eq!(manifest["user_config"]["folder"]["required"], true, "{manifest}");
@@ -146,7 +150,15 @@ fn registry_schema() -> Value {
     };
     if find_wheel().is_none() {
         let out = Command::new("python3")
-            .args(["-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check", "-d"])
+            .args([
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--disable-pip-version-check",
+                "-d",
+            ])
             .arg(&folder)
             .arg(SCHEMA_WHEEL)
             .output()
@@ -159,7 +171,8 @@ fn registry_schema() -> Value {
         );
     }
     let wheel = find_wheel().expect("pip put the wheel there");
-    let mut archive = zip::ZipArchive::new(std::fs::File::open(&wheel).expect("open the wheel")).expect("a wheel is a zip");
+    let mut archive =
+        zip::ZipArchive::new(std::fs::File::open(&wheel).expect("open the wheel")).expect("a wheel is a zip");
     let mut text = Vec::new();
     archive
         .by_name(SCHEMA_IN_WHEEL)
@@ -174,13 +187,14 @@ fn registry_schema() -> Value {
 fn server_json_is_valid_against_the_registry_schema_and_names_the_bundle_by_its_sha256() {
     let Built { bundle, server_json, dir } = built();
     assert_eq!(server_json.parent(), Some(dir.path()), "server.json is written beside the bundle");
-    let entry: Value =
-        serde_json::from_slice(&std::fs::read(server_json).expect("server.json written")).expect("server.json is JSON");
+    let entry: Value = serde_json::from_slice(&std::fs::read(server_json).expect("server.json written"))
+        .expect("server.json is JSON");
     let schema = registry_schema();
     assert_eq!(entry["$schema"], schema["$id"], "server.json declares the schema it is checked against");
 
     let validator = jsonschema::options().build(&schema).expect("the registry schema compiles");
-    let errors: Vec<String> = validator.iter_errors(&entry).map(|e| format!("{}: {e}", e.instance_path())).collect();
+    let errors: Vec<String> =
+        validator.iter_errors(&entry).map(|e| format!("{}: {e}", e.instance_path())).collect();
     assert!(errors.is_empty(), "server.json is not valid:\n{}\n{entry:#}", errors.join("\n"));
 
     let package = &entry["packages"][0];
