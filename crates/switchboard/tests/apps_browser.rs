@@ -43,9 +43,11 @@ const LISTEN_WAIT: Duration = Duration::from_secs(30);
 /// The MCP Apps extension a host declares and switchboard offers.
 const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
 
-/// One browser at a time: the first run installs into a shared folder, and
-/// a small machine runs Chromium slowly enough already.
+/// One browser at a time: a small machine runs Chromium slowly enough already.
 static BROWSER: Mutex<()> = Mutex::new(());
+/// One driver at a time: the first run installs into a shared folder.
+/// Taken after [`BROWSER`] when both are.
+static DRIVER: Mutex<()> = Mutex::new(());
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -106,6 +108,7 @@ fn serve(args: &[&str], origin: &str) -> Served {
 /// Runs `tests/apps-host/driver.mjs ARGS` through run.sh; the JSON object it
 /// prints last.
 fn driver(args: &[&str]) -> Value {
+    let _one_at_a_time = DRIVER.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut child = Command::new("bash")
         .arg(root().join("tests/apps-host/run.sh"))
         .arg("driver.mjs")

@@ -19,7 +19,7 @@
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
@@ -67,7 +67,10 @@ fn built() -> &'static Built {
 }
 
 /// Runs the official MCP Bundle CLI with `args`; its exit status and output.
+/// One at a time: the first run installs it into a shared folder.
 fn mcpb(args: &[&str]) -> (bool, String) {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let out = Command::new("bash")
         .arg(root().join("tests/apps-host/run.sh"))
         .arg("node_modules/@anthropic-ai/mcpb/dist/cli/cli.js")
