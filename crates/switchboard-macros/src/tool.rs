@@ -28,7 +28,7 @@ fn check_options(options: &Options) -> syn::Result<()> {
         check_tool_name(&name.value()).map_err(|reason| syn::Error::new(name.span(), reason))?;
     }
     if let Some(ui) = options.string("ui")
-        && !ui.value().strip_prefix("ui://").is_some_and(|rest| !rest.is_empty())
+        && ui.value().strip_prefix("ui://").is_none_or(|rest| rest.is_empty())
     {
         return Err(syn::Error::new(
             ui.span(),

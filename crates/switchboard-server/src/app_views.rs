@@ -108,7 +108,8 @@ impl ResourceHandler for ContentMeta {
 }
 
 /// Checks a tool's view linkage at registration: `visibility` comes with
-/// a view, and `_meta.ui.resourceUri` (or the flat key) names a `ui://` URI.
+/// a view and names someone, and `_meta.ui.resourceUri` (or the flat key)
+/// names a `ui://` URI.
 pub(crate) fn check_tool(tool: &Tool) -> Result<()> {
     let invalid = |reason: String| Error::InvalidToolUi { tool: tool.def.name.clone(), reason };
     if tool.ui.as_ref().is_some_and(|ui| ui.resource_uri.is_empty()) {
@@ -117,6 +118,11 @@ pub(crate) fn check_tool(tool: &Tool) -> Result<()> {
     let Some(ui) = tool.def.meta.as_ref().and_then(ToolUi::from_meta) else { return Ok(()) };
     if !apps::is_ui_uri(&ui.resource_uri) {
         return Err(invalid(format!("its view {:?} is not a `ui://` URI", ui.resource_uri)));
+    }
+    if ui.visibility.as_ref().is_some_and(Vec::is_empty) {
+        return Err(invalid(
+            "an empty `visibility` lets nobody call it: name \"model\", \"app\" or both".into(),
+        ));
     }
     Ok(())
 }

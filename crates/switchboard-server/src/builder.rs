@@ -231,6 +231,18 @@ impl ServerBuilder {
         self
     }
 
+    /// Offers the MCP Apps extension (`io.modelcontextprotocol/ui`, settings
+    /// `{}`) even with no view registered yet, for servers that add views
+    /// at run time (a folder of views, live reload). Registering a view
+    /// ([`Resource::ui`](crate::Resource::ui)) or a tool linked to one on
+    /// the builder offers it without this call.
+    pub fn enable_apps(self) -> Self {
+        if self.extensions.iter().any(|e| e.id == switchboard_types::apps::EXTENSION) {
+            return self;
+        }
+        self.extension(switchboard_types::apps::EXTENSION, Value::Object(Default::default()))
+    }
+
     /// Offers extension `id` (SEP-2133) with `settings`, a JSON object whose
     /// schema the extension defines (`{}` for none): the server advertises
     /// it in `capabilities.extensions` of its `initialize` result (every
@@ -375,9 +387,8 @@ impl ServerBuilder {
     /// settings `{}`, every revision) when a view or a tool linked to one
     /// is registered and the extension is not offered already.
     fn with_ui_extension_if_needed(self) -> Self {
-        let offered = self.extensions.iter().any(|e| e.id == switchboard_types::apps::EXTENSION);
-        if !offered && crate::app_views::uses_apps(&self.tools, &self.resources, &self.templates) {
-            return self.extension(switchboard_types::apps::EXTENSION, Value::Object(Default::default()));
+        if crate::app_views::uses_apps(&self.tools, &self.resources, &self.templates) {
+            return self.enable_apps();
         }
         self
     }

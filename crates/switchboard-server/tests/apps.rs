@@ -575,6 +575,13 @@ fn visibility_without_a_view_fails_the_build() {
     let (tool, reason) = tool_error(bare().tool(tool));
     assert_eq!(tool, "hidden");
     assert!(reason.contains("visibility"), "{reason}");
+    let nobody = Tool::new("nobody")
+        .ui(VIEW)
+        .visibility(&[])
+        .handler(|_: NoArgs, _: RequestContext| async { Ok("x") });
+    let (tool, reason) = tool_error(bare().resource(Resource::ui(VIEW, "v").text("x")).tool(nobody));
+    assert_eq!(tool, "nobody");
+    assert!(reason.contains("empty `visibility`"), "{reason}");
 }
 
 // ---- The macro ----------------------------------------------------------
@@ -608,4 +615,79 @@ async fn the_tool_macro_sets_the_view_and_its_visibility() {
         let show = &find(&tools, "name", "show_forecast")["_meta"];
         assert_eq!(show["ui"], json!({"resourceUri": VIEW, "visibility": ["model", "app"]}));
     }
+}
+
+// ---- Views that arrive at run time -----------------------------------------
+
+#[tokio::test]
+async fn enable_apps_offers_the_extension_for_views_added_at_run_time() {
+    let server = bare().enable_apps().enable_resources().build().unwrap();
+    server.add_resource(Resource::ui(VIEW, "late").text(VIEW_HTML).ui_meta(every_field())).unwrap();
+    for (wire, era) in WAYS {
+        let mut peer = Peer::open(&server, wire, era, json!({})).await;
+        let label = peer.label();
+        assert_eq!(peer.announced["capabilities"]["extensions"][EXTENSION], json!({}), "{label}");
+        let read = peer.result("resources/read", json!({"uri": VIEW})).await;
+        assert_eq!(read["contents"][0]["_meta"]["ui"], every_field_json(), "{label}: {read}");
+    }
+}
+
+/// A source serving one view, as a folder of views might.
+struct OneView;
+
+impl switchboard_server::ResourceSource for OneView {
+    fn len(&self) -> usize {
+        1
+    }
+
+    fn list(&self, range: std::ops::Range<usize>) -> Vec<switchboard_server::types::Resource> {
+        let mut view = switchboard_server::types::Resource::new("ui://weather/sourced", "sourced");
+        view.mime_type = Some(MIME_TYPE.into());
+        let mut meta = switchboard_server::types::Meta::new();
+        UiResourceMeta { prefers_border: Some(true), ..Default::default() }.write_into(&mut meta);
+        view.meta = Some(meta);
+        range.map(|_| view.clone()).collect()
+    }
+
+    fn read(&self, uri: &str, _: RequestContext) -> Option<switchboard_server::SourceRead> {
+        (uri == "ui://weather/sourced").then(|| -> switchboard_server::SourceRead {
+            Box::pin(async {
+                Ok(vec![ResourceContents::text("ui://weather/sourced", Some(MIME_TYPE.into()), "<p>")])
+            })
+        })
+    }
+}
+
+#[test]
+fn a_view_listed_by_a_resource_source_satisfies_a_tools_link() {
+    let tool = || {
+        Tool::new("sourced")
+            .ui("ui://weather/sourced")
+            .handler(|_: NoArgs, _: RequestContext| async { Ok("x") })
+    };
+    bare()
+        .resource_source(std::sync::Arc::new(OneView))
+        .tool(tool())
+        .build()
+        .expect("the source lists the view");
+    let (name, _) = tool_error(bare().tool(tool()));
+    assert_eq!(name, "sourced", "without the source nothing serves it");
+}
+
+#[tokio::test]
+async fn meta_set_after_ui_keeps_the_view_link() {
+    let mut other = switchboard_server::types::Meta::new();
+    other.insert("com.example/owner".into(), json!("weather-team"));
+    let tool = Tool::new("late_meta")
+        .ui(VIEW)
+        .visibility(&[Visibility::App])
+        .meta(other)
+        .handler(|_: NoArgs, _: RequestContext| async { Ok("x") });
+    let server = bare().resource(Resource::ui(VIEW, "v").text(VIEW_HTML)).tool(tool).build().unwrap();
+    let mut peer = Peer::open(&server, Wire::Stdio, Era::PerRequest, json!({})).await;
+    let tools = peer.result("tools/list", json!({})).await["tools"].clone();
+    let meta = &find(&tools, "name", "late_meta")["_meta"];
+    assert_eq!(meta["com.example/owner"], "weather-team", "{meta}");
+    assert_eq!(meta["ui"], json!({"resourceUri": VIEW, "visibility": ["app"]}), "{meta}");
+    assert_eq!(meta["ui/resourceUri"], VIEW, "{meta}");
 }
