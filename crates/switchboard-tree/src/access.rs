@@ -153,7 +153,8 @@ impl ServedTree {
             }
             WriteTarget { path, exists: false, missing_dirs }
         };
-        if self.inner.protected.iter().any(|p| target.path.starts_with(p)) {
+        if self.inner.protected.iter().any(|p| target.path.starts_with(p)) || self.is_view_file(&target.path)
+        {
             return Err(TreeError::Protected(PROTECTED));
         }
         Ok(target)
@@ -163,6 +164,15 @@ impl ServedTree {
     /// what it is given is not handed such a folder.
     pub fn contains_protected(&self, dir: &Path) -> bool {
         self.inner.protected.iter().any(|p| p.starts_with(dir) || dir.starts_with(p))
+            || self.inner.view_dirs.iter().any(|views| views.starts_with(dir))
+    }
+
+    /// Whether `path` is a view file of an apps folder (see
+    /// [`ServedTree::protecting_views`]).
+    fn is_view_file(&self, path: &Path) -> bool {
+        let name = path.file_name().and_then(|n| n.to_str());
+        name.is_some_and(crate::is_view_file_name)
+            && path.parent().is_some_and(|parent| self.inner.view_dirs.iter().any(|d| d == parent))
     }
 
     /// Whether a path that need not exist (a file at a git revision) passes

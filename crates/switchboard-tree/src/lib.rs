@@ -24,7 +24,8 @@
 //!   never `.git/`, `.switchboard/`, `.gitignore`, `.ignore`, `.env`, `.vscode/`…,
 //!   whatever `hidden` says) and never a protected path: the configuration
 //!   in use and the prompt folders ([`ServedTree::protect`]), so the model
-//!   cannot reconfigure the server or plant code that runs later.
+//!   cannot reconfigure the server or plant code that runs later; nor a
+//!   view file of an apps folder ([`ServedTree::protecting_views`]).
 //! - **paths that need not exist** (a file at an old git revision, a name
 //!   in a diff): [`ServedTree::permits_history_path`] (and its cached form,
 //!   [`HistoryRules`]) applies the name rules (hidden, `.git`, `exclude`, never served)
@@ -220,6 +221,9 @@ struct Inner {
     protected: Vec<PathBuf>,
     /// Paths (files or folders, absolute) that are never served at all.
     never_served: Vec<PathBuf>,
+    /// Apps folders (absolute): the view files directly in them are never
+    /// written ([`ServedTree::protecting_views`]).
+    view_dirs: Vec<PathBuf>,
 }
 
 impl std::fmt::Debug for ServedTree {
@@ -231,6 +235,7 @@ impl std::fmt::Debug for ServedTree {
             .field("max_file_size", &self.inner.max_file_size)
             .field("protected", &self.inner.protected)
             .field("never_served", &self.inner.never_served)
+            .field("view_dirs", &self.inner.view_dirs)
             .finish()
     }
 }
@@ -261,6 +266,7 @@ impl ServedTree {
                 max_file_size: options.max_file_size,
                 protected,
                 never_served: Vec::new(),
+                view_dirs: Vec::new(),
             }),
         })
     }
@@ -272,6 +278,19 @@ impl ServedTree {
     pub fn never_serving(self, paths: impl IntoIterator<Item = PathBuf>) -> Self {
         let mut inner = Arc::unwrap_or_clone(self.inner);
         inner.never_served.extend(paths.into_iter().map(|p| canonical_lexically(&inner.base.join(p))));
+        Self { inner: Arc::new(inner) }
+    }
+
+    /// The same tree with `dirs` (relative ones resolve against the served
+    /// folder; they need not exist) as apps folders: a view file directly
+    /// in one ([`is_view_file_name`]: a page or its side file) is never
+    /// written, moved or removed, so the model cannot put its own script in
+    /// front of the user. Their subfolders are not views and follow the
+    /// usual rules (a monorepo's `apps/web/` stays writable).
+    #[must_use]
+    pub fn protecting_views(self, dirs: impl IntoIterator<Item = PathBuf>) -> Self {
+        let mut inner = Arc::unwrap_or_clone(self.inner);
+        inner.view_dirs.extend(dirs.into_iter().map(|p| canonical_lexically(&inner.base.join(p))));
         Self { inner: Arc::new(inner) }
     }
 
@@ -306,6 +325,12 @@ impl ServedTree {
     pub fn served_path_of(&self, path: &Path) -> Option<String> {
         self.inner.roots.iter().rev().find_map(|r| r.served(path))
     }
+}
+
+/// The one rule of which files of an apps folder belong to views: a page
+/// (`<name>.html`) or its side file (`<name>.toml`), directly in the folder.
+pub fn is_view_file_name(name: &str) -> bool {
+    name.ends_with(".html") || name.ends_with(".toml")
 }
 
 /// `path` with its longest existing ancestor canonicalized and the rest

@@ -451,3 +451,28 @@ fn never_served_paths_are_not_listed_read_walked_written_or_named() {
         ServedTree::new(&dir, &FilesOptions::default()).unwrap().never_serving([dir.join("new.toml")]);
     assert!(matches!(fresh.writable("new.toml"), Err(TreeError::Protected(_))));
 }
+
+/// An apps folder's view files (pages and side files directly in it) are
+/// never written, created, moved onto or removed; its subfolders follow
+/// the usual rules, and a tool is not handed the folder or an ancestor.
+#[test]
+fn the_view_files_of_an_apps_folder_are_never_written() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("apps/web")).unwrap();
+    std::fs::write(dir.path().join("apps/report.html"), "<p>view</p>").unwrap();
+    std::fs::write(dir.path().join("apps/web/index.html"), "<p>code</p>").unwrap();
+    let tree = ServedTree::new(dir.path(), &FilesOptions::default())
+        .unwrap()
+        .protecting_views([std::path::PathBuf::from("apps")]);
+    for path in ["apps/report.html", "apps/new.html", "apps/report.toml"] {
+        assert!(matches!(tree.writable(path), Err(TreeError::Protected(_))), "{path}");
+    }
+    assert!(tree.removable("apps/report.html").is_err());
+    assert!(tree.writable("apps/web/index.html").is_ok());
+    assert!(tree.writable("apps/notes.md").is_ok());
+    assert!(tree.readable("apps/report.html").is_ok(), "views are served files");
+    let base = dir.path().canonicalize().unwrap();
+    assert!(tree.contains_protected(&base.join("apps")) && tree.contains_protected(&base));
+    assert!(!tree.contains_protected(&base.join("apps/web")));
+    assert!(switchboard_tree::is_view_file_name("a.html") && !switchboard_tree::is_view_file_name("a.md"));
+}

@@ -233,6 +233,9 @@ fn read_folder(
     let walked = tree.walk_files(&served_dir, None, |file| {
         // Only the folder's own files: a subfolder may hold anything.
         let Some(file_name) = direct_child(&served_dir, &file.served) else { return true };
+        if !switchboard_files::is_view_file_name(file_name) {
+            return true;
+        }
         if let Some(name) = file_name.strip_suffix(".html") {
             if pages.len() == MAX_VIEWS {
                 more = true;
@@ -280,6 +283,23 @@ pub(crate) fn watched_dir(config: &Config) -> Option<PathBuf> {
         return None;
     }
     Some(config.resolve(config.apps.dir.as_deref().unwrap_or(Path::new("apps"))))
+}
+
+/// The apps folder when it serves views: the configured one, or `apps/`
+/// holding a page (`*.html` directly in it). The model never writes there
+/// and sandboxed commands may not change it (`project::configuration_paths`);
+/// an `apps/` of code (a monorepo's) is left as it is.
+pub(crate) fn views_folder_in_use(config: &Config) -> Option<PathBuf> {
+    let dir = config.apps_dir()?;
+    if config.apps.dir.is_some() {
+        return Some(dir);
+    }
+    let entries = std::fs::read_dir(&dir).ok()?;
+    let has_page = entries
+        .take(10_000)
+        .flatten()
+        .any(|e| e.file_name().to_str().is_some_and(|n| n.ends_with(".html")) && e.path().is_file());
+    has_page.then_some(dir)
 }
 
 /// The name of `served` when it is a file directly in `dir` (served paths).

@@ -148,7 +148,10 @@ impl Project {
         // The folder's one access policy: the file resources, the file
         // tools, command-tool path arguments and git paths all consult it.
         let tree = match ServedTree::with_protected(config.dir(), &config.files, protected_paths(&config)) {
-            Ok(tree) => Some(tree.never_serving(never_served_paths(&config))),
+            Ok(tree) => Some(
+                tree.never_serving(never_served_paths(&config))
+                    .protecting_views(crate::apps::watched_dir(&config)),
+            ),
             Err(e) => {
                 problems.push(config.problem(format!("[files]: {e}")));
                 None
@@ -321,8 +324,10 @@ impl Project {
         if let Some(instructions) = instructions {
             builder = builder.instructions(instructions);
         }
-        // A hot reload may add tools or prompts to a project that had none:
-        // offer the capabilities (with listChanged) from the start.
+        // A hot reload may add tools or prompts to a project that had none,
+        // or views (a page saved into the apps folder): offer the
+        // capabilities (with listChanged) and the extension from the start.
+        let builder = if self.config.apps.enabled { builder.enable_apps() } else { builder };
         builder.enable_tools().enable_prompts().enable_resources()
     }
 
@@ -675,9 +680,10 @@ pub(crate) fn configuration_paths(config: &Config) -> Vec<PathBuf> {
     paths.extend(config.prompts_dir());
     // Skills are instructions hosts load into a model's context later.
     paths.push(config.resolve(Path::new("skills")));
-    // Views are pages a host runs in front of the user (see `crate::apps`).
-    paths.push(config.resolve(Path::new("apps")));
-    paths.extend(crate::apps::watched_dir(config));
+    // Views are pages a host runs in front of the user (see `crate::apps`):
+    // the whole folder once it serves views (the tree guards its view files
+    // before that; a monorepo's `apps/` of code stays writable).
+    paths.extend(crate::apps::views_folder_in_use(config));
     paths.extend(config.skills.dir_in(config.dir()));
     paths.extend(openapi_documents(config));
     // The `[[databases]]` files (and SQLite's files beside them): written

@@ -34,6 +34,26 @@ name = "refresh"
 command = ["echo", "refreshed"]
 ui = "report"
 visibility = ["app"]
+
+[[tools.http]]
+name = "weather"
+url = "http://127.0.0.1:9/weather"
+ui = "report"
+visibility = ["model"]
+
+[[tools.openapi]]
+document = "api.yaml"
+ui = "report"
+"#;
+
+const OPENAPI: &str = r#"openapi: 3.0.3
+info: {title: Pets, version: "1"}
+servers: [{url: "http://127.0.0.1:9"}]
+paths:
+  /pets:
+    get:
+      operationId: listPets
+      responses: {"200": {description: ok}}
 "#;
 
 const SIDE: &str = r#"title = "Test report"
@@ -61,6 +81,7 @@ fn project(config: Option<&str>) -> tempfile::TempDir {
     put(dir.path(), "apps/report.html", PAGE);
     put(dir.path(), "apps/report.toml", SIDE);
     put(dir.path(), "src/lib.rs", "pub fn answer() -> u32 { 42 }\n");
+    put(dir.path(), "api.yaml", OPENAPI);
     dir
 }
 
@@ -110,6 +131,9 @@ fn tools_name_their_view_and_who_may_call_them() {
     assert!(report["_meta"]["ui"].get("visibility").is_none(), "{report}");
     let refresh = tool(&tools, "refresh");
     assert_eq!(refresh["_meta"]["ui"]["visibility"], json!(["app"]), "{refresh}");
+    let weather = tool(&tools, "weather");
+    assert_eq!(weather["_meta"]["ui"], json!({"resourceUri": "ui://shop/report", "visibility": ["model"]}));
+    assert_eq!(tool(&tools, "listPets")["_meta"]["ui"]["resourceUri"], "ui://shop/report", "{tools}");
     // The built-in search tool shows the built-in view, which is served.
     let search = tool(&tools, "search");
     assert_eq!(search["_meta"]["ui"]["resourceUri"], "ui://switchboard/search", "{search}");
@@ -215,6 +239,10 @@ fn zero_config_serves_the_apps_folder_and_leaves_out_a_broken_view() {
     let dir = project(None);
     put(dir.path(), "apps/broken.html", "<p>broken</p>");
     put(dir.path(), "apps/broken.toml", "[csp]\nconnect_domains = [\"not an origin\"]\n");
+    // Pages the [files] rules do not serve are no views.
+    put(dir.path(), ".gitignore", "apps/ignored.html\n");
+    put(dir.path(), "apps/ignored.html", "<p>ignored</p>");
+    put(dir.path(), "apps/.hidden.html", "<p>hidden</p>");
     let mut sb = Switchboard::start(&["serve", "."], dir.path());
     let listed = sb.result("resources/list", json!({}));
     let name = dir.path().canonicalize().unwrap().file_name().unwrap().to_string_lossy().into_owned();
@@ -222,6 +250,14 @@ fn zero_config_serves_the_apps_folder_and_leaves_out_a_broken_view() {
         name.chars().map(|c| if c.is_ascii_alphanumeric() || "-._~".contains(c) { c } else { '-' }).collect();
     assert!(resource(&listed, &format!("ui://{authority}/report")).is_some(), "{listed}");
     assert!(resource(&listed, &format!("ui://{authority}/broken")).is_none(), "{listed}");
+    let views: Vec<&str> = listed["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["uri"].as_str())
+        .filter(|u| u.starts_with("ui://"))
+        .collect();
+    assert_eq!(views, [format!("ui://{authority}/report")], "{listed}");
     let stderr = sb.wait_stderr("broken.toml:2:");
     assert!(stderr.contains("connect_domains"), "{stderr}");
     sb.finish();
@@ -272,11 +308,18 @@ fn list_shows_the_views_and_the_tools_that_show_them() {
     let views = listing["views"].as_array().unwrap_or_else(|| panic!("{listing:#}"));
     let report = views.iter().find(|v| v["uri"] == "ui://shop/report").unwrap();
     assert_eq!(report["title"], "Test report");
-    assert_eq!(report["tools"], json!([{"name": "report"}, {"name": "refresh", "visibility": ["app"]}]));
+    let shown_by: Vec<&str> =
+        report["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(shown_by, ["report", "refresh", "weather", "listPets"], "{report}");
+    assert_eq!(report["tools"][1], json!({"name": "refresh", "visibility": ["app"]}));
     assert!(views.iter().any(|v| v["uri"] == "ui://switchboard/search"), "{views:?}");
     let (ok, stdout, _) = common::run(&["list"], dir.path());
     assert!(ok);
-    assert!(stdout.contains("Views (2):") && stdout.contains("shown by report, refresh (app)"), "{stdout}");
+    assert!(
+        stdout.contains("Views (2):")
+            && stdout.contains("shown by report, refresh (app), weather (model), listPets"),
+        "{stdout}"
+    );
 }
 
 /// The read SQL tools and the query tool show the built-in table view; a
@@ -374,4 +417,133 @@ async fn http_both_eras_offer_the_extension_and_the_views() {
     let (answer, _) = common::post_mcp(&http, &url, "2026-07-28", None, read).await;
     assert_eq!(answer["result"]["contents"][0]["text"], PAGE, "{answer}");
     assert_eq!(answer["result"]["contents"][0]["_meta"]["ui"]["prefersBorder"], true, "{answer}");
+}
+
+/// An upstream's tool shows a view of this server's apps folder through its
+/// override (`[upstreams.tools.<name>] ui`), and a view that does not exist
+/// is placed at that key.
+#[test]
+fn an_upstream_tool_shows_a_view_through_its_override() {
+    let exe = env!("CARGO_BIN_EXE_switchboard");
+    let config = format!(
+        r#"[server]
+name = "shop"
+
+[[upstreams]]
+name = "demo"
+command = [{exe:?}, "serve", "--fixtures", "demo"]
+include_tools = ["echo", "add"]
+
+[upstreams.tools.echo]
+ui = "report"
+visibility = ["app"]
+"#
+    );
+    let dir = project(Some(&config));
+    let mut sb = Switchboard::start(&["serve", "."], dir.path());
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let echo = loop {
+        let tools = sb.result("tools/list", json!({}));
+        if let Some(echo) = tools["tools"].as_array().unwrap().iter().find(|t| t["name"] == "demo_echo") {
+            break echo.clone();
+        }
+        assert!(std::time::Instant::now() < deadline, "the upstream never came: {tools}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(
+        echo["_meta"]["ui"],
+        json!({"resourceUri": "ui://shop/report", "visibility": ["app"]}),
+        "{echo}"
+    );
+    assert_eq!(echo["_meta"]["ui/resourceUri"], "ui://shop/report", "{echo}");
+    let tools = sb.result("tools/list", json!({}));
+    let add = tool(&tools, "demo_add");
+    assert!(add["_meta"].get("ui").is_none(), "{add}");
+    sb.finish();
+
+    put(dir.path(), "switchboard.toml", &config.replace("ui = \"report\"", "ui = \"missing\""));
+    let (ok, _, stderr) = common::run(&["check"], dir.path());
+    assert!(!ok);
+    assert!(stderr.contains("switchboard.toml:10:6:") && stderr.contains("no view \"missing\""), "{stderr}");
+}
+
+/// An apps folder that appears while serving is loaded (the extension was
+/// offered from the start); `[apps] builtin = false` leaves the built-in
+/// tools without a view, and `enabled = false` serves no views at all.
+#[test]
+fn an_apps_folder_that_appears_later_is_served_and_the_switches_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "switchboard.toml", "[server]\nname = \"late\"\n\n[apps]\nbuiltin = false\n");
+    let mut sb = Switchboard::start(&["serve", "."], dir.path());
+    let tools = sb.result("tools/list", json!({}));
+    assert!(tool(&tools, "search")["_meta"].get("ui").is_none(), "{tools}");
+    put(dir.path(), "apps/late.html", "<p>late</p>");
+    wait_listed(&mut sb, "ui://late/late", true);
+    sb.finish();
+
+    put(dir.path(), "switchboard.toml", "[server]\nname = \"late\"\n\n[apps]\nenabled = false\n");
+    let (ok, stdout, stderr) = common::run(&["list", "--json"], dir.path());
+    assert!(ok, "{stderr}");
+    let listing: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(listing.get("views").is_none(), "{listing:#}");
+    assert!(tool(&listing, "search")["_meta"].get("ui").is_none(), "{listing:#}");
+    let uris: Vec<&str> =
+        listing["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    assert!(uris.iter().all(|u| !u.starts_with("ui://")), "{uris:?}");
+}
+
+/// A monorepo's `apps/` of code (no page directly in it) stays writable,
+/// but the model still cannot turn it into views: a page or side file
+/// directly in it is refused, and the disk shows it.
+#[test]
+fn an_apps_folder_of_code_stays_writable_but_never_gets_a_view_from_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "switchboard.toml", "[server]\nname = \"mono\"\n\n[tools.builtin]\nwrite = true\n");
+    put(dir.path(), "apps/web/src/main.ts", "export const a = 1;\n");
+    let mut sb = Switchboard::start(&["serve", "."], dir.path());
+    let edit = json!({"name": "write_file", "arguments": {"path": "apps/web/src/main.ts", "content": "export const a = 2;\n"}});
+    let result = sb.result("tools/call", edit);
+    assert_ne!(result["isError"], true, "{result}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("apps/web/src/main.ts")).unwrap(),
+        "export const a = 2;\n"
+    );
+    for path in ["apps/evil.html", "apps/evil.toml"] {
+        let attempt =
+            json!({"name": "write_file", "arguments": {"path": path, "content": "<script>evil()</script>"}});
+        let result = sb.result("tools/call", attempt);
+        assert_eq!(result["isError"], true, "{path}: {result}");
+        assert!(!dir.path().join(path).exists(), "{path} was written");
+    }
+    let moved = json!({"name": "move_file", "arguments": {"source": "apps/web/src/main.ts", "destination": "apps/main.html"}});
+    assert_eq!(sb.result("tools/call", moved)["isError"], true);
+    assert!(!dir.path().join("apps/main.html").exists());
+    let listed = sb.result("resources/list", json!({}));
+    assert!(
+        listed["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| !r["uri"].as_str().unwrap().starts_with("ui://"))
+    );
+    sb.finish();
+}
+
+/// The configuration-only example checks clean and shows its view with
+/// the tool that has it and the app-only tool.
+#[test]
+fn the_configuration_only_example_serves_its_view() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/apps/config");
+    let (ok, stdout, stderr) = common::run(&["check", example.to_str().unwrap()], &example);
+    assert!(ok, "{stdout}{stderr}");
+    let (ok, stdout, stderr) = common::run(&["list", "--json", example.to_str().unwrap()], &example);
+    assert!(ok, "{stderr}");
+    let listing: Value = serde_json::from_str(&stdout).unwrap();
+    let view =
+        listing["views"].as_array().unwrap().iter().find(|v| v["uri"] == "ui://apps-demo/greeting").unwrap();
+    assert_eq!(view["tools"], json!([{"name": "greet"}, {"name": "wave", "visibility": ["app"]}]), "{view}");
+    assert_eq!(view["title"], "Greeting card");
+    let (ok, stdout, stderr) =
+        common::run(&["call", "greet", example.to_str().unwrap(), "--args", r#"{"name": "Ada"}"#], &example);
+    assert!(ok && stdout.contains("Hello, Ada"), "{stdout}{stderr}");
 }
