@@ -129,7 +129,12 @@ window.runHost = async function runHost(config) {
             report.refusedViewCalls.push(params.name);
             return { content: [{ type: "text", text: `the host refused ${params.name}: not visible to apps` }], isError: true };
         }
-        const answer = await client.callTool(params);
+        // The view's own progress token means nothing to this client (the
+        // server would report progress against it): leave it out.
+        const { progressToken: _viewToken, ...meta } = params._meta ?? {};
+        const forwarded = { name: params.name, arguments: params.arguments ?? {} };
+        if (Object.keys(meta).length > 0) forwarded._meta = meta;
+        const answer = await client.callTool(forwarded);
         report.viewCalls.push({ name: params.name, arguments: params.arguments ?? {}, text: textOf(answer) });
         return answer;
     };

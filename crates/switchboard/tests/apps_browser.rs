@@ -26,7 +26,7 @@
 //! `tests/apps-host/run.sh` into its ignored `node_modules` on first use.
 //! These tests fail (never skip) when Chromium or the packages cannot be had.
 
-use std::io::{BufRead as _, BufReader, Read as _};
+use std::io::{BufRead as _, BufReader};
 use std::net::{Ipv4Addr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
