@@ -53,14 +53,16 @@ fn built() -> &'static Built {
     BUILT.get_or_init(|| {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let bundle = dir.path().join("switchboard.mcpb");
-        let status = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        let run = Command::new(env!("CARGO_BIN_EXE_switchboard"))
             .arg("bundle")
             .arg("--out")
             .arg(&bundle)
             .args(["--url", URL, "--registry-name", REGISTRY_NAME])
-            .status()
+            .output()
             .expect("switchboard bundle runs");
-        assert!(status.success(), "switchboard bundle failed: {status}");
+        let said = String::from_utf8_lossy(&run.stdout);
+        assert!(run.status.success(), "switchboard bundle failed: {}", String::from_utf8_lossy(&run.stderr));
+        assert!(said.contains("wrote") && said.contains("sha256"), "it says what it wrote: {said}");
         let server_json = dir.path().join("server.json");
         Built { dir, bundle, server_json }
     })
@@ -216,4 +218,23 @@ fn server_json_is_valid_against_the_registry_schema_and_names_the_bundle_by_its_
     let mut no_transport = entry.clone();
     no_transport["packages"][0].as_object_mut().expect("a package object").remove("transport");
     assert!(!validator.is_valid(&no_transport), "a package without transport must be refused");
+}
+
+#[test]
+fn a_registry_entry_needs_both_the_download_url_and_the_registry_name() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let out = dir.path().join("never.mcpb");
+    for half in [["--url", URL], ["--registry-name", REGISTRY_NAME]] {
+        let run = Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .arg("bundle")
+            .arg("--out")
+            .arg(&out)
+            .args(half)
+            .output()
+            .expect("switchboard runs");
+        assert_eq!(run.status.code(), Some(2), "a usage error: {}", String::from_utf8_lossy(&run.stderr));
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(stderr.contains("--url") && stderr.contains("--registry-name"), "{stderr}");
+        assert!(!out.exists(), "nothing is written on a usage error");
+    }
 }
