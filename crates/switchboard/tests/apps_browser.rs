@@ -18,9 +18,10 @@
 //! shipped configuration example (`examples/apps/config`: a hand-written
 //! view whose button calls an app-only tool), the framework example
 //! (`examples/apps`, a stdio server fronted by `switchboard proxy --http`),
-//! and the built-in `search` view (its "search again" form calls `search`
-//! from the view). Both eras: the client pinned to 2026-07-28 and in its
-//! handshake (legacy) mode.
+//! the built-in `search` view (its "search again" form calls `search`
+//! from the view) and the built-in table view of a `[[tools.sql]]` tool's
+//! rows (sorted by clicking a column). Both eras: the client pinned to
+//! 2026-07-28 and in its handshake (legacy) mode.
 //!
 //! The pinned npm packages (`tests/apps-host/package.json`) are installed by
 //! `tests/apps-host/run.sh` into its ignored `node_modules` on first use.
@@ -433,4 +434,50 @@ fn the_built_in_search_view_groups_matches_by_file_and_searches_again_from_the_v
     let again = &report["host"]["viewCalls"][0];
     assert_eq!(again["arguments"]["pattern"], "haystack", "{report:#}");
     assert!(again["text"].as_str().is_some_and(|t| t.contains("src/lib.rs")), "{report:#}");
+}
+
+#[test]
+fn the_built_in_table_view_shows_rows_and_sorts_them_by_a_clicked_column() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    std::fs::write(
+        dir.path().join("switchboard.toml"),
+        r#"
+[server]
+name = "shop"
+
+[[databases]]
+name = "shop"
+path = "shop.sqlite"
+
+[[tools.sql]]
+name = "orders"
+description = "Every order."
+database = "shop"
+sql = "SELECT id, customer, total FROM orders ORDER BY id"
+"#,
+    )
+    .expect("write switchboard.toml");
+    let db = rusqlite::Connection::open(dir.path().join("shop.sqlite")).expect("create shop.sqlite");
+    db.execute_batch(
+        "CREATE TABLE orders (id INTEGER PRIMARY KEY, customer TEXT, total INTEGER);
+         INSERT INTO orders VALUES (1, 'Ada', 950), (2, 'Grace', 3000), (3, 'Linus', 300);",
+    )
+    .expect("fill shop.sqlite");
+    drop(db);
+    let report = render(Case {
+        name: "table-view",
+        serve: &["serve", dir.path().to_str().expect("UTF-8 path")],
+        era: "legacy",
+        tool: "orders",
+        arguments: json!({}),
+        steps: json!([
+            {"expect": ["3 rows", "1\tAda\t950\n2\tGrace\t3000\n3\tLinus\t300"]},
+            {"click": "th:nth-child(3)"},
+            {"expect": ["3\tLinus\t300\n1\tAda\t950\n2\tGrace\t3000"]},
+            {"click": "th:nth-child(3)"},
+            {"expect": ["2\tGrace\t3000\n1\tAda\t950\n3\tLinus\t300"]},
+        ]),
+        offers_extension: true,
+    });
+    assert_eq!(report["host"]["resourceUri"], "ui://switchboard/table", "{report:#}");
 }
