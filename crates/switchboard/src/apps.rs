@@ -10,9 +10,13 @@
 //! Why the pages are read through the [`ServedTree`]: a view is served
 //! to the host as it is, so it may only be a file the model could read
 //! anyway (not ignored, not hidden, not a link out of the folder). The
-//! folder itself is protected by the same tree (`project::configuration_paths`):
-//! a model that rewrote a view would put its own script in front of the
-//! user, so the write tools and sandboxed commands never write there.
+//! same tree keeps the model from writing them: a model that rewrote a
+//! view would put its own script in front of the user. The view files
+//! directly in the folder are never written (`ServedTree::protecting_views`,
+//! even before the folder exists); once the folder serves views it is
+//! protected whole and read-only to sandboxed commands
+//! ([`views_folder_in_use`], via `project::configuration_paths`), while an
+//! `apps/` of code (a monorepo's) keeps its subfolders writable.
 //!
 //! The built-in views are pages embedded in the binary, with a small
 //! hand-written bridge (`views/bridge.js`: JSON-RPC over postMessage with

@@ -814,7 +814,8 @@ pub(crate) fn openapi_documents(config: &Config) -> Vec<PathBuf> {
 }
 
 /// Each `[[tools.sql]]` tool's `ui` names a view of the apps folder, and
-/// `visibility` comes with a `ui` (the tools themselves are made when the
+/// `visibility` comes with a view (its `ui`, or the built-in table of a
+/// read tool) (the tools themselves are made when the
 /// database opens: their view is checked here, at the tool's line).
 fn check_sql_views(config: &Config, views: &crate::apps::Views, problems: &mut Vec<Problem>) {
     for (i, spec) in config.tools.sql.iter().enumerate() {
@@ -824,10 +825,12 @@ fn check_sql_views(config: &Config, views: &crate::apps::Views, problems: &mut V
             (Some(name), _) if views.uri(name).is_none() => {
                 problems.push(config.problem_at_path(&["tools", "sql", &index, "ui"], views.missing(name)))
             }
-            (None, Some(_)) => problems.push(config.problem_at_path(
-                &["tools", "sql", &index, "visibility"],
-                "visibility applies to a tool with a view: add ui = \"<view name>\" too, or remove it",
-            )),
+            // A read tool without `ui` shows the built-in table.
+            (None, Some(_)) if !(views.builtin && spec.access == switchboard_sql::Access::Read) => problems
+                .push(config.problem_at_path(
+                    &["tools", "sql", &index, "visibility"],
+                    "visibility applies to a tool with a view: add ui = \"<view name>\" too, or remove it",
+                )),
             _ => {}
         }
     }

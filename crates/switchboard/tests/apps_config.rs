@@ -337,6 +337,7 @@ path = "shop.sqlite"
 name = "open_orders"
 database = "shop"
 sql = "SELECT id, total FROM orders"
+visibility = ["app"]
 
 [[tools.sql]]
 name = "orders_report"
@@ -357,6 +358,7 @@ visibility = ["model", "app"]
     let listing: Value = serde_json::from_str(&stdout).unwrap();
     let open = tool(&listing, "open_orders");
     assert_eq!(open["_meta"]["ui"]["resourceUri"], "ui://switchboard/table", "{open}");
+    assert_eq!(open["_meta"]["ui"]["visibility"], json!(["app"]), "{open}");
     let query = listing["tools"]
         .as_array()
         .unwrap()
@@ -546,4 +548,22 @@ fn the_configuration_only_example_serves_its_view() {
     let (ok, stdout, stderr) =
         common::run(&["call", "greet", example.to_str().unwrap(), "--args", r#"{"name": "Ada"}"#], &example);
     assert!(ok && stdout.contains("Hello, Ada"), "{stdout}{stderr}");
+}
+
+/// A configured apps folder that does not exist, and a `[[tools.sql]]`
+/// tool naming no view, are placed at their keys.
+#[test]
+fn check_places_a_missing_apps_folder_and_an_sql_tools_missing_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = "[apps]\ndir = \"views\"\n\n[[databases]]\nname = \"shop\"\npath = \"shop.sqlite\"\n\n\
+                  [[tools.sql]]\nname = \"orders\"\ndatabase = \"shop\"\nsql = \"SELECT 1\"\nui = \"chart\"\n";
+    put(dir.path(), "switchboard.toml", config);
+    rusqlite::Connection::open(dir.path().join("shop.sqlite"))
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x);")
+        .unwrap();
+    let (ok, stdout, stderr) = common::run(&["check"], dir.path());
+    assert!(!ok, "{stdout}{stderr}");
+    assert!(stderr.contains("switchboard.toml:2:7:") && stderr.contains("does not exist"), "{stderr}");
+    assert!(stderr.contains("switchboard.toml:12:6:") && stderr.contains("no view \"chart\""), "{stderr}");
 }
