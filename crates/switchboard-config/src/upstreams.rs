@@ -120,6 +120,7 @@ pub struct ItemOverride {
     /// (`"report"` for `apps/report.html`), over the upstream's own.
     pub ui: Option<String>,
     /// Who may call the tool: `["model", "app"]` or `["app"]` (only its view).
+    #[schemars(length(min = 1))]
     pub visibility: Option<Vec<switchboard_tools::Audience>>,
 }
 

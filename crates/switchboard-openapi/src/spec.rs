@@ -69,6 +69,7 @@ pub struct OpenApiSpec {
     /// Who may call the tool: `["model", "app"]` (the default) or `["app"]`
     /// (only its view, through the host; the model never sees it).
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub visibility: Option<Vec<switchboard_tools::Audience>>,
 }
 

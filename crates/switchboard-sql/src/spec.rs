@@ -360,6 +360,7 @@ pub struct SqlToolSpec {
     /// Who may call the tool: `["model", "app"]` (the default) or `["app"]`
     /// (only its view, through the host; the model never sees it).
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub visibility: Option<Vec<Audience>>,
 }
 

@@ -106,6 +106,7 @@ pub struct CommandToolSpec {
     /// Who may call the tool: `["model", "app"]` (the default) or `["app"]`
     /// (only its view, through the host; the model never sees it).
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub visibility: Option<Vec<Audience>>,
 }
 
@@ -216,6 +217,7 @@ pub struct HttpToolSpec {
     /// Who may call the tool: `["model", "app"]` (the default) or `["app"]`
     /// (only its view, through the host; the model never sees it).
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub visibility: Option<Vec<Audience>>,
 }
 

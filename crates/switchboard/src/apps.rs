@@ -24,9 +24,11 @@
 //! and a sortable table for the rows of the SQL tools. A host that does
 //! not render views reads the same results as text, as before.
 //!
-//! Problems follow the prompts' policy: with a `switchboard.toml` a view
-//! that does not load is a problem placed at its file and nothing is
-//! served until it is fixed; with none it is a note and the view is left out.
+//! Problems follow the prompts' policy, for a configuration that chose
+//! views (`[apps] dir`, or a tool's `ui`): a view that does not load is a
+//! problem placed at its file and nothing is served until it is fixed.
+//! Otherwise (no `switchboard.toml`, or an `apps/` that is just there) it
+//! is a note and the view is left out.
 
 use std::path::{Path, PathBuf};
 
@@ -137,7 +139,7 @@ impl Views {
             (Some(dir), Some(tree)) => read_folder(config, tree, &dir, &mut found, notes),
             _ => Vec::new(),
         };
-        if config.path().is_some() {
+        if chose_views(config) {
             problems.extend(found);
         } else {
             notes.extend(found);
@@ -278,6 +280,21 @@ fn read_folder(
         found.push(Problem::new(Some(&side), 1, 1, message));
     }
     views
+}
+
+/// Whether the configuration file chose views: it names the apps folder
+/// (`[apps] dir`) or a tool names a view (`ui`). Then a view that does not
+/// load is a problem; otherwise (no file, or an `apps/` found as it is,
+/// perhaps a monorepo's folder of code) it is a note and is left out.
+fn chose_views(config: &Config) -> bool {
+    let tools = &config.tools;
+    config.path().is_some()
+        && (config.apps.dir.is_some()
+            || tools.command.iter().any(|t| t.get_ref().ui.is_some())
+            || tools.http.iter().any(|t| t.get_ref().ui.is_some())
+            || tools.openapi.iter().any(|t| t.get_ref().ui.is_some())
+            || tools.sql.iter().any(|t| t.get_ref().ui.is_some())
+            || config.upstreams.iter().any(|u| u.get_ref().tools.values().any(|o| o.ui.is_some())))
 }
 
 /// The apps folder a project watches and protects: the configured one, else

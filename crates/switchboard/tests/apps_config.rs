@@ -550,8 +550,8 @@ fn the_configuration_only_example_serves_its_view() {
     assert!(ok && stdout.contains("Hello, Ada"), "{stdout}{stderr}");
 }
 
-/// A configured apps folder that does not exist, and a `[[tools.sql]]`
-/// tool naming no view, are placed at their keys.
+/// A configured apps folder that does not exist, a `[[tools.sql]]` tool
+/// naming no view and an empty `visibility` are placed at their keys.
 #[test]
 fn check_places_a_missing_apps_folder_and_an_sql_tools_missing_view() {
     let dir = tempfile::tempdir().unwrap();
@@ -566,4 +566,30 @@ fn check_places_a_missing_apps_folder_and_an_sql_tools_missing_view() {
     assert!(!ok, "{stdout}{stderr}");
     assert!(stderr.contains("switchboard.toml:2:7:") && stderr.contains("does not exist"), "{stderr}");
     assert!(stderr.contains("switchboard.toml:12:6:") && stderr.contains("no view \"chart\""), "{stderr}");
+    // An empty visibility would let nobody call the tool.
+    put(
+        dir.path(),
+        "switchboard.toml",
+        "[[tools.command]]\nname = \"nobody\"\ncommand = [\"echo\"]\nvisibility = []\n",
+    );
+    let (ok, _, stderr) = common::run(&["check"], dir.path());
+    assert!(!ok);
+    assert!(stderr.contains("switchboard.toml:4:14:") && stderr.contains("less than 1 item"), "{stderr}");
+}
+
+/// A configuration that names no view and no apps folder does not fail
+/// on an `apps/` that is just there: its broken view is a note.
+#[test]
+fn an_apps_folder_no_tool_names_is_never_a_reason_not_to_start() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "switchboard.toml", "[server]\nname = \"site\"\n");
+    put(dir.path(), "apps/index.html", "<p>a page</p>");
+    put(dir.path(), "apps/settings.toml", "port = 8080\n");
+    let (ok, stdout, stderr) = common::run(&["check"], dir.path());
+    assert!(ok, "{stdout}{stderr}");
+    let mut sb = Switchboard::start(&["serve", "."], dir.path());
+    let listed = sb.result("resources/list", json!({}));
+    assert!(resource(&listed, "ui://site/index").is_some(), "{listed}");
+    sb.wait_stderr("settings.toml:1:1: a side file with no view");
+    sb.finish();
 }
