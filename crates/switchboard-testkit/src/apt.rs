@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 /// Lock file serializing installations (and user creation) across
 /// concurrent test binaries.
 const LOCK: &str = "/tmp/switchboard-testkit-apt.lock";
-/// How long to wait for another process's installation.
-const WAIT: Duration = Duration::from_secs(900);
+/// How long to wait for another process's installation (Chromium and its
+/// libraries are a few hundred MB).
+const WAIT: Duration = Duration::from_secs(1200);
 
 /// A package a test needs: how to find what it installs, and what to tell
 /// a person when it cannot be installed here.
@@ -52,7 +53,9 @@ impl<T> Package<T> {
         eprintln!("switchboard-testkit: {} is missing; installing it with apt-get", self.name);
         let install = || {
             Command::new("apt-get")
-                .args(["install", "-y", "-q", self.name])
+                // Wait for an apt run outside the tests instead of failing
+                // on dpkg's lock.
+                .args(["-o", "DPkg::Lock::Timeout=600", "install", "-y", "-q", self.name])
                 .env("DEBIAN_FRONTEND", "noninteractive")
                 .stdin(Stdio::null())
                 .status()
@@ -62,7 +65,7 @@ impl<T> Package<T> {
             return true;
         }
         let updated = Command::new("apt-get")
-            .args(["update", "-q"])
+            .args(["-o", "DPkg::Lock::Timeout=600", "update", "-q"])
             .stdin(Stdio::null())
             .status()
             .is_ok_and(|status| status.success());

@@ -32,8 +32,12 @@
 //! [`postgres::PostgresServer`] starts a real PostgreSQL cluster on a free
 //! loopback port (password authentication, installed with apt-get as root
 //! when missing).
+//!
+//! [`chromium::executable`] finds a real Chromium for browser tests
+//! (installing Debian's `chromium` with apt-get as root when missing).
 
 mod apt;
+pub mod chromium;
 pub mod postgres;
 pub mod process;
 pub mod redis;

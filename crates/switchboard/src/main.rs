@@ -13,6 +13,7 @@
 //! ([`exit`]). Everything reusable lives in the library crates.
 
 mod apps;
+mod bundle;
 mod check;
 mod commands;
 mod databases;
@@ -343,6 +344,33 @@ enum Command {
     Schema,
     /// Print the manual page (roff) on stdout: `switchboard man | man -l -`.
     Man,
+    /// Build an MCP Bundle (.mcpb) of this binary for one-click install in
+    /// hosts such as Claude Desktop, and with --url the MCP Registry's
+    /// server.json entry for it.
+    ///
+    /// The bundle holds manifest.json and this binary; installing it asks
+    /// for the folder to serve and runs `switchboard serve FOLDER`. It is
+    /// for the platform this binary was built for (build the release binary
+    /// first: `cargo build --release`, then `target/release/switchboard
+    /// bundle`).
+    Bundle {
+        /// Where to write the bundle.
+        #[arg(long, value_name = "FILE", default_value = "switchboard.mcpb")]
+        out: PathBuf,
+        /// The URL the bundle will be downloaded from once published (a
+        /// release asset): also write server.json (registryType mcpb, with
+        /// the bundle's fileSha256).
+        #[arg(long, value_name = "URL", requires = "registry_name")]
+        url: Option<String>,
+        /// The server's name in the registry (reverse DNS of a namespace you
+        /// own, e.g. io.github.OWNER/switchboard).
+        /// Needed with --url.
+        #[arg(long, value_name = "NAME", requires = "url")]
+        registry_name: Option<String>,
+        /// Where to write server.json (default: beside the bundle).
+        #[arg(long, value_name = "FILE", requires = "url")]
+        server_json: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -447,6 +475,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Schema => check::print_schema(),
         Command::Man => commands::man(<Cli as clap::CommandFactory>::command()),
+        Command::Bundle { out, url, registry_name, server_json } => {
+            bundle::run(&bundle::BundleArgs { out, url, registry_name, server_json })
+        }
         Command::Proxy { url, prefix, http, allow_hosts, allow_origins, metrics, command } => {
             proxy::run(proxy::ProxyArgs { url, command, prefix, http, allow_hosts, allow_origins, metrics })
         }

@@ -95,7 +95,9 @@ fn help_names_every_command_and_every_exit_status() {
     let out = run(&["--help"]);
     assert_status(&out, 0);
     let help = stdout(&out);
-    for command in ["serve", "check", "list", "call", "proxy", "init", "completions", "schema", "man"] {
+    for command in
+        ["serve", "check", "list", "call", "proxy", "init", "completions", "schema", "man", "bundle"]
+    {
         assert!(help.contains(&format!("\n  {command} ")), "{command} missing:\n{help}");
     }
     for status in ["Exit status:", "  1 ", "  2 ", "  3 ", "  4 ", "128+N"] {
@@ -256,7 +258,9 @@ fn the_man_page_is_roff_and_describes_every_subcommand() {
     assert_status(&out, 0);
     let page = stdout(&out);
     assert!(page.contains(".TH switchboard 1"), "{page}");
-    for command in ["serve", "check", "list", "proxy", "call", "init", "completions", "schema", "man"] {
+    for command in
+        ["serve", "check", "list", "proxy", "call", "init", "completions", "schema", "man", "bundle"]
+    {
         assert!(page.contains(&format!(".SH \"switchboard {command}\"")), "{command} missing");
     }
     assert!(page.contains("\\-\\-http") && page.contains("128+N"), "options and exit statuses");
