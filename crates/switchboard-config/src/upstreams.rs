@@ -121,7 +121,7 @@ pub struct ItemOverride {
     pub ui: Option<String>,
     /// Who may call the tool: `["model", "app"]` or `["app"]` (only its view).
     #[schemars(length(min = 1))]
-    pub visibility: Option<Vec<switchboard_tools::Audience>>,
+    pub visibility: Option<Vec<switchboard_types::apps::Visibility>>,
 }
 
 fn yes() -> bool {

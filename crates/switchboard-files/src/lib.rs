@@ -32,7 +32,7 @@ use std::path::PathBuf;
 
 pub use index::Change;
 pub use mime::{mime_from_content, mime_from_name, mime_of_file};
-pub use provider::FileResources;
+pub use provider::{FileResources, WatchDirsVersion};
 pub use source::{FIRST_INDEX_WAIT, FileSource};
 pub use switchboard_tree::{FilesOptions, RootSpec, ServedTree, TreeError, is_view_file_name};
 pub use watch::{DebouncedWatcher, WatchBatch};

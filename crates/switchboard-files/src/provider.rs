@@ -35,6 +35,9 @@ pub(crate) struct Inner {
     index: Mutex<BTreeMap<String, Entry>>,
     /// The folders the last scan entered.
     dirs: Mutex<BTreeSet<PathBuf>>,
+    /// Bumped whenever `dirs` may have changed (a folder scanned again),
+    /// so a watcher re-reads them only then ([`FileResources::watch_dirs_version`]).
+    dirs_version: AtomicU64,
     /// Bumped by every change to the index (a page walk's resume point
     /// is only good for the version it was taken at).
     pub(crate) version: AtomicU64,
@@ -42,6 +45,14 @@ pub(crate) struct Inner {
     pub(crate) resume: Mutex<Option<(usize, String, u64)>>,
     /// Whether the first full scan is done (lists wait for it).
     indexed: (Mutex<bool>, Condvar),
+}
+
+/// See [`FileResources::watch_dirs_version`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WatchDirsVersion {
+    /// Which index (a reload makes another).
+    files: usize,
+    version: u64,
 }
 
 impl std::fmt::Debug for FileResources {
@@ -68,6 +79,7 @@ impl FileResources {
                 tree,
                 index: Mutex::new(BTreeMap::new()),
                 dirs: Mutex::new(BTreeSet::new()),
+                dirs_version: AtomicU64::new(0),
                 version: AtomicU64::new(0),
                 resume: Mutex::new(None),
                 indexed: (Mutex::new(false), Condvar::new()),
@@ -101,6 +113,17 @@ impl FileResources {
     /// and no events. Watch new ones after each [`FileResources::sync`].
     pub fn watch_dirs(&self) -> BTreeSet<PathBuf> {
         self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Which [`watch_dirs`](Self::watch_dirs) these are: equal versions
+    /// (of the same `FileResources`) have the same folders, so a watcher
+    /// copies and compares them (a cost that grows with the folder) only
+    /// when a batch scanned a folder again, not for each saved file.
+    pub fn watch_dirs_version(&self) -> WatchDirsVersion {
+        WatchDirsVersion {
+            files: Arc::as_ptr(&self.inner) as usize,
+            version: self.inner.dirs_version.load(Ordering::Acquire),
+        }
     }
 
     /// The `file://` URI of a served path (`src/main.rs` → `file:///src/main.rs`).
@@ -216,6 +239,9 @@ impl FileResources {
         let mut dirs = self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner());
         let changes = index::apply(tree, &mut index, &mut dirs, &plan, looked, &touched);
         self.inner.version.fetch_add(1, Ordering::AcqRel);
+        if !plan.folders.is_empty() {
+            self.inner.dirs_version.fetch_add(1, Ordering::AcqRel);
+        }
         changes
     }
 
@@ -224,6 +250,7 @@ impl FileResources {
         let scan = self.inner.tree.scan();
         let touched = self.touched(batch);
         *self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner()) = scan.dirs;
+        self.inner.dirs_version.fetch_add(1, Ordering::AcqRel);
         let changes = {
             let mut index = self.index();
             let changes = index::replace_all(&mut index, scan.files, &touched);

@@ -70,7 +70,7 @@ pub struct OpenApiSpec {
     /// (only its view, through the host; the model never sees it).
     #[serde(default)]
     #[schemars(length(min = 1))]
-    pub visibility: Option<Vec<switchboard_tools::Audience>>,
+    pub visibility: Option<Vec<switchboard_types::apps::Visibility>>,
 }
 
 /// How requests authenticate (`[tools.openapi.auth]`). Secrets never

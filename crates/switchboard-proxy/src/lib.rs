@@ -162,6 +162,13 @@ impl Proxy {
         &self.upstream
     }
 
+    /// Whether the upstream offers the extension `id` (its
+    /// `capabilities.extensions`), e.g. MCP Apps: a relay of its views
+    /// offers it too.
+    pub fn offers_extension(&self, id: &str) -> bool {
+        self.capabilities["extensions"].get(id).is_some_and(|settings| !settings.is_null())
+    }
+
     fn offers(&self, capability: &str) -> bool {
         self.capabilities.get(capability).is_some_and(|c| !c.is_null())
     }

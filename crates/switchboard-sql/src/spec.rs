@@ -221,18 +221,6 @@ pub enum TaskMode {
     Required,
 }
 
-/// Who may call a `[[tools.sql]]` tool that has a view (`visibility`),
-/// the same words as for command tools (this crate does not depend on
-/// `switchboard-tools`, as for [`TaskMode`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Audience {
-    /// The model: the tool is listed to it.
-    Model,
-    /// The view: it may call the tool through the host.
-    App,
-}
-
 /// The JSON type a parameter's value takes, over what the database says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -361,7 +349,7 @@ pub struct SqlToolSpec {
     /// (only its view, through the host; the model never sees it).
     #[serde(default)]
     #[schemars(length(min = 1))]
-    pub visibility: Option<Vec<Audience>>,
+    pub visibility: Option<Vec<switchboard_types::apps::Visibility>>,
 }
 
 /// Where a database is, once the environment is read and a path resolved

@@ -147,7 +147,7 @@ pub use http::{
 pub use large::{LargeOutput, Total, refusal, truncation_notice};
 pub use sandboxed::{CommandSandbox, SandboxOptions};
 pub use spec::{
-    Audience, BodyMode, CommandToolSpec, FileToolsOptions, HttpToolSpec, TaskMode, default_http_timeout,
+    BodyMode, CommandToolSpec, FileToolsOptions, HttpToolSpec, TaskMode, default_http_timeout,
     default_max_response, duration_schema,
 };
 pub use switchboard_sandbox::{Launcher, Support};

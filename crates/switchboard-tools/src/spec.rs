@@ -16,6 +16,7 @@ use std::time::Duration;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use switchboard_types::apps::Visibility;
 use switchboard_types::tools::ToolAnnotations;
 
 use crate::error::{Segment, SpecProblem, ToolsError};
@@ -107,18 +108,7 @@ pub struct CommandToolSpec {
     /// (only its view, through the host; the model never sees it).
     #[serde(default)]
     #[schemars(length(min = 1))]
-    pub visibility: Option<Vec<Audience>>,
-}
-
-/// Who may call a tool that has a view (`visibility`): the model, the
-/// view (an app, through the host), or both when left out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Audience {
-    /// The model: the tool is listed to it.
-    Model,
-    /// The view: it may call the tool through the host.
-    App,
+    pub visibility: Option<Vec<Visibility>>,
 }
 
 /// When a command tool runs as a task (`task` in `[[tools.command]]`).
@@ -218,7 +208,7 @@ pub struct HttpToolSpec {
     /// (only its view, through the host; the model never sees it).
     #[serde(default)]
     #[schemars(length(min = 1))]
-    pub visibility: Option<Vec<Audience>>,
+    pub visibility: Option<Vec<Visibility>>,
 }
 
 /// Which built-in file tools to offer (`search`, `read_file`, the folder

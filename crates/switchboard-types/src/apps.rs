@@ -224,6 +224,7 @@ impl UiResourceMeta {
 
 /// Who may call a tool that has a view (`McpUiToolMeta.visibility`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Visibility {
     /// The model (the host lists the tool to the agent).

@@ -435,32 +435,6 @@ pub(crate) fn describe(server: &switchboard_server::Server) -> String {
     out
 }
 
-/// `[[tools.command]]`'s and `[[tools.http]]`'s words for who may call a tool.
-pub(crate) fn visibility(audience: Option<&Vec<switchboard_tools::Audience>>) -> Option<Vec<Visibility>> {
-    audience.map(|list| {
-        list.iter()
-            .map(|a| match a {
-                switchboard_tools::Audience::Model => Visibility::Model,
-                switchboard_tools::Audience::App => Visibility::App,
-            })
-            .collect()
-    })
-}
-
-/// `[[tools.sql]]`'s words for who may call a tool.
-pub(crate) fn sql_visibility(
-    audience: Option<&Vec<switchboard_sql::spec::Audience>>,
-) -> Option<Vec<Visibility>> {
-    audience.map(|list| {
-        list.iter()
-            .map(|a| match a {
-                switchboard_sql::spec::Audience::Model => Visibility::Model,
-                switchboard_sql::spec::Audience::App => Visibility::App,
-            })
-            .collect()
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use switchboard_files::{DebouncedWatcher, WatchBatch};
+use switchboard_files::{DebouncedWatcher, FileResources, WatchBatch, WatchDirsVersion};
 use switchboard_server::Server;
 
 use crate::project::Project;
@@ -223,10 +223,21 @@ async fn sync_files(server: &Server, project: &Project, batch: &WatchBatch) {
 /// What the watcher watches now: each served folder on its own, the
 /// configuration file (through its folder), the prompts folder and the
 /// skills folder.
+///
+/// The served folders are most of them (one watch per folder of a
+/// monorepo): they are read from the index and compared again only when a
+/// batch rescanned a folder ([`FileResources::watch_dirs_version`]), so a
+/// saved file costs what it touches, not the size of the tree.
 #[derive(Default)]
 struct Watched {
+    /// Every folder watched on its own: `files` and `others` together.
     flat: BTreeSet<PathBuf>,
     recursive: BTreeSet<PathBuf>,
+    /// The served folders, and which version of the index they came from.
+    files: BTreeSet<PathBuf>,
+    files_version: Option<WatchDirsVersion>,
+    /// The rest: the configuration's folder, databases, documents, views, git.
+    others: BTreeSet<PathBuf>,
 }
 
 impl Watched {
@@ -238,13 +249,18 @@ impl Watched {
         project: &Project,
         source: &Source,
     ) -> BTreeSet<PathBuf> {
-        let mut flat = BTreeSet::new();
-        if let Some(files) = &project.files
-            && project.config.files.watch
-        {
-            flat.extend(files.dirs());
-            flat.extend(files.watch_dirs());
+        let files = project.files.as_ref().filter(|_| project.config.files.watch);
+        let version = files.map(FileResources::watch_dirs_version);
+        let files_changed = version.is_none() || version != self.files_version;
+        if files_changed {
+            self.files = files.map_or_else(BTreeSet::new, |f| {
+                let mut dirs = f.watch_dirs();
+                dirs.extend(f.dirs());
+                dirs
+            });
+            self.files_version = version;
         }
+        let mut flat = BTreeSet::new();
         if let Some(parent) = source.config_path().parent() {
             flat.insert(parent.to_path_buf());
         }
@@ -272,14 +288,34 @@ impl Watched {
             flat.insert(git.git_dir().to_path_buf());
             recursive.insert(git.git_dir().join("refs"));
         }
+        // `flat` holds the others so far; the served folders join it.
+        let others = flat;
+        let (gone, new): (Vec<PathBuf>, Vec<PathBuf>) = if files_changed {
+            let flat: BTreeSet<PathBuf> = self.files.union(&others).cloned().collect();
+            let gone = self.flat.difference(&flat).cloned().collect();
+            let new = flat.difference(&self.flat).cloned().collect();
+            self.flat = flat;
+            (gone, new)
+        } else {
+            // Only the others moved: a folder also served stays watched.
+            let kept = |d: &&PathBuf| !self.files.contains(*d);
+            let gone: Vec<PathBuf> = self.others.difference(&others).filter(kept).cloned().collect();
+            let new: Vec<PathBuf> = others.difference(&self.others).filter(kept).cloned().collect();
+            gone.iter().for_each(|d| {
+                self.flat.remove(d);
+            });
+            self.flat.extend(new.iter().cloned());
+            (gone, new)
+        };
+        self.others = others;
         let mut added = BTreeSet::new();
-        for gone in self.flat.difference(&flat).chain(self.recursive.difference(&recursive)) {
+        for gone in gone.iter().chain(self.recursive.difference(&recursive)) {
             watcher.unwatch(gone);
         }
-        for dir in flat.difference(&self.flat) {
-            match watcher.watch_dir_flat(dir) {
+        for dir in new {
+            match watcher.watch_dir_flat(&dir) {
                 Ok(()) => {
-                    added.insert(dir.clone());
+                    added.insert(dir);
                 }
                 Err(e) => tracing::warn!(error = %e, "not watched"),
             }
@@ -289,7 +325,6 @@ impl Watched {
                 tracing::warn!(error = %e, "not watched");
             }
         }
-        self.flat = flat;
         self.recursive = recursive;
         added
     }

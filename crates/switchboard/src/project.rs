@@ -395,7 +395,7 @@ impl Project {
                     .tools
                     .iter()
                     .find(|spec| spec.name == tool.name())
-                    .and_then(|spec| crate::apps::sql_visibility(spec.visibility.as_ref()));
+                    .and_then(|spec| spec.visibility.clone());
                 match (view, visibility) {
                     (Some(uri), Some(visibility)) => tool.ui(uri).visibility(&visibility),
                     (Some(uri), None) => tool.ui(uri),
@@ -758,8 +758,7 @@ fn build_tools(
     };
     for (i, spec) in config.tools.command.iter().enumerate() {
         let contained = sandbox.for_tool(spec.get_ref());
-        let (ui, visibility) =
-            (spec.get_ref().ui.as_deref(), crate::apps::visibility(spec.get_ref().visibility.as_ref()));
+        let (ui, visibility) = (spec.get_ref().ui.as_deref(), spec.get_ref().visibility.clone());
         let tool = switchboard_tools::sandboxed_command_tool(spec.get_ref(), tree, contained).map(|tool| {
             views.link(config, tool, ui, visibility, &["tools", "command", &i.to_string()], problems)
         });
@@ -767,8 +766,7 @@ fn build_tools(
     }
     for (i, spec) in config.tools.http.iter().enumerate() {
         let index = i.to_string();
-        let (ui, visibility) =
-            (spec.get_ref().ui.as_deref(), crate::apps::visibility(spec.get_ref().visibility.as_ref()));
+        let (ui, visibility) = (spec.get_ref().ui.as_deref(), spec.get_ref().visibility.clone());
         let at = ["tools", "http", index.as_str()];
         match switchboard_tools::http_tool(spec.get_ref())
             .map(|tool| views.link(config, tool, ui, visibility, &at, problems))
@@ -782,8 +780,7 @@ fn build_tools(
         }
     }
     for (i, spec) in config.tools.openapi.iter().enumerate() {
-        let (ui, visibility) =
-            (spec.get_ref().ui.as_deref(), crate::apps::visibility(spec.get_ref().visibility.as_ref()));
+        let (ui, visibility) = (spec.get_ref().ui.as_deref(), spec.get_ref().visibility.clone());
         let index = i.to_string();
         let at = ["tools", "openapi", index.as_str()];
         match switchboard_openapi::openapi_tools(spec.get_ref(), config.dir()) {

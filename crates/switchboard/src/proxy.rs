@@ -119,6 +119,10 @@ async fn connect(
     if let Some(instructions) = proxy.instructions() {
         builder = builder.instructions(instructions.to_owned());
     }
+    // The upstream's views are relayed: offer MCP Apps as it does.
+    if proxy.offers_extension(switchboard_server::apps::EXTENSION) {
+        builder = builder.enable_apps();
+    }
     let metrics = args.metrics.then(switchboard_metrics::Metrics::new);
     builder = crate::serve::with_metrics(builder, metrics.as_ref());
     let server = builder.build()?;

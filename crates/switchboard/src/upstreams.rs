@@ -80,7 +80,7 @@ fn view_metas(
             continue;
         };
         let mut ui = switchboard_server::apps::ToolUi::new(uri);
-        if let Some(visibility) = crate::apps::visibility(o.visibility.as_ref()) {
+        if let Some(visibility) = o.visibility.clone() {
             ui = ui.visibility(visibility);
         }
         let mut meta = serde_json::Map::new();

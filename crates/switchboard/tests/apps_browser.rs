@@ -165,10 +165,6 @@ struct Case<'a> {
     arguments: Value,
     /// What to wait for, click and type in the view.
     steps: Value,
-    /// Whether switchboard offers the extension for this server (not yet
-    /// through `switchboard proxy`, which relays views and tools but does
-    /// not offer the upstream's extensions).
-    offers_extension: bool,
 }
 
 /// Serves the case, renders its tool in the browser and runs its steps in
@@ -176,7 +172,7 @@ struct Case<'a> {
 /// show: each step's text found, a screenshot written, no error in the
 /// host, the negotiated revision, the extension offered.
 fn render(case: Case<'_>) -> Value {
-    let Case { name: case, serve: serve_args, era, tool, arguments, steps, offers_extension } = case;
+    let Case { name: case, serve: serve_args, era, tool, arguments, steps } = case;
     let _one_at_a_time = BROWSER.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let host_port = free_port();
     let origin = format!("http://127.0.0.1:{host_port}");
@@ -212,12 +208,10 @@ fn render(case: Case<'_>) -> Value {
     );
     let expected_version = if era == "legacy" { "2025-11-25" } else { era };
     assert_eq!(host["protocolVersion"], expected_version, "{case}: {report:#}");
-    if offers_extension {
-        assert!(
-            host["serverExtensions"].as_array().is_some_and(|e| e.iter().any(|x| x == UI_EXTENSION)),
-            "{case}: switchboard offers {UI_EXTENSION}: {report:#}"
-        );
-    }
+    assert!(
+        host["serverExtensions"].as_array().is_some_and(|e| e.iter().any(|x| x == UI_EXTENSION)),
+        "{case}: switchboard offers {UI_EXTENSION}: {report:#}"
+    );
     assert_eq!(host["resourceMimeType"], "text/html;profile=mcp-app", "{case}: {report:#}");
     assert!(shot.is_file(), "{case}: no screenshot at {}", shot.display());
     report
@@ -327,7 +321,6 @@ fn a_view_from_the_apps_folder_renders_with_its_csp_and_calls_an_app_only_tool_2
         tool: "report",
         arguments: json!({"topic": "bikes"}),
         steps: apps_folder_steps(),
-        offers_extension: true,
     });
     check_apps_folder_report(&report);
 }
@@ -343,7 +336,6 @@ fn a_view_from_the_apps_folder_renders_with_its_csp_and_calls_an_app_only_tool_h
         tool: "report",
         arguments: json!({"topic": "bikes"}),
         steps: apps_folder_steps(),
-        offers_extension: true,
     });
     check_apps_folder_report(&report);
 }
@@ -358,7 +350,6 @@ fn the_configuration_example_greets_and_its_button_calls_the_app_only_tool() {
         tool: "greet",
         arguments: json!({"name": "Ada"}),
         steps: json!([{"expect": ["Hello, Ada"]}, {"click": "#wave"}, {"expect": ["The server waves back."]}]),
-        offers_extension: true,
     });
     assert_eq!(report["host"]["resourceUri"], "ui://apps-demo/greeting", "{report:#}");
     assert_eq!(listed(&report, "wave")["ui"]["visibility"], json!(["app"]), "{report:#}");
@@ -388,9 +379,10 @@ fn example_binary() -> PathBuf {
 #[test]
 fn the_framework_example_renders_through_switchboard_proxy_and_its_button_adds() {
     let example = example_binary();
-    // The proxy's own connection to the example declares no view support,
-    // so tally_show answers with text (the view shows "–"); tally_add,
-    // called from the view, answers with the count it renders.
+    // The proxy offers the extension as the example does, but its own
+    // connection to the example declares no view support, so tally_show
+    // answers with text (the view shows "–"); tally_add, called from the
+    // view, answers with the count it renders.
     let report = render(Case {
         name: "framework-example",
         serve: &["proxy", "--", example.to_str().expect("UTF-8 path")],
@@ -398,7 +390,6 @@ fn the_framework_example_renders_through_switchboard_proxy_and_its_button_adds()
         tool: "tally_show",
         arguments: json!({}),
         steps: json!([{"expect": ["Tally", "Add one"]}, {"click": "#add"}, {"expect": ["1"]}]),
-        offers_extension: false,
     });
     assert_eq!(report["host"]["resourceUri"], "ui://tally/counter", "{report:#}");
     assert_eq!(listed(&report, "tally_add")["ui"]["visibility"], json!(["app"]), "{report:#}");
@@ -427,7 +418,6 @@ fn the_built_in_search_view_groups_matches_by_file_and_searches_again_from_the_v
             {"click": "#again button"},
             {"expect": ["// haystack"]},
         ]),
-        offers_extension: true,
     });
     assert_eq!(report["host"]["resourceUri"], "ui://switchboard/search", "{report:#}");
     assert_eq!(view_calls(&report), ["search"], "the view searched again through the host: {report:#}");
@@ -477,7 +467,6 @@ sql = "SELECT id, customer, total FROM orders ORDER BY id"
             {"click": "th:nth-child(3)"},
             {"expect": ["2\tGrace\t3000\n1\tAda\t950\n3\tLinus\t300"]},
         ]),
-        offers_extension: true,
     });
     assert_eq!(report["host"]["resourceUri"], "ui://switchboard/table", "{report:#}");
 }
