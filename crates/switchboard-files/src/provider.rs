@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -38,6 +38,8 @@ pub(crate) struct Inner {
     /// Bumped whenever `dirs` may have changed (a folder scanned again),
     /// so a watcher re-reads them only then ([`FileResources::watch_dirs_version`]).
     dirs_version: AtomicU64,
+    /// Unique to this index (a reload makes another), for the same.
+    id: u64,
     /// Bumped by every change to the index (a page walk's resume point
     /// is only good for the version it was taken at).
     pub(crate) version: AtomicU64,
@@ -45,13 +47,21 @@ pub(crate) struct Inner {
     pub(crate) resume: Mutex<Option<(usize, String, u64)>>,
     /// Whether the first full scan is done (lists wait for it).
     indexed: (Mutex<bool>, Condvar),
+    /// Whether a list gave up waiting for the first index
+    /// ([`crate::source::FIRST_INDEX_WAIT`]) and answered with part of the
+    /// folder; set while holding `indexed`'s lock. Only then is the first
+    /// index announced (`list_changed`): every other list waited for it.
+    listed_short: AtomicBool,
 }
+
+/// The next index's id (see [`WatchDirsVersion`]).
+static NEXT_INDEX_ID: AtomicU64 = AtomicU64::new(0);
 
 /// See [`FileResources::watch_dirs_version`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WatchDirsVersion {
     /// Which index (a reload makes another).
-    files: usize,
+    files: u64,
     version: u64,
 }
 
@@ -80,9 +90,11 @@ impl FileResources {
                 index: Mutex::new(BTreeMap::new()),
                 dirs: Mutex::new(BTreeSet::new()),
                 dirs_version: AtomicU64::new(0),
+                id: NEXT_INDEX_ID.fetch_add(1, Ordering::Relaxed),
                 version: AtomicU64::new(0),
                 resume: Mutex::new(None),
                 indexed: (Mutex::new(false), Condvar::new()),
+                listed_short: AtomicBool::new(false),
             }),
         }
     }
@@ -115,15 +127,18 @@ impl FileResources {
         self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
+    /// Whether `dir` is one of [`watch_dirs`](Self::watch_dirs) or a root.
+    pub fn watches_dir(&self, dir: &Path) -> bool {
+        self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner()).contains(dir)
+            || self.inner.tree.dirs().iter().any(|root| root == dir)
+    }
+
     /// Which [`watch_dirs`](Self::watch_dirs) these are: equal versions
     /// (of the same `FileResources`) have the same folders, so a watcher
     /// copies and compares them (a cost that grows with the folder) only
     /// when a batch scanned a folder again, not for each saved file.
     pub fn watch_dirs_version(&self) -> WatchDirsVersion {
-        WatchDirsVersion {
-            files: Arc::as_ptr(&self.inner) as usize,
-            version: self.inner.dirs_version.load(Ordering::Acquire),
-        }
+        WatchDirsVersion { files: self.inner.id, version: self.inner.dirs_version.load(Ordering::Acquire) }
     }
 
     /// The `file://` URI of a served path (`src/main.rs` → `file:///src/main.rs`).
@@ -217,12 +232,21 @@ impl FileResources {
     /// files came or went; `resources/updated` for changed files). Returns
     /// the changes.
     pub async fn sync(&self, server: &Server, batch: &WatchBatch) -> Result<Vec<Change>, FilesError> {
+        let first = !self.wait_indexed(Duration::ZERO);
         let this = self.clone();
         let batch = batch.clone();
         let changes = tokio::task::spawn_blocking(move || this.update(&batch))
             .await
             .map_err(|e| FilesError::Watch { path: PathBuf::new(), reason: e.to_string() })?;
-        self.apply(server, &changes)?;
+        // The first index: no list was shorter than it unless one gave up
+        // waiting, so there is nothing to announce otherwise.
+        let listed_short = {
+            let _done = self.inner.indexed.0.lock().unwrap_or_else(|p| p.into_inner());
+            self.inner.listed_short.load(Ordering::SeqCst)
+        };
+        if !first || listed_short {
+            self.apply(server, &changes)?;
+        }
         Ok(changes)
     }
 
@@ -269,6 +293,20 @@ impl FileResources {
         let guard = done.lock().unwrap_or_else(|p| p.into_inner());
         let (guard, _) =
             ready.wait_timeout_while(guard, limit, |done| !*done).unwrap_or_else(|p| p.into_inner());
+        *guard
+    }
+
+    /// [`wait_indexed`](Self::wait_indexed) for a list that answers now:
+    /// past `limit` it notes that a list was short, so the first index is
+    /// announced when it is done.
+    pub(crate) fn wait_indexed_to_list(&self, limit: Duration) -> bool {
+        let (done, ready) = &self.inner.indexed;
+        let guard = done.lock().unwrap_or_else(|p| p.into_inner());
+        let (guard, _) =
+            ready.wait_timeout_while(guard, limit, |done| !*done).unwrap_or_else(|p| p.into_inner());
+        if !*guard {
+            self.inner.listed_short.store(true, Ordering::SeqCst);
+        }
         *guard
     }
 

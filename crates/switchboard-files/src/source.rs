@@ -67,7 +67,7 @@ impl FileResources {
 
 impl ResourceSource for FileResources {
     fn len(&self) -> usize {
-        self.wait_indexed(FIRST_INDEX_WAIT);
+        self.wait_indexed_to_list(FIRST_INDEX_WAIT);
         FileResources::len(self)
     }
 

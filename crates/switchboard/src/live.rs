@@ -56,22 +56,41 @@ pub(crate) async fn run(
     scanned: tokio::sync::oneshot::Sender<()>,
     mut retarget: Option<tokio::sync::mpsc::Receiver<Source>>,
 ) {
+    let debounce = Duration::from_millis(project.config.files.debounce_ms.max(10));
+    let watcher = DebouncedWatcher::new(debounce)
+        .inspect_err(|e| tracing::warn!(error = %e, "not watching for changes"))
+        .ok();
+    // The configuration, the served roots and the other sources are
+    // watched before the first scan, so an edit made while a big folder
+    // is walked (the server already answers) is not missed; the folders
+    // the scan finds are watched after it.
+    let mut watched = Watched::default();
+    let mut watcher = watcher.map(|mut watcher| {
+        watched.update(&mut watcher, &project, &source);
+        watcher
+    });
+    let scan_started = std::time::SystemTime::now();
     sync_files(&server, &project, &WatchBatch::default()).await;
     // Zero-config: the SQLite files just scanned become databases; they
     // join (a reload) once open.
     project.detect_databases(None);
     project.start_databases();
-    let _ = scanned.send(());
-    let debounce = Duration::from_millis(project.config.files.debounce_ms.max(10));
-    let mut watcher = match DebouncedWatcher::new(debounce) {
-        Ok(w) => w,
-        Err(e) => {
-            tracing::warn!(error = %e, "not watching for changes");
-            return;
-        }
+    let Some(mut watcher) = watcher.take() else {
+        let _ = scanned.send(());
+        return;
     };
-    let mut watched = Watched::default();
-    watched.update(&mut watcher, &project, &source);
+    let added = watched.update(&mut watcher, &project, &source);
+    // A folder the scan had walked before it was watched may have changed
+    // since: look again in those whose entries changed after the scan
+    // began (a folder's modification time moves when a file in it is
+    // created, removed or renamed).
+    let changed = changed_since(added, scan_started);
+    if !changed.is_empty() {
+        sync_files(&server, &project, &WatchBatch { paths: changed, overflow: false }).await;
+        watched.update(&mut watcher, &project, &source);
+    }
+    // Indexed and watched: a client answered from here on misses no edit.
+    let _ = scanned.send(());
     loop {
         let databases = project.databases.clone();
         // A batch being collected when a new source arrives is dropped:
@@ -148,6 +167,17 @@ pub(crate) async fn run(
             watched.update(&mut watcher, &project, &source);
         }
     }
+}
+
+/// The folders of `dirs` whose entries changed after `since` (a second
+/// earlier, for file systems with coarse times).
+fn changed_since(dirs: BTreeSet<PathBuf>, since: std::time::SystemTime) -> BTreeSet<PathBuf> {
+    let since = since - Duration::from_secs(1);
+    dirs.into_iter()
+        .filter(|dir| {
+            std::fs::metadata(dir).and_then(|m| m.modified()).is_ok_and(|modified| modified >= since)
+        })
+        .collect()
 }
 
 /// The SQLite files of the databases served (their real paths).
@@ -230,11 +260,10 @@ async fn sync_files(server: &Server, project: &Project, batch: &WatchBatch) {
 /// saved file costs what it touches, not the size of the tree.
 #[derive(Default)]
 struct Watched {
-    /// Every folder watched on its own: `files` and `others` together.
+    /// Every folder watched on its own: the served folders and `others`.
     flat: BTreeSet<PathBuf>,
     recursive: BTreeSet<PathBuf>,
-    /// The served folders, and which version of the index they came from.
-    files: BTreeSet<PathBuf>,
+    /// Which version of the index's folders `flat` holds.
     files_version: Option<WatchDirsVersion>,
     /// The rest: the configuration's folder, databases, documents, views, git.
     others: BTreeSet<PathBuf>,
@@ -252,14 +281,7 @@ impl Watched {
         let files = project.files.as_ref().filter(|_| project.config.files.watch);
         let version = files.map(FileResources::watch_dirs_version);
         let files_changed = version.is_none() || version != self.files_version;
-        if files_changed {
-            self.files = files.map_or_else(BTreeSet::new, |f| {
-                let mut dirs = f.watch_dirs();
-                dirs.extend(f.dirs());
-                dirs
-            });
-            self.files_version = version;
-        }
+        self.files_version = version;
         let mut flat = BTreeSet::new();
         if let Some(parent) = source.config_path().parent() {
             flat.insert(parent.to_path_buf());
@@ -291,14 +313,19 @@ impl Watched {
         // `flat` holds the others so far; the served folders join it.
         let others = flat;
         let (gone, new): (Vec<PathBuf>, Vec<PathBuf>) = if files_changed {
-            let flat: BTreeSet<PathBuf> = self.files.union(&others).cloned().collect();
+            let mut flat = files.map_or_else(BTreeSet::new, |f| {
+                let mut dirs = f.watch_dirs();
+                dirs.extend(f.dirs());
+                dirs
+            });
+            flat.extend(others.iter().cloned());
             let gone = self.flat.difference(&flat).cloned().collect();
             let new = flat.difference(&self.flat).cloned().collect();
             self.flat = flat;
             (gone, new)
         } else {
             // Only the others moved: a folder also served stays watched.
-            let kept = |d: &&PathBuf| !self.files.contains(*d);
+            let kept = |d: &&PathBuf| !files.is_some_and(|f| f.watches_dir(d));
             let gone: Vec<PathBuf> = self.others.difference(&others).filter(kept).cloned().collect();
             let new: Vec<PathBuf> = others.difference(&self.others).filter(kept).cloned().collect();
             gone.iter().for_each(|d| {

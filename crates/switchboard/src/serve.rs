@@ -29,13 +29,14 @@ use crate::{
 /// How long serving waits for the upstreams' first connection attempts.
 const UPSTREAM_GRACE: Duration = Duration::from_secs(5);
 
-/// How long serving waits for the first scan of the served files before
-/// answering a host: a project of a few hundred files is scanned in that
-/// time, so its first `tools/list` already has the tools found by the scan
-/// (zero-config databases). A larger folder is served at once: a list or a
-/// completion asked during the scan waits for it, and the tools it finds
-/// are announced with `list_changed`.
-const FIRST_SCAN_GRACE: Duration = Duration::from_millis(5);
+/// How long serving waits for the first scan of the served files (and
+/// the watches on its folders) before answering a host: a project of a few
+/// thousand files is indexed and watched in that time, so its first
+/// `tools/list` already has the tools found by the scan (zero-config
+/// databases) and an edit made right after `initialize` is seen. A larger
+/// folder is served at once: a list or a completion asked during the scan
+/// waits for it, and the tools it finds are announced with `list_changed`.
+const FIRST_SCAN_GRACE: Duration = Duration::from_millis(100);
 /// The same wait when a person ran `serve` in a terminal: longer, so the
 /// banner counts the files.
 const FIRST_SCAN_GRACE_IN_A_TERMINAL: Duration = Duration::from_millis(500);

@@ -144,7 +144,7 @@ fn a_gitignore_edit_hides_and_reveals_what_it_governs_only() {
 #[test]
 fn a_list_asked_for_during_the_first_index_of_a_big_folder_is_complete() {
     // 20,000 files: more than the server indexes before it answers
-    // `initialize` (it waits half a second at most).
+    // `initialize` (it waits 100 ms at most).
     let dir = tempfile::tempdir().unwrap();
     for d in 0..100 {
         let folder = dir.path().join(format!("pkg{d:03}"));
