@@ -66,19 +66,18 @@
 // per failing request, so boxing it would only add an allocation.
 #![allow(clippy::result_large_err)]
 
+mod app;
 mod auth;
 mod caller;
 mod cors;
 mod event_store;
 mod handshake;
-mod handshake_session;
 mod headers;
 mod jwt;
 mod peek;
 mod per_request;
 mod post_stream;
 mod security;
-mod shared_sessions;
 mod sse;
 
 use std::net::SocketAddr;
@@ -89,6 +88,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use switchboard_server::Server;
 
+pub(crate) use app::App;
 pub use auth::{AuthOptions, StaticTokens, TokenError, TokenValidator};
 pub use event_store::{EventStore, InMemoryEventStore, Replay, StateEventStore, StoredEvent};
 pub use jwt::{JwksError, JwtValidator};
@@ -239,23 +239,6 @@ impl Default for HttpOptions {
     }
 }
 
-/// Shared state of the endpoint.
-#[derive(Clone)]
-pub(crate) struct App {
-    pub server: Server,
-    pub options: Arc<HttpOptions>,
-    pub sessions: Arc<handshake_session::Sessions>,
-    pub store: Arc<dyn EventStore>,
-    /// [`HttpOptions::state`].
-    pub state: Option<Arc<dyn switchboard_server::state::StateStore>>,
-    /// Tags this instance's request stream ids (`p{tag}{n}`), so instances
-    /// sharing a state store never reuse one; empty without a store.
-    pub instance: Arc<str>,
-    /// The one session of every independent 2026-07-28 request
-    /// ([`Server::stateless_session`]).
-    pub stateless: Arc<switchboard_server::Session>,
-}
-
 /// Events kept per SSE stream.
 const EVENTS_PER_STREAM: usize = 1024;
 
@@ -276,9 +259,9 @@ pub fn router(server: Server, options: HttpOptions) -> Router {
 /// [`router`] with an event store of your own (e.g. shared between instances).
 pub fn router_with_store(server: Server, options: HttpOptions, store: Arc<dyn EventStore>) -> Router {
     let state = options.state.clone();
-    let instance: Arc<str> = if state.is_some() { shared_sessions::instance_tag().into() } else { "".into() };
+    let instance: Arc<str> = if state.is_some() { handshake::instance_tag().into() } else { "".into() };
     let options = Arc::new(options);
-    let sessions = Arc::new(handshake_session::Sessions::default());
+    let sessions = Arc::new(app::Sessions::default());
     let stateless = server.stateless_session();
     let app = App { server, options: Arc::clone(&options), sessions, store, state, instance, stateless };
     let mut router = Router::new().route(&options.path, axum::routing::any(handle));

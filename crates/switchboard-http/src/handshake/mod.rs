@@ -35,16 +35,20 @@ use switchboard_types::{Era, ErrorObject};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::caller::Caller;
-use crate::handshake_session::{
+use crate::app::{
     HandshakeSession, LIVE_CAPACITY, Live, Sessions, another_principal, too_many_sessions, unknown_session,
 };
 use crate::peek::{Body, Message};
 use crate::security::{error_response, json_response, reply_response};
-use crate::shared_sessions::{
+use shared::{
     CHANNEL, Change, Record, SessionChange, changes_of, forget_local, record_key, save, share,
     spawn_listener, unavailable,
 };
 use crate::{App, EventStore, ResponseMode, sse};
+
+mod shared;
+
+pub(crate) use shared::instance_tag;
 
 /// Starts the idle sweeper and, with a state store, the listener applying
 /// other instances' changes to local copies: once, with the first session.

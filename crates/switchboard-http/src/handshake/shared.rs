@@ -22,7 +22,7 @@ use switchboard_server::SessionSnapshot;
 use switchboard_server::state::{StateError, StateStore};
 
 use crate::App;
-use crate::handshake_session::{HandshakeSession, Sessions};
+use crate::app::{HandshakeSession, Sessions};
 
 /// The shared record of a session: `session:{id}` in the state store.
 #[derive(Debug, Serialize, Deserialize)]
