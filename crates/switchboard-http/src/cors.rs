@@ -31,7 +31,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header}
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::HttpOptions;
+use crate::options::HttpOptions;
 
 /// The request headers a browser client may send (beyond the CORS-safelisted
 /// ones). `Mcp-Param-*` headers are added per preflight.

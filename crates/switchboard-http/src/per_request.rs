@@ -19,10 +19,12 @@ use switchboard_types::methods::{MethodFacts, Target};
 use switchboard_types::{Era, ErrorCode, ErrorObject, RequestId};
 use tokio::sync::mpsc;
 
+use crate::app::App;
 use crate::caller::Caller;
+use crate::headers;
+use crate::options::ResponseMode;
 use crate::peek::{Body, Kind, Message};
 use crate::security::{error_response, reply_response};
-use crate::{App, ResponseMode, headers};
 
 /// The status of a reply from the dispatcher, from its [`Outcome`]: the
 /// errors named in §c.4 are `400`/`404`; everything else is `200` (a

@@ -16,7 +16,8 @@ use switchboard_server::Reply;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
-use crate::{App, sse};
+use crate::app::App;
+use crate::sse;
 
 struct AbortOnDrop(Vec<AbortHandle>);
 

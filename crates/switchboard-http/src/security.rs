@@ -11,7 +11,7 @@ use switchboard_server::Reply;
 use switchboard_types::jsonrpc::encode_error;
 use switchboard_types::{ErrorObject, RequestId};
 
-use crate::HttpOptions;
+use crate::options::HttpOptions;
 
 /// An HTTP error with a JSON-RPC error body.
 pub(crate) fn error_response(status: StatusCode, id: Option<&RequestId>, error: ErrorObject) -> Response {

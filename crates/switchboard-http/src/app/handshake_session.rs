@@ -18,7 +18,7 @@ use switchboard_types::ErrorObject;
 use tokio::sync::broadcast;
 use tokio::task::AbortHandle;
 
-use crate::EventStore;
+use crate::event_store::EventStore;
 use crate::security::error_response;
 
 /// One handshake-era session.

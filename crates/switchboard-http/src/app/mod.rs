@@ -11,7 +11,8 @@ pub(crate) use handshake_session::{
     HandshakeSession, LIVE_CAPACITY, Live, Sessions, another_principal, too_many_sessions, unknown_session,
 };
 
-use crate::{EventStore, HttpOptions};
+use crate::event_store::EventStore;
+use crate::options::HttpOptions;
 
 /// Shared state of the endpoint.
 #[derive(Clone)]

@@ -21,7 +21,7 @@ use serde_json::Value;
 use switchboard_server::SessionSnapshot;
 use switchboard_server::state::{StateError, StateStore};
 
-use crate::App;
+use crate::app::App;
 use crate::app::{HandshakeSession, Sessions};
 
 /// The shared record of a session: `session:{id}` in the state store.
