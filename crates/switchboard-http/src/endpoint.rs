@@ -6,27 +6,23 @@ use switchboard_server::Server;
 
 use crate::app::App;
 use crate::auth::AuthOptions;
-use crate::{caller, handshake, peek, per_request, security};
+use crate::{caller, guard, handshake, peek, per_request, security};
 
-/// The MCP endpoint: every method of the endpoint path.
+/// The MCP endpoint: every method of the endpoint path, behind the guard
+/// ([`crate::guard`]).
 pub(crate) async fn handle(
     axum::extract::State(app): axum::extract::State<App>,
     request: axum::extract::Request,
 ) -> axum::response::Response {
     use axum::http::Method;
-    let (parts, body) = request.into_parts();
-    let (method, headers) = (parts.method, parts.headers);
-    // Host/Origin and the token are checked before a byte of the body is read.
-    if let Err(response) = security::check(&headers, &app.options) {
-        return response;
-    }
-    let principal = match &app.options.auth {
-        None => None,
-        Some(auth) => match auth.authenticate(&headers).await {
-            Ok(principal) => Some(principal),
-            Err(response) => return response,
-        },
+    let (mut parts, body) = request.into_parts();
+    // Host/Origin and the token were checked by the guard, before a byte
+    // of the body is read.
+    let principal = match guard::principal(&mut parts.extensions, &app.options) {
+        Ok(principal) => principal,
+        Err(response) => return response,
     };
+    let (method, headers) = (parts.method, parts.headers);
     let body = match read_body(&headers, body, app.options.max_body).await {
         Ok(body) => body,
         Err(response) => return response,

@@ -73,6 +73,7 @@ mod cors;
 mod endpoint;
 mod error;
 mod event_store;
+mod guard;
 mod handshake;
 mod headers;
 mod jwt;

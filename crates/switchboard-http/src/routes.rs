@@ -5,10 +5,13 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
+use axum::handler::Handler;
 use switchboard_server::Server;
+use tower::Layer;
 
 use crate::app::{App, Sessions};
 use crate::event_store::{EventStore, InMemoryEventStore, StateEventStore};
+use crate::guard::GuardLayer;
 use crate::options::HttpOptions;
 use crate::{cors, endpoint, handshake, side_routes};
 
@@ -37,20 +40,25 @@ pub fn router_with_store(server: Server, options: HttpOptions, store: Arc<dyn Ev
     let sessions = Arc::new(Sessions::default());
     let stateless = server.stateless_session();
     let app = App { server, options: Arc::clone(&options), sessions, store, state, instance, stateless };
-    let mut router = Router::new().route(&options.path, axum::routing::any(endpoint::handle));
+    // The endpoint and `/metrics` are guarded (Host/Origin, then the
+    // token); the probes and the metadata document are open.
+    let guard = GuardLayer::new(Arc::clone(&options));
+    let endpoint = guard.layer(endpoint::handle.with_state(app.clone()));
+    let mut router = Router::new().route(&options.path, axum::routing::any_service(endpoint));
     if let Some(auth) = &options.auth {
         for path in auth.metadata_paths() {
             router = router.route(&path, axum::routing::get(side_routes::protected_resource_metadata));
         }
     }
     if options.metrics.is_some() {
-        router = router.route("/metrics", axum::routing::get(side_routes::metrics));
+        let metrics = guard.layer(side_routes::metrics.with_state(app.clone()));
+        router = router.route("/metrics", axum::routing::get_service(metrics));
     }
     router = router
         .route("/healthz", axum::routing::get(side_routes::healthz))
         .route("/readyz", axum::routing::get(side_routes::readyz));
     // Bodies are read (and limited) by the handler itself, after the
-    // Host/Origin and authorization checks. CORS wraps every route once,
+    // guard. CORS wraps every route once,
     // and only when origins are named: without them the layer would pass
     // every request through, a boxed call on the hot path for nothing.
     router = router.layer(DefaultBodyLimit::disable());

@@ -4,21 +4,12 @@
 use crate::app::App;
 use crate::security;
 
-/// `GET /metrics`: the text of [`HttpOptions::metrics`](crate::HttpOptions::metrics), after the same
-/// Host/Origin and token checks as the MCP endpoint.
+/// `GET /metrics`: the text of [`HttpOptions::metrics`](crate::HttpOptions::metrics), behind the
+/// same guard as the MCP endpoint (Host/Origin and token, [`crate::guard`]).
 pub(crate) async fn metrics(
     axum::extract::State(app): axum::extract::State<App>,
-    headers: axum::http::HeaderMap,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
-    if let Err(response) = security::check(&headers, &app.options) {
-        return response;
-    }
-    if let Some(auth) = &app.options.auth
-        && let Err(response) = auth.authenticate(&headers).await
-    {
-        return response;
-    }
     match &app.options.metrics {
         Some(text) => (
             [(
