@@ -10,8 +10,10 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
 use reqwest::{Client, StatusCode};
 use serde_json::{Value, json};
-use switchboard_http::{AuthOptions, HttpOptions, JwtValidator, StaticTokens, TokenValidator};
+use switchboard_http::{AuthOptions, HttpOptions, JwtValidator, MetricsText, StaticTokens, TokenValidator};
 use switchboard_server::{CallToolResult, Principal, RateLimit, RequestContext, Server, ServerOptions, Tool};
+
+use crate::support::{Serving, loopback};
 
 const JWKS: &str = include_str!("keys/jwks.json");
 const ES256_KEY: &[u8] = include_bytes!("keys/es256-private.pk8.pem");
@@ -53,7 +55,7 @@ struct Running {
     base: String,
     url: String,
     client: Client,
-    _shutdown: tokio::sync::oneshot::Sender<()>,
+    _serving: Serving,
 }
 
 async fn start(validator: Arc<dyn TokenValidator>, required: &[&str]) -> Running {
@@ -72,7 +74,7 @@ async fn start_serving(
     make: impl FnOnce(&str) -> Arc<dyn TokenValidator>,
     required: &[&str],
 ) -> Running {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let listener = loopback().await;
     let addr = listener.local_addr().unwrap();
     let resource = format!("http://{addr}/mcp");
     let validator = make(&resource);
@@ -82,15 +84,12 @@ async fn start_serving(
             .require_scopes(required.iter().copied())
             .scopes_supported(["notes:read", "notes:admin"]),
     );
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(switchboard_http::serve_listener(server, listener, options, async move {
-        let _ = rx.await;
-    }));
+    let serving = Serving::on(listener, server, options);
     Running {
         base: format!("http://{addr}"),
-        url: format!("http://{addr}/mcp"),
+        url: serving.url.clone(),
         client: Client::new(),
-        _shutdown: tx,
+        _serving: serving,
     }
 }
 
@@ -501,4 +500,39 @@ async fn jwks_from_a_url_is_fetched_cached_and_its_absence_is_503() {
     let r = s2.post(Some(&token), &modern("tools/list", json!({}))).send().await.unwrap();
     assert_eq!(r.status(), 503);
     assert!(r.headers().get("retry-after").is_some());
+}
+
+/// The guard stands in front of the MCP endpoint and `/metrics` (Host and
+/// Origin first, then the token) and nowhere else: the health probes and
+/// the metadata document answer any caller.
+#[tokio::test]
+async fn the_guard_covers_the_endpoint_and_metrics_and_leaves_probes_and_metadata_open() {
+    let listener = loopback().await;
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let mut options = HttpOptions::default();
+    options.auth = Some(AuthOptions::new(format!("{base}/mcp"), AUTH_SERVER, statics()));
+    options.metrics = Some(MetricsText(Arc::new(|| "# EOF\n".to_owned())));
+    let _serving = Serving::on(listener, server(), options);
+    let client = Client::builder().timeout(WAIT).build().unwrap();
+    for path in ["/mcp", "/metrics"] {
+        let url = format!("{base}{path}");
+        let r = client.get(&url).header("accept", "text/event-stream").send().await.unwrap();
+        assert_eq!(r.status(), 401, "{path} without a token");
+        let challenge = r.headers()["www-authenticate"].to_str().unwrap().to_owned();
+        assert!(challenge.contains("resource_metadata=\""), "{path}: {challenge}");
+        for (name, value) in [("host", "evil.example"), ("origin", "http://evil.example")] {
+            let r = client.get(&url).bearer_auth("reader-token").header(name, value).send().await.unwrap();
+            assert_eq!(r.status(), 403, "{path} with a foreign {name}, checked before the token");
+            assert!(r.headers().get("www-authenticate").is_none(), "{path}: no token challenge");
+            let body: Value = r.json().await.unwrap();
+            assert!(body["error"]["message"].as_str().unwrap().contains("DNS-rebinding"), "{body}");
+        }
+    }
+    let r = client.get(format!("{base}/metrics")).bearer_auth("reader-token").send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.text().await.unwrap(), "# EOF\n");
+    for path in ["/healthz", "/readyz", "/.well-known/oauth-protected-resource/mcp"] {
+        let r = client.get(format!("{base}{path}")).header("host", "evil.example").send().await.unwrap();
+        assert_eq!(r.status(), 200, "{path} is open to any caller");
+    }
 }

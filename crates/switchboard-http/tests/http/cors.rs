@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use reqwest::header::HeaderMap;
 use reqwest::{Client, Method};
-use serde_json::{Value, json};
+use serde_json::json;
 use switchboard_http::HttpOptions;
-use switchboard_server::{CallToolResult, Server, Tool};
+
+use crate::support::{Serving, echo_server};
 
 /// Bounds every wait of these tests.
 const WAIT: Duration = Duration::from_secs(20);
@@ -18,30 +19,14 @@ const APP: &str = "https://app.example.com";
 struct Running {
     url: String,
     client: Client,
-    _shutdown: tokio::sync::oneshot::Sender<()>,
+    _serving: Serving,
 }
 
 async fn start(allowed_origins: &[&str]) -> Running {
-    let server = Server::builder("cors", "1")
-        .tool(
-            Tool::new("echo")
-                .description("echo")
-                .input_schema(json!({"type": "object", "properties": {"text": {"type": "string"}}}))
-                .raw_handler(|args: Value, _| async move {
-                    Ok(CallToolResult::text(args["text"].as_str().unwrap_or_default()))
-                }),
-        )
-        .build()
-        .unwrap();
     let mut options = HttpOptions::default();
     options.allowed_origins = allowed_origins.iter().map(|o| (*o).to_owned()).collect();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(switchboard_http::serve_listener(server, listener, options, async move {
-        let _ = rx.await;
-    }));
-    Running { url: format!("http://{addr}/mcp"), client: Client::new(), _shutdown: tx }
+    let serving = Serving::start(echo_server("cors"), options).await;
+    Running { url: serving.url.clone(), client: Client::new(), _serving: serving }
 }
 
 impl Running {

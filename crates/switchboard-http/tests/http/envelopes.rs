@@ -8,6 +8,8 @@ use serde_json::{Value, json};
 use switchboard_http::HttpOptions;
 use switchboard_server::{CallToolResult, Server, Tool};
 
+use crate::support::Serving;
+
 /// The three ways a POST is served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Era {
@@ -28,7 +30,7 @@ struct Running {
     /// The legacy revision spoken (header and session).
     version: &'static str,
     session: Option<String>,
-    _shutdown: tokio::sync::oneshot::Sender<()>,
+    _serving: Serving,
 }
 
 fn server() -> Server {
@@ -46,19 +48,14 @@ fn server() -> Server {
 async fn start(era: Era, version: &'static str) -> Running {
     let mut options = HttpOptions::default();
     options.legacy_sessions = era != Era::Sessionless;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(switchboard_http::serve_listener(server(), listener, options, async move {
-        let _ = rx.await;
-    }));
+    let serving = Serving::start(server(), options).await;
     let mut running = Running {
         era,
-        url: format!("http://{addr}/mcp"),
+        url: serving.url.clone(),
         client: reqwest::Client::new(),
         version,
         session: None,
-        _shutdown: tx,
+        _serving: serving,
     };
     if era == Era::Session {
         running.session = Some(running.open_session().await);

@@ -7,8 +7,10 @@ use std::time::Duration;
 use reqwest::Client;
 use serde_json::{Value, json};
 use switchboard_http::{AuthOptions, HttpOptions, StaticTokens};
-use switchboard_server::{CallToolResult, Principal, Server, Tool};
+use switchboard_server::Principal;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::support::{Serving, echo_server};
 
 /// Bounds every wait of these tests.
 const WAIT: Duration = Duration::from_secs(20);
@@ -17,28 +19,12 @@ struct Running {
     addr: std::net::SocketAddr,
     url: String,
     client: Client,
-    _shutdown: tokio::sync::oneshot::Sender<()>,
+    _serving: Serving,
 }
 
 async fn start(options: HttpOptions) -> Running {
-    let server = Server::builder("hostile", "1")
-        .tool(
-            Tool::new("echo")
-                .description("echo")
-                .input_schema(json!({"type": "object", "properties": {"text": {"type": "string"}}}))
-                .raw_handler(|args: Value, _| async move {
-                    Ok(CallToolResult::text(args["text"].as_str().unwrap_or_default()))
-                }),
-        )
-        .build()
-        .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(switchboard_http::serve_listener(server, listener, options, async move {
-        let _ = rx.await;
-    }));
-    Running { addr, url: format!("http://{addr}/mcp"), client: Client::new(), _shutdown: tx }
+    let serving = Serving::start(echo_server("hostile"), options).await;
+    Running { addr: serving.addr, url: serving.url.clone(), client: Client::new(), _serving: serving }
 }
 
 impl Running {

@@ -11,10 +11,12 @@ use switchboard_http::HttpOptions;
 use switchboard_server::types::ProtocolVersion;
 use switchboard_server::{CallToolResult, NoArgs, RequestContext, Server, Tool};
 
+use crate::support::{Serving, sse_events};
+
 struct Running {
     url: String,
     client: Client,
-    _shutdown: tokio::sync::oneshot::Sender<()>,
+    _serving: Serving,
 }
 
 fn server(cancelled: Arc<AtomicBool>) -> Server {
@@ -60,13 +62,8 @@ fn server(cancelled: Arc<AtomicBool>) -> Server {
 }
 
 async fn start_with(server: Server, options: HttpOptions) -> Running {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(switchboard_http::serve_listener(server, listener, options, async move {
-        let _ = rx.await;
-    }));
-    Running { url: format!("http://{addr}/mcp"), client: Client::new(), _shutdown: tx }
+    let serving = Serving::start(server, options).await;
+    Running { url: serving.url.clone(), client: Client::new(), _serving: serving }
 }
 
 async fn start() -> Running {
@@ -110,26 +107,6 @@ impl Running {
         assert!(r.bytes().await.unwrap().is_empty());
         sid
     }
-}
-
-/// The `data:` payloads and ids of an SSE body.
-fn sse_events(text: &str) -> Vec<(Option<String>, String)> {
-    let mut out = Vec::new();
-    for block in text.split("\n\n") {
-        let mut id = None;
-        let mut data = None;
-        for line in block.lines() {
-            if let Some(v) = line.strip_prefix("id: ") {
-                id = Some(v.to_owned());
-            } else if let Some(v) = line.strip_prefix("data:") {
-                data = Some(v.trim_start().to_owned());
-            }
-        }
-        if let Some(data) = data {
-            out.push((id, data));
-        }
-    }
-    out
 }
 
 fn modern_meta() -> Value {

@@ -30,3 +30,5 @@ mod outcomes;
 mod sessionless;
 /// Several instances sharing one state store (sessions, streams, outages).
 mod shared_state;
+/// Helpers the modules share: a server on a loopback port, SSE parsing.
+mod support;

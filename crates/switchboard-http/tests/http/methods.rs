@@ -11,6 +11,8 @@ use switchboard_http::HttpOptions;
 use switchboard_server::types::methods::{MethodFacts, Request, Target};
 use switchboard_server::{ErrorObject, Method, RequestContext, Server};
 
+use crate::support::Serving;
+
 #[derive(Serialize, Deserialize)]
 struct LookupParams {
     name: String,
@@ -46,17 +48,12 @@ fn server() -> Server {
 struct Running {
     url: String,
     client: Client,
-    _shutdown: tokio::sync::oneshot::Sender<()>,
+    _serving: Serving,
 }
 
 async fn start() -> Running {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(switchboard_http::serve_listener(server(), listener, HttpOptions::default(), async move {
-        let _ = rx.await;
-    }));
-    Running { url: format!("http://{addr}/mcp"), client: Client::new(), _shutdown: tx }
+    let serving = Serving::start(server(), HttpOptions::default()).await;
+    Running { url: serving.url.clone(), client: Client::new(), _serving: serving }
 }
 
 impl Running {

@@ -10,10 +10,12 @@ use switchboard_server::state::{StateError, store_unavailable};
 use switchboard_server::types::ErrorCode;
 use switchboard_server::{CallToolResult, ErrorObject, Server, Tool, ToolError};
 
+use crate::support::Serving;
+
 struct Running {
     url: String,
     client: Client,
-    _shutdown: tokio::sync::oneshot::Sender<()>,
+    _serving: Serving,
 }
 
 /// `answer` ends as its arguments say: `{"code": n}` is that JSON-RPC
@@ -51,13 +53,8 @@ async fn start() -> Running {
 }
 
 async fn start_with(options: HttpOptions) -> Running {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(switchboard_http::serve_listener(server(), listener, options, async move {
-        let _ = rx.await;
-    }));
-    Running { url: format!("http://{addr}/mcp"), client: Client::new(), _shutdown: tx }
+    let serving = Serving::start(server(), options).await;
+    Running { url: serving.url.clone(), client: Client::new(), _serving: serving }
 }
 
 impl Running {

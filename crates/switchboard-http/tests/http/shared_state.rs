@@ -16,6 +16,8 @@ use switchboard_http::{AuthOptions, HttpOptions, StaticTokens};
 use switchboard_server::state::{LogEntries, MemoryStore, StateError, StateStore};
 use switchboard_server::{CallToolResult, NoArgs, Principal, RequestContext, Resource, Server, Tool};
 
+use crate::support::{Serving, loopback, sse_events};
+
 const WATCHED: &str = "test://watched";
 
 fn server() -> Server {
@@ -45,7 +47,7 @@ const SUBSCRIBABLE: usize = 20;
 struct Instance {
     url: String,
     server: Server,
-    _shutdown: tokio::sync::oneshot::Sender<()>,
+    _serving: Serving,
 }
 
 struct Cluster {
@@ -65,7 +67,7 @@ async fn cluster_with(
 ) -> Cluster {
     let mut instances = Vec::new();
     for _ in 0..n {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let listener = loopback().await;
         let url = format!("http://{}/mcp", listener.local_addr().unwrap());
         let mut options = HttpOptions::default();
         options.state = Some(Arc::clone(&state));
@@ -75,11 +77,8 @@ async fn cluster_with(
                 Some(AuthOptions::new(url.clone(), "https://as.example", Arc::new(tokens.clone())));
         }
         let server = server();
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(switchboard_http::serve_listener(server.clone(), listener, options, async move {
-            let _ = rx.await;
-        }));
-        instances.push(Instance { url, server, _shutdown: tx });
+        let serving = Serving::on(listener, server.clone(), options);
+        instances.push(Instance { url, server, _serving: serving });
     }
     Cluster { instances, client: Client::new() }
 }
@@ -134,26 +133,6 @@ impl Cluster {
     async fn ping(&self, i: usize, sid: &str) -> reqwest::Response {
         self.post(i, Some(sid), &json!({"jsonrpc": "2.0", "id": 7, "method": "ping"})).send().await.unwrap()
     }
-}
-
-/// The ids and `data:` payloads of an SSE body.
-fn sse_events(text: &str) -> Vec<(Option<String>, String)> {
-    let mut out = Vec::new();
-    for block in text.split("\n\n") {
-        let mut id = None;
-        let mut data = None;
-        for line in block.lines() {
-            if let Some(v) = line.strip_prefix("id: ") {
-                id = Some(v.to_owned());
-            } else if let Some(v) = line.strip_prefix("data:") {
-                data = Some(v.trim_start().to_owned());
-            }
-        }
-        if let Some(data) = data {
-            out.push((id, data));
-        }
-    }
-    out
 }
 
 #[tokio::test]
