@@ -3,11 +3,10 @@
 //! (progress, logs) as they come, then its response; a listen stream also
 //! gets the server's events. Closing the stream aborts the request.
 //!
-//! Why its own module: both transports' stand-alone POSTs answer this way,
-//! and neither may hold a reader of the request's queue that never reads
-//! (a handler would stall on a full queue). A handshake-era request with a
-//! session is answered on the session's resumable streams instead
-//! (`handshake.rs`).
+//! Both transports' stand-alone POSTs answer this way; neither may hold a
+//! reader of the request's queue that never reads (a handler would stall on
+//! a full queue). A handshake-era request with a session is answered on the
+//! session's resumable streams instead (`handshake/post.rs`).
 
 use std::collections::VecDeque;
 

@@ -21,7 +21,7 @@ const EVENTS_PER_STREAM: usize = 1024;
 /// The MCP endpoint as an axum router, for mounting in an application of
 /// your own. The idle-session sweeper starts with the first session. With
 /// [`HttpOptions::state`](crate::HttpOptions::state), SSE events are kept in that store
-/// ([`StateEventStore`](crate::StateEventStore)); otherwise in memory.
+/// ([`StateEventStore`]); otherwise in memory.
 pub fn router(server: Server, options: HttpOptions) -> Router {
     let store: Arc<dyn EventStore> = match &options.state {
         Some(state) => {

@@ -28,7 +28,7 @@ pub(crate) fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
 /// A JSON-RPC reply with `status`, unless its outcome is the state-store
 /// outage ([`switchboard_server::state::store_unavailable`]): that is `503`
 /// with `Retry-After` on every path, handshake-era or 2026-07-28. The dispatcher
-/// says which it is ([`Outcome`]); the bytes are not read. No reply (a
+/// says which it is ([`Outcome`](switchboard_server::Outcome)); the bytes are not read. No reply (a
 /// request that produced none) is an empty body with `status`.
 pub(crate) fn reply_response(status: StatusCode, reply: Option<Reply>) -> Response {
     match reply {

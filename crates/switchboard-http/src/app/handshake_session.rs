@@ -1,10 +1,6 @@
 //! One handshake-era session and the table of them (`Sessions`), with the
 //! answers about a session that cannot be used (unknown, another
 //! principal's, one too many).
-//!
-//! Why its own module: both the transport (`handshake.rs`) and the sessions
-//! shared through a state store (`shared_sessions.rs`) work on these types;
-//! here, below both, neither has to import the other.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64};

@@ -13,12 +13,15 @@
 //!
 //! Spec: `docs/specification/<rev>/basic/transports.mdx` §Streamable HTTP.
 //!
-//! The files, each importing only those above it in this list:
-//! `shared.rs` (the shared record and the `sessions` channel),
-//! `sessions.rs` (create, restore, look up, admit, sweep), `post.rs` (a POST
-//! on a session), `sessionless.rs` (a POST without sessions), `get.rs` (the
-//! GET stream and resumption), `delete.rs`. The session types themselves
-//! are [`crate::app`]'s: the endpoint's state holds the table.
+//! - `sessions.rs`: creating, restoring, finding, admitting and sweeping sessions;
+//! - `shared.rs`: the shared record (`session:{id}`) and the `sessions` channel;
+//! - `post.rs`: a POST on a session, answered with JSON or its own SSE stream;
+//! - `sessionless.rs`: a POST when sessions are off;
+//! - `get.rs`: the GET stream, and resuming a stream from `Last-Event-ID`;
+//! - `delete.rs`: ending a session.
+//!
+//! The session types are in [`crate::app`], with the endpoint state that
+//! holds their table.
 
 mod delete;
 mod get;

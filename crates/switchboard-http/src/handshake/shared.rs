@@ -3,12 +3,8 @@
 //! (`session:{id}`), writing and merging it, and the `sessions` channel on
 //! which instances tell each other about changes to a session (readiness,
 //! subscriptions, log level, its end). Rebuilding a session another
-//! instance created from its record is the transport's (`handshake.rs`,
-//! `restore`), which builds local sessions.
-//!
-//! Why its own module: the in-memory path (no store) never touches it, and
-//! keeping it apart keeps `handshake.rs` about the transport itself. It sits
-//! below `handshake.rs` and works on the types of `handshake_session.rs`.
+//! instance created from its record is `sessions.rs`'s (`restore`). The
+//! in-memory path (no store) never touches this file.
 
 use std::collections::BTreeSet;
 
