@@ -12,29 +12,18 @@
 //! fixtures instead. Every failure ends with an exit status of its own
 //! ([`exit`]). Everything reusable lives in the library crates.
 
-mod apps;
-mod bundle;
-mod check;
-mod commands;
-mod databases;
-mod default_resources;
-mod default_tools;
+mod cli;
+mod cmd;
 mod exit;
 mod fixtures;
-mod init;
-mod listen;
-mod live;
-mod network;
 mod project;
-mod proxy;
-mod roots;
-mod sandbox;
-mod secrets;
-mod serve;
 mod shutdown;
-mod skills;
 mod telemetry;
-mod upstreams;
+
+use cli::listen;
+use cmd::{bundle, call as commands, check, init, proxy, serve};
+use fixtures::{demo_resources as default_resources, demo_tools as default_tools};
+use project::{apps, databases, live, network, roots, sandbox, secrets, skills, upstreams};
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -14,6 +14,16 @@
 //! a `prompts/` folder made for another tool must not stop it; what it
 //! leaves out becomes a [`Project::notes`] line on stderr instead.
 
+pub(crate) mod apps;
+pub(crate) mod databases;
+pub(crate) mod live;
+pub(crate) mod network;
+pub(crate) mod roots;
+pub(crate) mod sandbox;
+pub(crate) mod secrets;
+pub(crate) mod skills;
+pub(crate) mod upstreams;
+
 use std::path::{Path, PathBuf};
 
 use switchboard_config::{Config, Problem};
