@@ -12,7 +12,7 @@
 //! (and to clients on a reload), the rest is served, and `check` and
 //! `list` say so.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

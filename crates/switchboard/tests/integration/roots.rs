@@ -5,7 +5,7 @@
 //! is `/`. The real binary, a client that answers `roots/list`, and the
 //! files read back through `resources/read`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

@@ -6,7 +6,7 @@
 //! over HTTP with authorization. Every secret contains `supersecret`; no
 //! answer may contain a byte of one, and no refused write may change disk.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

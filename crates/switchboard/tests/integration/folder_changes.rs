@@ -5,7 +5,7 @@
 //! are applied to the index path by path (issue #30); these tests hold
 //! that what is announced and listed is what the served tree serves.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Instant;

@@ -6,7 +6,7 @@
 //! (with `list_changed`) and comes back; `/readyz` and `list` show the
 //! states; `check` places a bad entry and the clashes it can see.
 
-mod common;
+use crate::common;
 
 use common::Switchboard;
 

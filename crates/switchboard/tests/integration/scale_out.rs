@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use switchboard_testkit::redis::RedisServer;
 
-mod common;
+use crate::common;
 
 struct Instance {
     _child: tokio::process::Child,

@@ -5,7 +5,7 @@
 //! policy that keeps the model out of the apps folder (checked on disk),
 //! and `check` / `list`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

@@ -6,7 +6,7 @@
 //! zero-config detection and a live edit of `[[databases]]`. Every test
 //! checks the file on disk afterwards, not only the answer.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -3,7 +3,7 @@
 //! file and directory reads, the folder's access policy on every path, and
 //! live edits, over stdio and HTTP, at a handshake revision and 2026-07-28.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! a child process over stdio and as an HTTP server, through the library
 //! (`switchboard-proxy`, driven by the in-memory client) and through `switchboard proxy`.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

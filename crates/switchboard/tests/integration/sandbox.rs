@@ -6,7 +6,7 @@
 //! commands (git, python, cargo) still work. Every check looks at the disk
 //! or the listener afterwards, not only at the answer.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

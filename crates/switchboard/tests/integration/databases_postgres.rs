@@ -5,7 +5,7 @@
 //! a confirmed write accepted, declined and replayed. Each test reads the
 //! database's real state as the superuser afterwards.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

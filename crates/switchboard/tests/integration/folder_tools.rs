@@ -9,7 +9,7 @@
 //! Every secret contains `supersecret`; no answer may carry one, and after
 //! the refused writes every byte on disk is as before.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! A configuration edit that does not load reaches the connected client as
 //! a log message, not only stderr (which a desktop host's user never sees).
 
-mod common;
+use crate::common;
 
 use common::Switchboard;
 use serde_json::json;

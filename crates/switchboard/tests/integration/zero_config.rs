@@ -5,7 +5,7 @@
 //! `check` with every problem placed. And source files are served with
 //! their language's MIME type.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 //! document the API serves (fetched when switchboard starts), and the real
 //! `switchboard` binary serving them over stdio.
 
-mod common;
+use crate::common;
 
 use std::net::SocketAddr;
 

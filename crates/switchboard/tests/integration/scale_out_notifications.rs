@@ -10,7 +10,7 @@ use futures::StreamExt;
 use serde_json::json;
 use switchboard_testkit::redis::RedisServer;
 
-mod common;
+use crate::common;
 
 const TOOLS_CHANGED: &str = "notifications/tools/list_changed";
 

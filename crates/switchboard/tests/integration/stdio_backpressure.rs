@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 
 /// Every test here fails instead of hanging past this.
 const DEADLINE: Duration = Duration::from_secs(120);

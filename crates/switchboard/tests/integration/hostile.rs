@@ -1,7 +1,7 @@
 //! Hostile input to the real binary over stdio and HTTP: each message gets
 //! its error, nothing is buffered without bound, and the server keeps serving.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 

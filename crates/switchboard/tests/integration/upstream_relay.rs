@@ -15,7 +15,7 @@
 //!   links it, so the same two calls work.
 //! - A resource update upstream reaches the client subscribed in front.
 
-mod common;
+use crate::common;
 
 use common::Switchboard;
 

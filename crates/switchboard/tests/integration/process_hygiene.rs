@@ -5,7 +5,7 @@
 //! `switchboard proxy`. And `switchboard serve` with no folder refuses to serve `/` or
 //! the home folder.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};

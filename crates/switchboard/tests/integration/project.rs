@@ -1,7 +1,7 @@
 //! End-to-end: the real `switchboard` binary serving a temporary project folder
 //! over stdio and HTTP, with live changes and hot reload.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 
 /// Starts `switchboard` with `args` (plus `--http 127.0.0.1:0`) in `dir`; returns
 /// the child and the MCP URL it printed.

@@ -7,7 +7,7 @@
 //! hidden file or its name, every flag-like revision is refused, and the
 //! disk (work tree, index, HEAD) is checked after every refusal.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
