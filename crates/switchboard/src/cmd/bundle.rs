@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 use zip::write::SimpleFileOptions;
 
+use crate::cli::BundleArgs;
 use crate::exit;
 
 /// The MCPB manifest revision written (supported by the official
@@ -31,21 +32,6 @@ pub(crate) const MANIFEST_VERSION: &str = "0.3";
 /// The registry's `server.json` schema the written file declares.
 pub(crate) const SERVER_SCHEMA: &str =
     "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
-
-/// What `switchboard bundle` was asked for.
-#[derive(Debug)]
-pub(crate) struct BundleArgs {
-    /// Where the `.mcpb` goes.
-    pub out: PathBuf,
-    /// The download URL of the bundle once published; `server.json` is
-    /// written only with it.
-    pub url: Option<String>,
-    /// The registry name (`io.github.OWNER/NAME`) for `server.json`
-    /// (given with `url`: the command line requires both or neither).
-    pub registry_name: Option<String>,
-    /// Where `server.json` goes (default: beside the bundle).
-    pub server_json: Option<PathBuf>,
-}
 
 /// Builds the bundle (and `server.json` when asked) and says on stdout what
 /// it wrote.

@@ -1,11 +1,9 @@
-//! The interactive commands: `list` and `call` (and the loading `check`
-//! shares), plus `completions` and `man`.
+//! `switchboard call TOOL`: runs one tool in process, of the project or of
+//! the built-in fixtures, and prints its result.
 //!
-//! They build the same project `serve` would and report on it. Progress
-//! goes to stderr (a spinner or bar on a terminal, plain lines otherwise);
-//! stdout carries the result alone, so scripts can parse it. Completions
-//! and the manual page come from clap's own generators over the one
-//! command-line definition, so they always match the parser.
+//! Progress goes to stderr as it arrives (a bar on a terminal, plain lines
+//! otherwise); stdout carries the result alone, so scripts can parse it.
+//! The exit status says how the call went.
 
 use std::time::Duration;
 
@@ -14,254 +12,48 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 use switchboard_server::{Server, ServerOptions};
 
-use crate::live::Source;
-use crate::project::Project;
+use super::inspect;
+use crate::cli::{Fixtures, ProjectArgs};
+use crate::output::print;
+use crate::project::Source;
 
-/// A spinner on stderr while `work` runs (hidden when stderr is not a terminal).
-pub(crate) fn with_spinner<T>(message: &str, work: impl FnOnce() -> T) -> T {
-    let spinner = ProgressBar::new_spinner();
-    spinner.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"));
-    spinner.set_message(message.to_owned());
-    spinner.enable_steady_tick(Duration::from_millis(80));
-    let out = work();
-    spinner.finish_and_clear();
-    out
-}
-
-/// Loads the project, printing every problem to stderr.
-pub(crate) fn load(source: &Source) -> anyhow::Result<Project> {
-    let loaded = with_spinner("loading the configuration and scanning files", || {
-        let project = Project::load(&source.dir, source.config.as_deref())?;
-        project.scan_files();
-        Ok(project)
-    });
-    loaded.map_err(crate::report)
-}
-
-/// `switchboard list`: what would be served, as text or JSON.
-pub(crate) fn list(source: &Source, as_json: bool) -> anyhow::Result<()> {
-    let mut project = load(source)?;
-    // Each database is opened once (bounded), then listed with its state.
-    let runtime = runtime()?;
-    let _entered = runtime.enter();
-    runtime.block_on(open_databases(&mut project));
-    let server = project.serve(ServerOptions::default(), |b| b)?;
-    let databases = crate::databases::listed(&project.sql, &project.databases, &server);
-    let skills = project.skills.as_ref().map(crate::skills::ProjectSkills::listed).unwrap_or_default();
-    let sandbox = project.sandbox.clone();
-    let listing = Listing {
-        server: &server,
-        skills: &skills,
-        upstreams: None,
-        sandbox: sandbox.as_ref(),
-        left_out: &project.left_out,
-        databases: &databases,
-    };
-    // Each upstream is tried once, then listed with its state.
-    let result = if project.upstreams.is_empty() {
-        print_listing(&listing, as_json)
-    } else {
-        let statuses = runtime.block_on(attempt_upstreams(&project));
-        print_listing(&Listing { upstreams: Some(&statuses), ..listing }, as_json)
-    };
-    drop(project);
-    drop(_entered);
-    runtime.shutdown_background();
-    result
-}
-
-/// Zero-config finds its SQLite files, then every database is opened and
-/// tried once (bounded by its connect timeout), so what is listed or
-/// called is what `serve` offers once they are open.
-async fn open_databases(project: &mut Project) {
-    project.detect_databases(None);
-    project.start_databases();
-    project.wait_databases(None).await;
-}
-
-/// What `list` shows: a server's registrations, its skills and, when it
-/// has upstreams, their states.
-#[derive(Clone, Copy)]
-pub(crate) struct Listing<'a> {
-    pub server: &'a Server,
-    pub skills: &'a [switchboard_skills::SkillInfo],
-    pub upstreams: Option<&'a [switchboard_proxy::UpstreamStatus]>,
-    /// The command tools' sandbox (see `crate::sandbox`).
-    pub sandbox: Option<&'a Value>,
-    /// What is left out because a secret it needs is not set, and why.
-    pub left_out: &'a [switchboard_config::Problem],
-    /// The databases and their states (see `crate::databases`).
-    pub databases: &'a [crate::databases::Listed],
-}
-
-/// Prints a listing as text or JSON.
-pub(crate) fn print_listing(listing: &Listing<'_>, as_json: bool) -> anyhow::Result<()> {
-    use std::fmt::Write as _;
-    let Listing { server, skills, upstreams, sandbox, left_out, databases } = *listing;
-    let mut out = String::new();
-    if as_json {
-        let mut listing = json!({
-            "tools": server.tools(),
-            "prompts": server.prompts(),
-            "resources": server.listed_resources(),
-            "resourceTemplates": server.resource_templates(),
-        });
-        if !skills.is_empty() {
-            listing["skills"] = skills
-                .iter()
-                .map(
-                    |s| json!({"name": s.name, "description": s.description, "uri": s.uri, "files": s.files}),
-                )
-                .collect();
-        }
-        if let Some(upstreams) = upstreams {
-            listing["upstreams"] = json!(upstreams);
-        }
-        if let Some(sandbox) = sandbox {
-            listing["sandbox"] = sandbox.clone();
-        }
-        if !left_out.is_empty() {
-            listing["leftOut"] = left_out.iter().map(|p| json!(p.to_string())).collect();
-        }
-        if !databases.is_empty() {
-            listing["databases"] = databases.iter().map(crate::databases::listed_json).collect();
-        }
-        let views = crate::apps::listed(server);
-        if !views.is_empty() {
-            listing["views"] = Value::Array(views);
-        }
-        writeln!(out, "{}", serde_json::to_string_pretty(&listing)?)?;
-        return print(&out);
+/// `switchboard call TOOL [--args JSON] [--json] [--fixtures F | DIR]`.
+pub(crate) fn run(
+    fixtures: Option<Fixtures>,
+    project_args: &ProjectArgs,
+    tool: &str,
+    arguments: Value,
+    as_json: bool,
+) -> anyhow::Result<()> {
+    match fixtures {
+        Some(fixtures) => call_fixtures(fixtures, tool, arguments, as_json),
+        None => call(&project_args.source("call TOOL")?, tool, arguments, as_json),
     }
-    if !left_out.is_empty() {
-        writeln!(out, "Left out ({}):", left_out.len())?;
-        for problem in left_out {
-            writeln!(out, "  {problem}")?;
-        }
-    }
-    if !databases.is_empty() {
-        writeln!(out, "Databases ({}):", databases.len())?;
-        for status in databases {
-            out.push_str(&crate::databases::describe(status));
-        }
-    }
-    if let Some(upstreams) = upstreams {
-        writeln!(out, "Upstreams ({}):", upstreams.len())?;
-        for status in upstreams {
-            writeln!(out, "{}", crate::upstreams::describe(status))?;
-        }
-    }
-    let tools = server.tools();
-    writeln!(out, "Tools ({}):", tools.len())?;
-    for tool in tools {
-        writeln!(out, "  {:<24} {}", tool.name, first_line(tool.description.as_deref()))?;
-    }
-    if let Some(sandbox) = sandbox {
-        out.push_str(&crate::sandbox::describe(sandbox));
-    }
-    let prompts = server.prompts();
-    writeln!(out, "Prompts ({}):", prompts.len())?;
-    for prompt in prompts {
-        let args: Vec<String> = prompt
-            .arguments
-            .iter()
-            .flatten()
-            .map(|a| if a.required == Some(true) { a.name.clone() } else { format!("[{}]", a.name) })
-            .collect();
-        writeln!(
-            out,
-            "  {:<24} {} {}",
-            prompt.name,
-            args.join(" "),
-            first_line(prompt.description.as_deref())
-        )?;
-    }
-    let templates = server.resource_templates();
-    writeln!(out, "Resource templates ({}):", templates.len())?;
-    for template in templates {
-        writeln!(out, "  {:<40} {}", template.uri_template, first_line(template.description.as_deref()))?;
-    }
-    let resources = server.listed_resources();
-    writeln!(out, "Resources ({}):", resources.len())?;
-    for resource in resources {
-        let size = resource.size.map(|s| format!("{s} B")).unwrap_or_default();
-        let mime = resource.mime_type.unwrap_or_default();
-        writeln!(out, "  {:<48} {mime:<24} {size}", resource.uri)?;
-    }
-    out.push_str(&crate::apps::describe(server));
-    if !skills.is_empty() {
-        writeln!(out, "Skills ({}):", skills.len())?;
-        for skill in skills {
-            let files = if skill.files == 1 { "1 file".to_owned() } else { format!("{} files", skill.files) };
-            writeln!(out, "  {:<24} {:<10} {}", skill.name, files, first_line(Some(&skill.description)))?;
-        }
-    }
-    print(&out)
-}
-
-/// Writes to stdout, returning (not panicking on) a closed pipe.
-pub(crate) fn print(text: &str) -> anyhow::Result<()> {
-    use std::io::Write as _;
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(text.as_bytes())?;
-    stdout.flush()?;
-    Ok(())
-}
-
-fn first_line(text: Option<&str>) -> &str {
-    text.unwrap_or_default().lines().next().unwrap_or_default()
-}
-
-/// `--args`: a JSON object (clap's value parser, so a bad value is a
-/// usage error, exit status 2).
-pub(crate) fn parse_arguments(text: &str) -> Result<Value, String> {
-    let arguments: Value =
-        serde_json::from_str(text).map_err(|e| format!("--args is not valid JSON: {e}"))?;
-    if !arguments.is_object() {
-        return Err("--args must be a JSON object, like '{\"path\": \"README.md\"}'".to_owned());
-    }
-    Ok(arguments)
-}
-
-/// Starts the project's upstreams and waits until each has been tried once
-/// (bounded by its connect timeout); their states.
-async fn attempt_upstreams(project: &Project) -> Vec<switchboard_proxy::UpstreamStatus> {
-    let limit = project.upstreams.iter().map(|u| u.connect_timeout).max().unwrap_or_default();
-    project.start_upstreams();
-    let gateway = project.gateway.clone().expect("serve made the gateway");
-    gateway.wait_attempted(limit + Duration::from_secs(1)).await;
-    gateway.statuses()
-}
-
-/// A runtime on this thread, for the commands that run one thing and stop.
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
-    runtime.context("starting the async runtime").map_err(crate::exit::io)
 }
 
 /// `switchboard call TOOL`: runs one tool of the project in process and prints
 /// its result ([`call_server`]). The upstreams' tools are the project's too:
 /// each upstream is tried once first, and stopped after the call.
-pub(crate) fn call(source: &Source, tool: &str, arguments: Value, as_json: bool) -> anyhow::Result<()> {
-    let mut project = load(source)?;
-    let runtime = runtime()?;
+fn call(source: &Source, tool: &str, arguments: Value, as_json: bool) -> anyhow::Result<()> {
+    let mut project = inspect::load(source)?;
+    let runtime = inspect::runtime()?;
     let _entered = runtime.enter();
-    runtime.block_on(open_databases(&mut project));
+    runtime.block_on(inspect::open_databases(&mut project));
     let server = project.serve(ServerOptions::default(), |b| b)?;
     // A tool that is not there may be a database's that did not open: say which.
     if server.tool_definition(tool).is_none() {
-        for listed in crate::databases::listed(&project.sql, &project.databases, &server) {
+        for listed in crate::project::databases::listed(&project.sql, &project.databases, &server) {
             if listed.status.state != switchboard_sql::serve::DatabaseState::Open {
-                eprint!("database {}", crate::databases::describe(&listed).trim_start());
+                eprint!("database {}", crate::project::databases::describe(&listed).trim_start());
             }
         }
     }
     if !project.upstreams.is_empty() {
-        let statuses = runtime.block_on(attempt_upstreams(&project));
+        let statuses = runtime.block_on(inspect::attempt_upstreams(&project));
         // A tool that is not there may be an unreachable upstream's: say which are.
         if server.tool_definition(tool).is_none() {
             for status in statuses.iter().filter(|s| s.state != switchboard_proxy::UpstreamState::Connected) {
-                eprintln!("upstream {}", crate::upstreams::describe(status).trim_start());
+                eprintln!("upstream {}", crate::project::upstreams::describe(status).trim_start());
             }
         }
     }
@@ -274,79 +66,12 @@ pub(crate) fn call(source: &Source, tool: &str, arguments: Value, as_json: bool)
 
 /// `switchboard call --fixtures F TOOL`: runs one tool of the built-in
 /// fixtures (the demo's `countdown` reports progress).
-pub(crate) fn call_fixtures(
-    fixtures: crate::Fixtures,
-    tool: &str,
-    arguments: Value,
-    as_json: bool,
-) -> anyhow::Result<()> {
+fn call_fixtures(fixtures: Fixtures, tool: &str, arguments: Value, as_json: bool) -> anyhow::Result<()> {
     let state = switchboard_server::state::MemoryStore::new();
-    let server = crate::serve::fixture_builder(ServerOptions::default(), fixtures, state)
+    let server = crate::fixtures::builder(ServerOptions::default(), fixtures, state)
         .build()
         .context("building the server")?;
     call_server(&server, tool, arguments, as_json)
-}
-
-/// `switchboard completions SHELL`: clap_complete's script for `command`.
-pub(crate) fn completions(shell: clap_complete::Shell, command: &mut clap::Command) -> anyhow::Result<()> {
-    let mut script = Vec::new();
-    clap_complete::generate(shell, command, "switchboard", &mut script);
-    print(&String::from_utf8(script).context("the completion script is not UTF-8")?)
-}
-
-/// `switchboard man`: one roff page from clap_mangen's parts: the
-/// command, then a section per subcommand with its options (clap_mangen
-/// renders a page per command; `man switchboard` should hold them all).
-pub(crate) fn man(command: clap::Command) -> anyhow::Result<()> {
-    let mut page = Vec::new();
-    let man = clap_mangen::Man::new(command.clone());
-    man.render_title(&mut page)?;
-    man.render_name_section(&mut page)?;
-    man.render_synopsis_section(&mut page)?;
-    man.render_description_section(&mut page)?;
-    man.render_options_section(&mut page)?;
-    for sub in command.get_subcommands().filter(|s| s.get_name() != "help") {
-        render_subcommand(&mut page, sub)?;
-    }
-    man.render_extra_section(&mut page)?;
-    man.render_version_section(&mut page)?;
-    let page = String::from_utf8(page).context("the manual page is not UTF-8")?;
-    print(&once_preamble(&page))
-}
-
-/// `page` with roff's two-line apostrophe preamble, which every rendered
-/// part starts with, kept at the top only.
-fn once_preamble(page: &str) -> String {
-    const PREAMBLE: [&str; 2] = [".ie \\n(.g .ds Aq \\(aq", ".el .ds Aq '"];
-    let mut out = format!("{}\n{}\n", PREAMBLE[0], PREAMBLE[1]);
-    for line in page.lines().filter(|l| !PREAMBLE.contains(l)) {
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
-}
-
-/// One subcommand's section, `.SH "switchboard NAME"`: its synopsis,
-/// description and options, clap_mangen's own parts with their headings
-/// turned into subsection headings (clap_mangen renders one page per
-/// command; `man switchboard` should hold them all).
-fn render_subcommand(page: &mut Vec<u8>, sub: &clap::Command) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let bin_name = format!("switchboard {}", sub.get_name());
-    let man = clap_mangen::Man::new(sub.clone().bin_name(bin_name.clone()));
-    let mut parts = Vec::new();
-    man.render_synopsis_section(&mut parts)?;
-    man.render_description_section(&mut parts)?;
-    man.render_options_section(&mut parts)?;
-    writeln!(page, ".SH \"{bin_name}\"")?;
-    // roff escapes text lines that start with a dot: only headings match.
-    for line in String::from_utf8_lossy(&parts).lines() {
-        match line.strip_prefix(".SH ") {
-            Some(heading) => writeln!(page, ".SS {heading}")?,
-            None => writeln!(page, "{line}")?,
-        }
-    }
-    Ok(())
 }
 
 /// Calls `tool` on `server` in process, showing its progress on stderr,
@@ -355,13 +80,8 @@ fn render_subcommand(page: &mut Vec<u8>, sub: &clap::Command) -> std::io::Result
 /// how it went ([`crate::exit`]): 1 if the result is an error, 2 for an
 /// unknown tool, 4 if the server answered with an error; a signal during
 /// the call kills the tool's processes (128 + the signal's number).
-pub(crate) fn call_server(
-    server: &Server,
-    tool: &str,
-    arguments: Value,
-    as_json: bool,
-) -> anyhow::Result<()> {
-    let runtime = runtime()?;
+fn call_server(server: &Server, tool: &str, arguments: Value, as_json: bool) -> anyhow::Result<()> {
+    let runtime = inspect::runtime()?;
     let result = call_on(&runtime, server, tool, arguments, as_json);
     runtime.shutdown_background();
     result

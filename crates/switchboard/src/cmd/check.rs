@@ -1,5 +1,4 @@
-//! `switchboard check`: validates a configuration and everything it names,
-//! and `switchboard schema`: the JSON Schema of `switchboard.toml`.
+//! `switchboard check`: validates a configuration and everything it names.
 //!
 //! Why a command of its own: a server that refuses to start shows one
 //! line in a host's log; `check` lists *every* problem of the file at once
@@ -7,11 +6,11 @@
 //! placeholders, globs, headers, schemas, names, programs that must
 //! exist), then builds the whole project as `serve` would, so prompt files
 //! and the rest are checked too. What `serve` would leave out because a
-//! secret it needs is not set (see `crate::secrets`), and a credential
+//! secret it needs is not set (see `crate::project::secrets`), and a credential
 //! written literally in the file (which `serve` only warns about), are
 //! problems here. Each database is opened (bounded by its
 //! `connect_timeout`) and every `[[tools.sql]]` statement prepared against
-//! it, each problem placed at its key (see `crate::databases::check`).
+//! it, each problem placed at its key (see `crate::project::databases::check`).
 //!
 //! Text output (the default): one `file:line:column: message` line per
 //! problem on stderr, like a compiler, or `FILE: ok — N tools, …` on
@@ -55,13 +54,23 @@ use serde_json::{Value, json};
 use switchboard_config::Problem;
 use switchboard_server::ServerOptions;
 
-use crate::commands::{print, with_spinner};
-use crate::live::Source;
-use crate::project::Project;
+use crate::cli::ProjectArgs;
+use crate::output::{self, print, with_spinner};
+use crate::project::{Project, Source};
 
-/// `switchboard check [--json]`: validates the configuration and
-/// everything it names.
-pub(crate) fn run(source: &Source, json: bool) -> anyhow::Result<()> {
+/// `switchboard check [--json] [DIR]`.
+pub(crate) fn run(project_args: &ProjectArgs, json: bool) -> anyhow::Result<()> {
+    match project_args.source("check") {
+        Ok(source) => check(&source, json),
+        // No folder or configuration file to check: with --json, still
+        // one document on stdout, then the same exit status.
+        Err(error) if json => print_unchecked(error),
+        Err(error) => Err(error),
+    }
+}
+
+/// Validates the configuration at `source` and everything it names.
+fn check(source: &Source, json: bool) -> anyhow::Result<()> {
     let cwd = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok()).unwrap_or_default();
     let loaded = with_spinner("loading the configuration and scanning files", || {
         let mut project = Project::load(&source.dir, source.config.as_deref())?;
@@ -74,7 +83,7 @@ pub(crate) fn run(source: &Source, json: bool) -> anyhow::Result<()> {
         // Each database is opened (bounded) and every statement prepared:
         // an unknown table, a privileged role, an unreachable server.
         project.detect_databases(None);
-        refused.extend(crate::databases::check(&project.config, &project.sql));
+        refused.extend(crate::project::databases::check(&project.config, &project.sql));
         if !refused.is_empty() {
             refused.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
             return Err(refused);
@@ -101,7 +110,7 @@ pub(crate) fn run(source: &Source, json: bool) -> anyhow::Result<()> {
                 server.listed_resources().len(),
                 server.resource_templates().len(),
             ];
-            let skills = project.skills.as_ref().map(crate::skills::ProjectSkills::count);
+            let skills = project.skills.as_ref().map(crate::project::skills::ProjectSkills::count);
             if json {
                 let mut doc = report(file.as_deref(), &[], Some(counts));
                 doc["summary"]["skills"] = json!(skills.unwrap_or(0));
@@ -124,7 +133,7 @@ pub(crate) fn run(source: &Source, json: bool) -> anyhow::Result<()> {
             let s = if problems.len() == 1 { "" } else { "s" };
             Err(crate::exit::config(anyhow::anyhow!("{} problem{s} in the configuration", problems.len())))
         }
-        Err(problems) => Err(crate::report(problems)),
+        Err(problems) => Err(output::report(problems)),
     }
 }
 
@@ -132,7 +141,7 @@ pub(crate) fn run(source: &Source, json: bool) -> anyhow::Result<()> {
 /// file cannot be found or read): the document with `error`'s message as
 /// its one problem, placed nowhere (`file`, `line` and `column` null); the
 /// error is returned so the exit status stays the one it carries.
-pub(crate) fn print_unchecked(error: anyhow::Error) -> anyhow::Result<()> {
+fn print_unchecked(error: anyhow::Error) -> anyhow::Result<()> {
     let mut doc = report(None, &[], None);
     doc["ok"] = json!(false);
     doc["problems"] = json!([{"file": null, "line": null, "column": null, "message": format!("{error:#}")}]);
@@ -177,14 +186,6 @@ fn problem_json(problem: &Problem) -> Value {
         "column": problem.column,
         "message": problem.message,
     })
-}
-
-/// `switchboard schema`: prints the JSON Schema of `switchboard.toml`
-/// (derived from the types the parser fills). Editors that read a
-/// `#:schema ./switchboard.schema.json` first line (taplo, Even Better
-/// TOML) then complete keys and flag mistakes as you type.
-pub(crate) fn print_schema() -> anyhow::Result<()> {
-    print(&format!("{:#}\n", switchboard_config::json_schema()))
 }
 
 #[cfg(test)]

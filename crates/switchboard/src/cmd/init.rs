@@ -45,7 +45,7 @@ pub(crate) fn run(dir: &Path, force: bool) -> anyhow::Result<()> {
         .with_context(|| format!("writing {}", path.display()))
         .map_err(exit::io)?;
     let shown = dir.display();
-    crate::commands::print(&format!(
+    crate::output::print(&format!(
         "wrote {}\n  switchboard check {shown}    validate it\n  switchboard list {shown}     what it serves\n  \
          switchboard serve {shown}    serve it\n",
         path.display()

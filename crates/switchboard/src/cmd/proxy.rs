@@ -11,21 +11,9 @@ use anyhow::Context as _;
 use switchboard_proxy::{Gateway, Mount, Proxy, Transport, Upstream, UpstreamConfig};
 use switchboard_server::{Server, ServerOptions};
 
-use crate::listen::ListenAddr;
-use crate::serve::{HttpArgs, Served, show_banner};
+use crate::cli::{ProxyArgs, SseMode};
 use crate::shutdown::Stop;
-
-/// What `switchboard proxy` was asked to do.
-#[derive(Debug)]
-pub(crate) struct ProxyArgs {
-    pub url: Option<String>,
-    pub command: Vec<String>,
-    pub prefix: Option<String>,
-    pub http: Option<ListenAddr>,
-    pub allow_hosts: Vec<String>,
-    pub allow_origins: Vec<String>,
-    pub metrics: bool,
-}
+use crate::transport::{self, HttpArgs, Served, show_banner};
 
 pub(crate) fn run(args: ProxyArgs) -> anyhow::Result<()> {
     let runtime = match args.http {
@@ -55,15 +43,15 @@ async fn serve(args: ProxyArgs, stop: Stop) -> anyhow::Result<()> {
         }
         Some(listen) => {
             let mut options = switchboard_http::HttpOptions::default();
-            options.metrics = metrics.map(crate::serve::metrics_text);
+            options.metrics = metrics.map(transport::metrics_text);
             let http = HttpArgs {
                 listen,
                 allow_hosts: args.allow_hosts,
                 allow_origins: args.allow_origins,
-                sse: crate::SseMode::Auto,
+                sse: SseMode::Auto,
                 stateless: false,
             };
-            crate::serve::serve_http(server, http, options, served, stop).await
+            transport::serve_http(server, http, options, served, stop).await
         }
     }
 }
@@ -124,7 +112,7 @@ async fn connect(
         builder = builder.enable_apps();
     }
     let metrics = args.metrics.then(switchboard_metrics::Metrics::new);
-    builder = crate::serve::with_metrics(builder, metrics.as_ref());
+    builder = transport::with_metrics(builder, metrics.as_ref());
     let server = builder.build()?;
     let gateway = Gateway::new(server.clone());
     gateway.adopt(config, proxy);

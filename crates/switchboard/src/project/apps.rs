@@ -15,7 +15,7 @@
 //! directly in the folder are never written (`ServedTree::protecting_views`,
 //! even before the folder exists); once the folder serves views it is
 //! protected whole and read-only to sandboxed commands
-//! ([`views_folder_in_use`], via `project::configuration_paths`), while an
+//! ([`views_folder_in_use`], via `paths::configuration_paths`), while an
 //! `apps/` of code (a monorepo's) keeps its subfolders writable.
 //!
 //! The built-in views are pages embedded in the binary, with a small
@@ -308,7 +308,7 @@ pub(crate) fn watched_dir(config: &Config) -> Option<PathBuf> {
 
 /// The apps folder when it serves views: the configured one, or `apps/`
 /// holding a page (`*.html` directly in it). The model never writes there
-/// and sandboxed commands may not change it (`project::configuration_paths`);
+/// and sandboxed commands may not change it (`paths::configuration_paths`);
 /// an `apps/` of code (a monorepo's) is left as it is.
 pub(crate) fn views_folder_in_use(config: &Config) -> Option<PathBuf> {
     let dir = config.apps_dir()?;

@@ -69,7 +69,7 @@ pub(crate) fn plan(config: &Config, problems: &mut Vec<Problem>, left_out: &mut 
             }
             Err(Unresolved::MissingSecret { key, message }) => {
                 let at = ["databases", index.as_str(), key];
-                left_out.push(crate::secrets::left_out(
+                left_out.push(super::secrets::left_out(
                     config,
                     &at,
                     &message,

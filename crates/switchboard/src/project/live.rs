@@ -21,24 +21,9 @@ use std::time::Duration;
 use switchboard_files::{DebouncedWatcher, FileResources, WatchBatch, WatchDirsVersion};
 use switchboard_server::Server;
 
-use crate::project::Project;
-
-/// Where the project came from, to load it again.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Source {
-    pub dir: PathBuf,
-    pub config: Option<PathBuf>,
-    /// Folders served instead of the configuration's `[[files.roots]]`
-    /// (a client's roots, `crate::roots`); empty: the configuration's.
-    pub roots: Vec<switchboard_files::RootSpec>,
-}
-
-impl Source {
-    /// The configuration file a reload reads (may not exist: the default).
-    fn config_path(&self) -> PathBuf {
-        self.config.clone().unwrap_or_else(|| self.dir.join(switchboard_config::FILE_NAME))
-    }
-}
+use super::Project;
+use super::paths::openapi_documents;
+use super::source::Source;
 
 /// Scans the served files and announces them (then `scanned` fires), and
 /// watches what `project` was built from and keeps `server` current, until
@@ -120,7 +105,7 @@ pub(crate) async fn run(
         let config_touched = batch.touches(&source.config_path())
             || project.prompts_dir.as_deref().is_some_and(|d| batch.touches(d))
             || project.views.dir().is_some_and(|d| batch.touches(d))
-            || crate::project::openapi_documents(&project.config).iter().any(|d| batch.touches(d))
+            || openapi_documents(&project.config).iter().any(|d| batch.touches(d))
             || project.config.env_file().is_some_and(|f| batch.touches(&f));
         // A batch made only of writes inside .git (`git status` refreshing
         // the index, a commit) changes no served file: no rescan for it.
@@ -291,7 +276,7 @@ impl Watched {
             sqlite_files(project).iter().filter_map(|f| f.parent().map(std::path::Path::to_path_buf)),
         );
         // OpenAPI document files: an edit reloads their tools.
-        let documents = crate::project::openapi_documents(&project.config);
+        let documents = openapi_documents(&project.config);
         flat.extend(documents.iter().filter_map(|d| d.parent().map(std::path::Path::to_path_buf)));
         // The env_file: an edit reloads what reads its secrets.
         flat.extend(project.config.env_file().and_then(|f| f.parent().map(std::path::Path::to_path_buf)));

@@ -18,11 +18,15 @@ pub(crate) mod apps;
 pub(crate) mod databases;
 pub(crate) mod live;
 pub(crate) mod network;
+mod paths;
 pub(crate) mod roots;
 pub(crate) mod sandbox;
-pub(crate) mod secrets;
+mod secrets;
 pub(crate) mod skills;
+mod source;
 pub(crate) mod upstreams;
+
+pub(crate) use source::{Source, unservable_folder};
 
 use std::path::{Path, PathBuf};
 
@@ -64,9 +68,9 @@ pub(crate) struct Project {
     /// reports them as problems.
     pub left_out: Vec<Problem>,
     /// The skills folder, when one is in use (see `crate::skills`).
-    pub skills: Option<crate::skills::ProjectSkills>,
+    pub skills: Option<skills::ProjectSkills>,
     /// The views of the apps folder and the built-in ones (see `crate::apps`).
-    pub views: crate::apps::Views,
+    pub views: apps::Views,
     /// What `switchboard list` says about the sandbox of the command tools
     /// (see `crate::sandbox`); `None` without command tools.
     pub sandbox: Option<serde_json::Value>,
@@ -78,7 +82,7 @@ pub(crate) struct Project {
     /// `[[databases]]` and `[[tools.sql]]`, resolved, and with no
     /// `switchboard.toml` the SQLite files found among the served files
     /// ([`Project::detect_databases`]).
-    pub sql: crate::databases::Planned,
+    pub sql: databases::Planned,
     /// What keeps the databases open and makes their tools and resources:
     /// one per running server, handed on by a reload like `gateway`
     /// (started by [`Project::start_databases`]).
@@ -109,7 +113,7 @@ impl Project {
     }
 
     /// [`Project::reload`] serving `roots` instead of the configuration's
-    /// `[[files.roots]]` (the client's roots, see `crate::roots`); empty:
+    /// `[[files.roots]]` (the client's roots, see `roots.rs`); empty:
     /// the configuration's own.
     pub fn reload_with_roots(
         dir: &Path,
@@ -159,8 +163,8 @@ impl Project {
         // tools, command-tool path arguments and git paths all consult it.
         let tree = match ServedTree::with_protected(config.dir(), &config.files, protected_paths(&config)) {
             Ok(tree) => Some(
-                tree.never_serving(never_served_paths(&config))
-                    .protecting_views(crate::apps::watched_dir(&config)),
+                tree.never_serving(paths::never_served_paths(&config))
+                    .protecting_views(apps::watched_dir(&config)),
             ),
             Err(e) => {
                 problems.push(config.problem(format!("[files]: {e}")));
@@ -199,11 +203,11 @@ impl Project {
             templates.extend(git.templates());
         }
         // The secrets' file first: the tools read their headers from it.
-        let mut left_out = crate::secrets::load_env_file(&config);
-        let sandbox = crate::sandbox::Plan::of(&config);
+        let mut left_out = secrets::load_env_file(&config);
+        let sandbox = sandbox::Plan::of(&config);
         // The views before the tools: a tool names its view.
         let mut view_notes = Vec::new();
-        let views = crate::apps::Views::load(&config, tree.as_ref(), &mut problems, &mut view_notes);
+        let views = apps::Views::load(&config, tree.as_ref(), &mut problems, &mut view_notes);
         let tools = match &tree {
             Some(tree) => {
                 build_tools(&config, tree, git.as_ref(), &sandbox, &views, &mut problems, &mut left_out)
@@ -212,9 +216,9 @@ impl Project {
         };
         resources.extend(views.resources());
         if views.builtin {
-            templates.push(crate::apps::builtin_views());
+            templates.push(apps::builtin_views());
         }
-        let auth = crate::network::auth_options(&config, &mut problems);
+        let auth = network::auth_options(&config, &mut problems);
         let prompts_dir = config.prompts_dir();
         let loaded = match &prompts_dir {
             Some(dir) => PromptPolicy::of(&config).load(dir, last_good),
@@ -227,10 +231,10 @@ impl Project {
         let sandbox = sandbox.summary(&config);
         let skills = tree
             .as_ref()
-            .and_then(|tree| crate::skills::ProjectSkills::load(&config, tree, &mut problems, &mut notes));
+            .and_then(|tree| skills::ProjectSkills::load(&config, tree, &mut problems, &mut notes));
         let prompts = served_prompts(&config, &loaded.files);
-        let upstreams = crate::upstreams::configs(&config, &views, &mut problems, &mut left_out);
-        let sql = crate::databases::plan(&config, &mut problems, &mut left_out);
+        let upstreams = upstreams::configs(&config, &views, &mut problems, &mut left_out);
+        let sql = databases::plan(&config, &mut problems, &mut left_out);
         check_sql_views(&config, &views, &mut problems);
         if !problems.is_empty() {
             return Err(problems);
@@ -278,14 +282,14 @@ impl Project {
 
     /// Zero-config (no configuration file): the SQLite files among the
     /// files in force (`files`, else this project's scan) become read-only
-    /// databases (see `crate::databases::detect`). Run after the scan, so
+    /// databases (see `databases::detect`). Run after the scan, so
     /// `initialize` never waits for it.
     pub fn detect_databases(&mut self, files: Option<&FileResources>) {
         if self.config.path().is_some() {
             return;
         }
         let Some(files) = files.or(self.files.as_ref()) else { return };
-        self.sql = crate::databases::detect(&files.scanned_files());
+        self.sql = databases::detect(&files.scanned_files());
     }
 
     /// Waits until every database was tried once, for at most `limit`
@@ -295,7 +299,7 @@ impl Project {
         if self.sql.is_empty() {
             return;
         }
-        let wait = crate::databases::open_wait(&self.sql);
+        let wait = databases::open_wait(&self.sql);
         let deadline = tokio::time::Instant::now() + limit.map_or(wait, |limit| limit.min(wait));
         while self
             .databases
@@ -310,7 +314,7 @@ impl Project {
 
     /// A server builder with this project's identity and `options`.
     fn builder(&self, options: ServerOptions) -> ServerBuilder {
-        let options = crate::network::server_options(&self.config.limits, options);
+        let options = network::server_options(&self.config.limits, options);
         let section = &self.config.server;
         let name = section.name.clone().unwrap_or_else(|| "switchboard".to_owned());
         let version = section.version.clone().unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned());
@@ -327,8 +331,8 @@ impl Project {
         // Rows a model reads may hold text written to steer it: say once
         // that they are data (each result says so too).
         let instructions = match (&section.instructions, self.sql.is_empty()) {
-            (Some(own), false) => Some(format!("{own}\n\n{}", crate::databases::INSTRUCTIONS)),
-            (None, false) => Some(crate::databases::INSTRUCTIONS.to_owned()),
+            (Some(own), false) => Some(format!("{own}\n\n{}", databases::INSTRUCTIONS)),
+            (None, false) => Some(databases::INSTRUCTIONS.to_owned()),
             (own, true) => own.clone(),
         };
         if let Some(instructions) = instructions {
@@ -427,9 +431,9 @@ impl Project {
             Some(spec) => match &spec.ui {
                 Some(name) => self.views.uri(name).map(str::to_owned),
                 None => (self.views.builtin && spec.access == switchboard_sql::Access::Read)
-                    .then(|| crate::apps::TABLE_VIEW.to_owned()),
+                    .then(|| apps::TABLE_VIEW.to_owned()),
             },
-            None => self.views.builtin.then(|| crate::apps::TABLE_VIEW.to_owned()),
+            None => self.views.builtin.then(|| apps::TABLE_VIEW.to_owned()),
         }
     }
 
@@ -477,7 +481,7 @@ impl Project {
         .collect();
         let restart = (!changed.is_empty())
             .then(|| format!("{} changed; restart switchboard for that to take effect", changed.join(", ")));
-        let skills = crate::skills::ProjectSkills::adopt(self.skills.as_mut(), old.skills.as_ref(), server);
+        let skills = skills::ProjectSkills::adopt(self.skills.as_mut(), old.skills.as_ref(), server);
         let restart = match (restart, skills) {
             (Some(changed), Some(skills)) => Some(format!("{changed}; {skills}")),
             (changed, skills) => changed.or(skills),
@@ -549,7 +553,7 @@ fn named_file_problems(config: Config) -> Vec<Problem> {
         problems.extend(PromptPolicy::Strict.load(&dir, &[]).problems);
     }
     if let Ok(tree) = ServedTree::new(config.dir(), &config.files) {
-        crate::skills::ProjectSkills::load(&config, &tree, &mut problems, &mut Vec::new());
+        skills::ProjectSkills::load(&config, &tree, &mut problems, &mut Vec::new());
     }
     problems
 }
@@ -665,7 +669,7 @@ fn served_prompts(config: &Config, files: &[PromptFile]) -> Vec<Prompt> {
 /// ([`switchboard_tools::files_run_by`]). Dotfiles and dot-folders
 /// (`.switchboard/`, `.git/`) are refused by the tree itself.
 fn protected_paths(config: &Config) -> Vec<PathBuf> {
-    let mut paths = configuration_paths(config);
+    let mut paths = paths::configuration_paths(config);
     // What command tools run directly (`./scripts/test.sh`, `python3
     // tools/gen.py`): a model that rewrote one would run its own code the
     // next time the tool is called.
@@ -675,62 +679,14 @@ fn protected_paths(config: &Config) -> Vec<PathBuf> {
     paths
 }
 
-/// The paths that configure the server or run as part of it, outside any
-/// sandbox: the configuration file in use, `switchboard.toml`, the prompt
-/// folders and the skills folders (they need not exist yet), the OpenAPI
-/// documents (they decide the tools and where their credentials are sent;
-/// an edit reloads live), what stdio upstream servers run (their
-/// program in the folder, script arguments) and the `[[databases]]`
-/// files. The write policy and the sandbox's read-only entries both start
-/// from this one list.
-pub(crate) fn configuration_paths(config: &Config) -> Vec<PathBuf> {
-    let mut paths =
-        vec![config.dir().join(switchboard_config::FILE_NAME), config.resolve(Path::new("prompts"))];
-    paths.extend(config.path().map(Path::to_path_buf));
-    paths.extend(config.prompts_dir());
-    // Skills are instructions hosts load into a model's context later.
-    paths.push(config.resolve(Path::new("skills")));
-    // Views are pages a host runs in front of the user (see `crate::apps`):
-    // the whole folder once it serves views (the tree guards its view files
-    // before that; a monorepo's `apps/` of code stays writable).
-    paths.extend(crate::apps::views_folder_in_use(config));
-    paths.extend(config.skills.dir_in(config.dir()));
-    paths.extend(openapi_documents(config));
-    // The `[[databases]]` files (and SQLite's files beside them): written
-    // only through the database's own write tools, never as files, nor by
-    // a sandboxed command (a model that rewrote one would write around a
-    // read-only database).
-    paths.extend(crate::databases::database_files(config));
-    for upstream in &config.upstreams {
-        let upstream = upstream.get_ref();
-        let cwd = upstream.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
-        paths.extend(switchboard_tools::files_run_by_argv(&upstream.command, &cwd, config.dir()));
-    }
-    paths
-}
-
-/// What the model may never see, like `.env`: the configuration file in
-/// use, `switchboard.toml` where switchboard looks for one (a literal
-/// token in a header would otherwise be one `search` away) and the
-/// `env_file` it reads secrets from.
-pub(crate) fn never_served_paths(config: &Config) -> Vec<PathBuf> {
-    let mut paths = vec![config.dir().join(switchboard_config::FILE_NAME)];
-    paths.extend(config.path().map(Path::to_path_buf));
-    paths.extend(config.env_file());
-    // A database is read through its tools and resources, where `exclude`
-    // and the engine's read-only hold; its file would bypass both.
-    paths.extend(crate::databases::database_files(config));
-    paths
-}
-
 /// The built-in file and git tools and the declared command, HTTP and OpenAPI
 /// tools; each problem is placed on the table that caused it.
 fn build_tools(
     config: &Config,
     tree: &ServedTree,
     git: Option<&GitResources>,
-    sandbox: &crate::sandbox::Plan,
-    views: &crate::apps::Views,
+    sandbox: &sandbox::Plan,
+    views: &apps::Views,
     problems: &mut Vec<Problem>,
     left_out: &mut Vec<Problem>,
 ) -> Vec<Tool> {
@@ -738,7 +694,7 @@ fn build_tools(
     if views.builtin {
         tools = tools
             .into_iter()
-            .map(|tool| if tool.name() == "search" { tool.ui(crate::apps::SEARCH_VIEW) } else { tool })
+            .map(|tool| if tool.name() == "search" { tool.ui(apps::SEARCH_VIEW) } else { tool })
             .collect();
     }
     // Git tools when the folder is a repository; the writing ones with the file writes.
@@ -784,7 +740,7 @@ fn build_tools(
             Err(e) if e.is_missing_secret() => {
                 let key = e.missing_secret_key().into_iter().flatten();
                 let at: Vec<&str> = ["tools", "http", &index].into_iter().chain(key).collect();
-                left_out.push(crate::secrets::left_out(config, &at, &e.to_string(), "this tool"));
+                left_out.push(secrets::left_out(config, &at, &e.to_string(), "this tool"));
             }
             tool => add(tool, spec.span(), problems),
         }
@@ -803,7 +759,7 @@ fn build_tools(
                 let key = e.missing_secret_key().into_iter().flatten();
                 let at: Vec<&str> = ["tools", "openapi", &index].into_iter().chain(key).collect();
                 let what = "the tools of this entry are";
-                left_out.push(crate::secrets::left_out(config, &at, &e.to_string(), what));
+                left_out.push(secrets::left_out(config, &at, &e.to_string(), what));
             }
             // A syntax error of the document file is placed in that file.
             Err(e) => problems.push(match e.document_place() {
@@ -815,16 +771,11 @@ fn build_tools(
     tools
 }
 
-/// The OpenAPI document files `config` reads (edits to them reload it).
-pub(crate) fn openapi_documents(config: &Config) -> Vec<PathBuf> {
-    config.tools.openapi.iter().filter_map(|spec| spec.get_ref().document_file(config.dir())).collect()
-}
-
 /// Each `[[tools.sql]]` tool's `ui` names a view of the apps folder, and
 /// `visibility` comes with a view (its `ui`, or the built-in table of a
 /// read tool) (the tools themselves are made when the
 /// database opens: their view is checked here, at the tool's line).
-fn check_sql_views(config: &Config, views: &crate::apps::Views, problems: &mut Vec<Problem>) {
+fn check_sql_views(config: &Config, views: &apps::Views, problems: &mut Vec<Problem>) {
     for (i, spec) in config.tools.sql.iter().enumerate() {
         let spec = spec.get_ref();
         let index = i.to_string();

@@ -7,7 +7,7 @@
 //!
 //! - a client with `roots` is asked `roots/list`; its `file://` roots that
 //!   are local folders, and neither `/`, the home folder nor a folder holding
-//!   it (the rule of [`crate::unservable_folder`], the same as for the working
+//!   it (the rule of [`unservable_folder`], the same as for the working
 //!   folder), are served: one root as the served folder (as `serve ROOT`
 //!   would), several as `[[files.roots]]` mounted under their folder names
 //!   (made unique), with the first root's configuration. Without a
@@ -37,7 +37,8 @@ use switchboard_files::RootSpec;
 use switchboard_server::Session;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::live::Source;
+use super::source::{Source, unservable_folder};
+use crate::exit;
 
 /// How long a `roots/list` may take before the roots in force stay.
 const ANSWER_WAIT: Duration = Duration::from_secs(30);
@@ -85,7 +86,7 @@ impl Start {
     pub(crate) fn at_end(&self) -> anyhow::Result<()> {
         match &self.refused {
             Some(reason) if !self.named.load(Ordering::Relaxed) => {
-                Err(crate::exit::usage(anyhow::anyhow!("{reason}")))
+                Err(exit::usage(anyhow::anyhow!("{reason}")))
             }
             _ => Ok(()),
         }
@@ -93,7 +94,7 @@ impl Start {
 }
 
 impl Start {
-    /// The working folder if [`crate::unservable_folder`] allows it, else an
+    /// The working folder if [`unservable_folder`] allows it, else an
     /// empty private folder.
     pub(crate) fn new() -> anyhow::Result<Self> {
         use anyhow::Context as _;
@@ -101,12 +102,12 @@ impl Start {
             .prefix("switchboard-no-roots-")
             .tempdir()
             .context("creating an empty folder to serve until the client names its roots")
-            .map_err(crate::exit::io)?;
+            .map_err(exit::io)?;
         let cwd = std::env::current_dir()
             .and_then(|d| d.canonicalize())
             .context("the current folder")
-            .map_err(crate::exit::io)?;
-        let refused = crate::unservable_folder(&cwd).map(|what| {
+            .map_err(exit::io)?;
+        let refused = unservable_folder(&cwd).map(|what| {
             format!(
                 "no folder to serve was named, the current folder, {}, is {what}, and the client \
                  named no roots; name the project folder, e.g. `switchboard serve /path/to/project`",
@@ -117,7 +118,7 @@ impl Start {
         if let Some(reason) = &refused
             && std::io::stdin().is_terminal()
         {
-            return Err(crate::exit::usage(anyhow::anyhow!("{reason}")));
+            return Err(exit::usage(anyhow::anyhow!("{reason}")));
         }
         let dir = if refused.is_some() { canonical(empty.path()) } else { cwd };
         let source = Source { dir, config: None, roots: Vec::new() };
@@ -146,7 +147,7 @@ pub(crate) async fn follow(
         let declared = session.negotiated().is_some_and(|n| n.client_capabilities.roots.is_some());
         if !declared {
             if first && let (Some(reason), Some(fatal)) = (&refused, fatal.take()) {
-                let _ = fatal.send(crate::exit::usage(anyhow::anyhow!("{reason}")));
+                let _ = fatal.send(exit::usage(anyhow::anyhow!("{reason}")));
             }
             continue;
         }
@@ -232,7 +233,7 @@ fn servable(uri: &str) -> Result<PathBuf, String> {
     if !folder.is_dir() {
         return Err("not a folder".into());
     }
-    match crate::unservable_folder(&folder) {
+    match unservable_folder(&folder) {
         Some(what) => Err(format!("{} is {what}", folder.display())),
         None => Ok(folder),
     }

@@ -50,7 +50,7 @@ impl Plan {
             // What the model is never served, it does not read through a
             // sandboxed command either (a database file would read around
             // `exclude`; the env_file holds the secrets).
-            .with_hidden(crate::project::never_served_paths(config));
+            .with_hidden(super::paths::never_served_paths(config));
         Self { sandbox, default_on }
     }
 
@@ -138,7 +138,7 @@ impl Plan {
 /// renaming its folder.
 fn read_only_entries(config: &Config, default_on: bool) -> Vec<PathBuf> {
     let Ok(root) = config.dir().canonicalize() else { return Vec::new() };
-    let mut held = crate::project::configuration_paths(config);
+    let mut held = super::paths::configuration_paths(config);
     held.push(root.join(".git"));
     for spec in &config.tools.command {
         if !spec.get_ref().sandbox.unwrap_or(default_on) {

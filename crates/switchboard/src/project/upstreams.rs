@@ -15,7 +15,7 @@ use switchboard_proxy::{
 /// in `left_out`; anything else wrong is a problem placed on its entry.
 pub(crate) fn configs(
     config: &Config,
-    views: &crate::apps::Views,
+    views: &super::apps::Views,
     problems: &mut Vec<Problem>,
     left_out: &mut Vec<Problem>,
 ) -> Vec<UpstreamConfig> {
@@ -35,7 +35,7 @@ pub(crate) fn configs(
                 let index = i.to_string();
                 let at: Vec<&str> =
                     ["upstreams", index.as_str()].into_iter().chain(key.iter().map(String::as_str)).collect();
-                left_out.push(crate::secrets::left_out(config, &at, &message, "this upstream"));
+                left_out.push(super::secrets::left_out(config, &at, &message, "this upstream"));
             }
             Err(Unresolved::Invalid(message)) => problems.push(config.problem_at(spanned.span(), message)),
         }
@@ -57,7 +57,7 @@ enum Unresolved {
 /// or a `visibility` without a `ui`, is a problem at its key.
 fn view_metas(
     config: &Config,
-    views: &crate::apps::Views,
+    views: &super::apps::Views,
     index: usize,
     spec: &UpstreamSpec,
 ) -> Result<std::collections::BTreeMap<String, serde_json::Map<String, serde_json::Value>>, Vec<Problem>> {
