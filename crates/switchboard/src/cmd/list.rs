@@ -89,43 +89,51 @@ pub(crate) struct Listing<'a> {
 
 /// Prints a listing as text or JSON.
 pub(crate) fn print_listing(listing: &Listing<'_>, as_json: bool) -> anyhow::Result<()> {
+    if as_json { print(&listing_json(listing)?) } else { print(&listing_text(listing)?) }
+}
+
+/// A listing as JSON: the definitions as clients see them.
+fn listing_json(listing: &Listing<'_>) -> anyhow::Result<String> {
     use std::fmt::Write as _;
     let Listing { server, skills, upstreams, sandbox, left_out, databases } = *listing;
     let mut out = String::new();
-    if as_json {
-        let mut listing = json!({
-            "tools": server.tools(),
-            "prompts": server.prompts(),
-            "resources": server.listed_resources(),
-            "resourceTemplates": server.resource_templates(),
-        });
-        if !skills.is_empty() {
-            listing["skills"] = skills
-                .iter()
-                .map(
-                    |s| json!({"name": s.name, "description": s.description, "uri": s.uri, "files": s.files}),
-                )
-                .collect();
-        }
-        if let Some(upstreams) = upstreams {
-            listing["upstreams"] = json!(upstreams);
-        }
-        if let Some(sandbox) = sandbox {
-            listing["sandbox"] = sandbox.clone();
-        }
-        if !left_out.is_empty() {
-            listing["leftOut"] = left_out.iter().map(|p| json!(p.to_string())).collect();
-        }
-        if !databases.is_empty() {
-            listing["databases"] = databases.iter().map(crate::project::databases::listed_json).collect();
-        }
-        let views = crate::project::apps::listed(server);
-        if !views.is_empty() {
-            listing["views"] = Value::Array(views);
-        }
-        writeln!(out, "{}", serde_json::to_string_pretty(&listing)?)?;
-        return print(&out);
+    let mut listing = json!({
+        "tools": server.tools(),
+        "prompts": server.prompts(),
+        "resources": server.listed_resources(),
+        "resourceTemplates": server.resource_templates(),
+    });
+    if !skills.is_empty() {
+        listing["skills"] = skills
+            .iter()
+            .map(|s| json!({"name": s.name, "description": s.description, "uri": s.uri, "files": s.files}))
+            .collect();
     }
+    if let Some(upstreams) = upstreams {
+        listing["upstreams"] = json!(upstreams);
+    }
+    if let Some(sandbox) = sandbox {
+        listing["sandbox"] = sandbox.clone();
+    }
+    if !left_out.is_empty() {
+        listing["leftOut"] = left_out.iter().map(|p| json!(p.to_string())).collect();
+    }
+    if !databases.is_empty() {
+        listing["databases"] = databases.iter().map(crate::project::databases::listed_json).collect();
+    }
+    let views = crate::project::apps::listed(server);
+    if !views.is_empty() {
+        listing["views"] = Value::Array(views);
+    }
+    writeln!(out, "{}", serde_json::to_string_pretty(&listing)?)?;
+    Ok(out)
+}
+
+/// A listing as text, a section per kind.
+fn listing_text(listing: &Listing<'_>) -> anyhow::Result<String> {
+    use std::fmt::Write as _;
+    let Listing { server, skills, upstreams, sandbox, left_out, databases } = *listing;
+    let mut out = String::new();
     if !left_out.is_empty() {
         writeln!(out, "Left out ({}):", left_out.len())?;
         for problem in left_out {
@@ -189,7 +197,7 @@ pub(crate) fn print_listing(listing: &Listing<'_>, as_json: bool) -> anyhow::Res
             writeln!(out, "  {:<24} {:<10} {}", skill.name, files, first_line(Some(&skill.description)))?;
         }
     }
-    print(&out)
+    Ok(out)
 }
 
 fn first_line(text: Option<&str>) -> &str {
