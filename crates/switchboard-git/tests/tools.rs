@@ -1,7 +1,7 @@
 //! The git tools on a real repository made with libgit2 in a temporary
 //! folder, served through a real server and the in-memory client. The
 //! path filter here hides `secret*` (in the binary it is the served
-//! tree's policy; see crates/switchboard/tests/git_tools.rs).
+//! tree's policy; see crates/switchboard/tests/integration/git_tools.rs).
 
 use std::path::Path;
 

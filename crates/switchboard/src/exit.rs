@@ -1,10 +1,10 @@
 //! Exit statuses: one meaning each, for every command.
 //!
 //! An error is marked with the status it ends switchboard with by wrapping it in
-//! a [`Coded`] ([`usage`], [`config`], [`io`], [`tool_error`]); `main`
+//! a [`Coded`] ([`usage`], [`config`], [`io`], [`tool_error`]); [`status`]
 //! finds the mark anywhere in the error's chain. An unmarked error is an
 //! I/O or protocol failure (4): configuration problems are marked where
-//! they are reported ([`crate::report`]), and usage errors are clap's own
+//! they are reported (`output::report`), and usage errors are clap's own
 //! or marked where they are found.
 
 use std::process::ExitCode;
@@ -99,6 +99,31 @@ pub(crate) fn find<T: std::error::Error + Send + Sync + 'static>(error: &anyhow:
 /// The status `error` ends switchboard with: the outermost mark, else 4.
 pub(crate) fn code_of(error: &anyhow::Error) -> Code {
     find::<Coded>(error).map_or(Code::Io, |c| c.code)
+}
+
+/// The exit status of a command that ended with `result`: 0 on success,
+/// 128 + the signal's number when a signal stopped it, 0 when stdout was
+/// closed (the client went away), else the error's mark ([`code_of`]) after
+/// the error is printed on stderr.
+pub(crate) fn status(result: anyhow::Result<()>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // Stopped by a signal: exit with 128 + its number (143 for SIGTERM).
+            if let Some(stopped) = e.downcast_ref::<crate::shutdown::Terminated>() {
+                return ExitCode::from(stopped.exit_code());
+            }
+            // A closed stdout just means the client went away.
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("switchboard: {e:#}");
+            code_of(&e).into()
+        }
+    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! 2026-07-28 `basic/index.mdx` §`_meta`): without the `otel` feature the
 //! framework hands the values to handlers as sent, in every revision, and a
 //! value it cannot use never fails a request. (Spans parented by them: the
-//! `otel` feature, tested in `crates/switchboard/tests/otel.rs`.)
+//! `otel` feature, tested in `crates/switchboard/tests/integration/otel.rs`.)
 
 use serde_json::{Value, json};
 use switchboard_server::{NoArgs, RequestContext, Server, Tool};
