@@ -15,6 +15,7 @@ use switchboard_types::Implementation;
 use switchboard_types::content::Icon;
 
 use crate::catalog::{Catalog, CursorCodec};
+use crate::core::Core;
 use crate::error::{Error, Result};
 use crate::events::{EventBus, ListKind};
 use crate::extensions::OfferedExtension;
@@ -23,7 +24,7 @@ use crate::prompt::Prompt;
 use crate::resource::{Resource, ResourceTemplate};
 use crate::resource_entry::ResourceEntry;
 use crate::resource_source::ResourceSource;
-use crate::server::{Server, ServerInner};
+use crate::server::Server;
 use crate::tool::Tool;
 
 /// Builds a [`Server`].
@@ -42,7 +43,7 @@ pub struct ServerBuilder {
     prompts_enabled: bool,
     resources_enabled: bool,
     logging_enabled: bool,
-    layers: Vec<crate::middleware::PendingServerLayer>,
+    layers: Vec<crate::server_layer::PendingServerLayer>,
     state: Option<Arc<dyn crate::store::StateStore>>,
     extensions: Vec<OfferedExtension>,
     methods: Vec<crate::methods::Method>,
@@ -125,16 +126,17 @@ impl ServerBuilder {
     /// [tower]: https://docs.rs/tower
     pub fn layer<L>(mut self, layer: L) -> Self
     where
-        L: tower::Layer<crate::middleware::RequestStack> + Send + Sync + 'static,
-        L::Service: tower::Service<crate::middleware::Request, Response = crate::middleware::Response>
+        L: tower::Layer<crate::server_layer::RequestStack> + Send + Sync + 'static,
+        L::Service: tower::Service<crate::server_layer::Request, Response = crate::server_layer::Response>
             + Clone
             + Send
             + Sync
             + 'static,
-        <L::Service as tower::Service<crate::middleware::Request>>::Error: Into<crate::middleware::BoxError>,
-        <L::Service as tower::Service<crate::middleware::Request>>::Future: Send + 'static,
+        <L::Service as tower::Service<crate::server_layer::Request>>::Error:
+            Into<crate::tool_layer::BoxError>,
+        <L::Service as tower::Service<crate::server_layer::Request>>::Future: Send + 'static,
     {
-        self.layers.push(crate::middleware::pending_server_layer(layer));
+        self.layers.push(crate::server_layer::pending_server_layer(layer));
         self
     }
 
@@ -327,7 +329,7 @@ impl ServerBuilder {
         let per_request_info = serde_json::to_value(&self.info).expect("Implementation serializes; qed");
         let limits =
             crate::limits::Limiters::new(self.options.tool_rate_per_caller, self.options.tool_rate_global);
-        let inner = ServerInner {
+        let core = Core {
             info: self.info,
             per_request_info,
             instructions: self.instructions,
@@ -347,7 +349,6 @@ impl ServerBuilder {
                 || !self.sources.is_empty(),
             logging_enabled: self.logging_enabled,
             has_completers: AtomicBool::new(false),
-            layered: None,
             sources: self.sources,
             limits,
             extensions: self.extensions,
@@ -356,16 +357,11 @@ impl ServerBuilder {
             tasks_offered,
             notification_hook: self.notification_hook,
         };
-        inner.add_registered(self.tools, self.prompts, self.resources, self.templates)?;
-        inner.events.go_live();
-        let layers = self.layers;
-        let inner = Arc::new_cyclic(|weak| {
-            let mut inner = inner;
-            inner.layered =
-                crate::middleware::server_stack(crate::dispatch::method_runner(weak.clone()), layers);
-            inner
-        });
-        Ok(Server { inner })
+        core.add_registered(self.tools, self.prompts, self.resources, self.templates)?;
+        core.events.go_live();
+        let core = Arc::new(core);
+        let layered = crate::server_layer::server_stack(Arc::clone(&core), self.layers).map(Arc::new);
+        Ok(Server { core, layered })
     }
 
     /// The builder, offering the Tasks extension if a tool needs it.
@@ -431,7 +427,7 @@ impl ServerBuilder {
     }
 }
 
-impl ServerInner {
+impl Core {
     /// Registers the builder's tools, prompts, resources and templates.
     fn add_registered(
         &self,

@@ -144,6 +144,7 @@ mod caller;
 mod catalog;
 mod completion;
 mod context;
+mod core;
 mod core_methods;
 mod dispatch;
 mod error;
@@ -159,7 +160,39 @@ mod listen;
 #[cfg(feature = "macros")]
 mod macro_support;
 mod methods;
-pub mod middleware;
+pub mod middleware {
+    //! Middleware as [tower] layers: around one tool ([`Tool::layer`]) or
+    //! around every request the server answers ([`ServerBuilder::layer`]).
+    //!
+    //! Why tower: it is the middleware vocabulary of the Rust server ecosystem
+    //! (axum, tonic, hyper), so its ready-made layers (`TimeoutLayer`,
+    //! `ConcurrencyLimitLayer`, `RateLimitLayer`, `AsyncFilterLayer`, the
+    //! `tower-http`-style tracing layers) work here unchanged, and a layer of
+    //! your own is a `Service` wrapper of a few lines.
+    //!
+    //! - A **tool layer** wraps one tool's handler. Its service takes a
+    //!   [`ToolCall`] (name, arguments that already passed the input schema,
+    //!   context) and answers a [`CallToolResult`](crate::CallToolResult).
+    //!   An error it returns becomes the tool's error: a [`ToolError`](crate::ToolError) (boxed as
+    //!   [`ToolFailure`]) keeps its kind, an [`ErrorObject`](crate::ErrorObject) is a protocol
+    //!   error, a timeout an execution error saying so, anything else an
+    //!   execution error with its message.
+    //! - A **server layer** wraps every request that reaches a method (after
+    //!   lifecycle, version and rate checks, before the response is encoded):
+    //!   its service takes a [`Request`] and answers an opaque [`Response`]. An
+    //!   [`ErrorObject`](crate::ErrorObject) it returns is sent as that JSON-RPC error; any other
+    //!   error is `-32603` with its message.
+    //!
+    //! Layers added later wrap the ones added before (the last is outermost),
+    //! as in axum. A server with no layers pays nothing for this module.
+    //!
+    //! [tower]: https://docs.rs/tower
+    //! [`Tool::layer`]: crate::Tool::layer
+    //! [`ServerBuilder::layer`]: crate::ServerBuilder::layer
+
+    pub use crate::server_layer::{Request, RequestStack, Response};
+    pub use crate::tool_layer::{BoxError, ToolCall, ToolFailure, ToolService, ToolStack};
+}
 mod options;
 mod output;
 mod page_json;
@@ -177,6 +210,7 @@ mod schema;
 mod scopes;
 mod server;
 mod server_bulk;
+mod server_layer;
 mod session;
 mod setters;
 mod shape;
@@ -188,6 +222,7 @@ pub mod tasks;
 mod tool;
 mod tool_entry;
 mod tool_handler;
+mod tool_layer;
 mod tools_methods;
 pub mod trace_context;
 pub mod transport;

@@ -32,7 +32,7 @@ use switchboard_types::{
     InitializeResult, ProtocolVersion, RequestId, ServerCapabilities,
 };
 
-use crate::server::ServerInner;
+use crate::core::Core;
 use crate::session::{Negotiated, Session};
 use crate::shape;
 
@@ -134,7 +134,7 @@ pub(crate) fn negotiate(requested: &str) -> ProtocolVersion {
     }
 }
 
-impl ServerInner {
+impl Core {
     /// The capabilities object for `version`.
     ///
     /// Exactly what is wired up: a primitive appears when something of its
@@ -214,7 +214,7 @@ impl ServerInner {
         crate::params::to_map(&result)
     }
 
-    /// [`ServerInner::decorate_per_request`] for a result already serialized as a
+    /// [`Core::decorate_per_request`] for a result already serialized as a
     /// JSON object without `_meta`: the fields are spliced in after `{`.
     pub(crate) fn decorate_per_request_raw(
         &self,

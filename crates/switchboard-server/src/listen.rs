@@ -25,8 +25,8 @@ use switchboard_types::subscriptions::{ListenParams, SubscriptionFilter};
 use switchboard_types::{ErrorObject, RequestId};
 
 use crate::context::RequestContext;
+use crate::core::Core;
 use crate::params::parse_params;
-use crate::server::Server;
 use crate::session::Session;
 use crate::uri::validate_uri;
 
@@ -53,92 +53,89 @@ fn subscription_meta(id: &RequestId) -> Value {
     Value::Object(meta)
 }
 
-impl Server {
-    pub(crate) async fn listen(
-        &self,
-        session: &Arc<Session>,
-        ctx: &RequestContext,
-        params: Option<&RawValue>,
-    ) -> Result<Map<String, Value>, ErrorObject> {
-        if session.is_stateless() {
-            // Its events would reach every request of the shared session.
-            return Err(ErrorObject::internal(
-                "subscriptions/listen needs a session of its own, not the transport's shared stateless one",
-            ));
-        }
-        let params: ListenParams = parse_params(params)?;
-        let requested = params.notifications;
-        let inner = &self.inner;
-        // Task notifications need the Tasks extension on this request
-        // (`tasks.md` §Task Status Notifications: MUST be `-32021`). The
-        // acknowledgement agrees to the ids of tasks this caller owns (any
-        // other id is, to it, no task at all); each status change of those
-        // is sent as `notifications/tasks` with the full `DetailedTask`,
-        // from whichever instance made it (the event bus).
-        if requested.task_ids.is_some() && !crate::tasks::declared(ctx.client_capabilities()) {
-            return Err(crate::tasks::extension_required("task status notifications"));
-        }
-        let task_ids = match &requested.task_ids {
-            Some(ids) => Some(self.owned_tasks(ids, ctx).await),
-            None => None,
-        };
-        let subscriptions = match requested.resource_subscriptions {
-            Some(uris) if inner.resources_enabled && !uris.is_empty() => {
-                for uri in &uris {
-                    validate_uri(uri).map_err(|reason| {
-                        ErrorObject::invalid_params(format!("invalid resource URI {uri:?}: {reason}"))
-                            .with_data(json!({"uri": uri}))
-                    })?;
-                }
-                Some(uris)
-            }
-            _ => None,
-        };
-        let accepted = SubscriptionFilter {
-            tools_list_changed: (requested.tools_list_changed == Some(true) && inner.tools_enabled)
-                .then_some(true),
-            prompts_list_changed: (requested.prompts_list_changed == Some(true) && inner.prompts_enabled)
-                .then_some(true),
-            resources_list_changed: (requested.resources_list_changed == Some(true)
-                && inner.resources_enabled)
-                .then_some(true),
-            resource_subscriptions: subscriptions,
-            task_ids,
-        };
-        let id = ctx.request_id().clone();
-        let mut ack = match serde_json::to_value(ListenParams { notifications: accepted.clone() }) {
-            Ok(Value::Object(map)) => map,
-            _ => return Err(ErrorObject::internal("the acknowledgement does not serialize")),
-        };
-        ack.insert("_meta".into(), subscription_meta(&id));
-        // The acknowledgement is queued before the stream is registered, so
-        // it is the first message carrying this subscription id.
-        if session
-            .outbound()
-            .send(encode_notification(method::SUBSCRIPTIONS_ACKNOWLEDGED, Some(&ack)))
-            .await
-            .is_err()
-        {
-            return Err(ErrorObject::internal("the connection closed"));
-        }
-        session.add_listen(id.clone(), accepted);
-        let _guard = ListenGuard { session: Arc::clone(session), id: id.clone() };
-        session.closing().await;
-        let mut result = Map::new();
-        result.insert("_meta".into(), subscription_meta(&id));
-        Ok(result)
+pub(crate) async fn listen(
+    core: &Core,
+    session: &Arc<Session>,
+    ctx: &RequestContext,
+    params: Option<&RawValue>,
+) -> Result<Map<String, Value>, ErrorObject> {
+    if session.is_stateless() {
+        // Its events would reach every request of the shared session.
+        return Err(ErrorObject::internal(
+            "subscriptions/listen needs a session of its own, not the transport's shared stateless one",
+        ));
     }
+    let params: ListenParams = parse_params(params)?;
+    let requested = params.notifications;
+    let inner = &core;
+    // Task notifications need the Tasks extension on this request
+    // (`tasks.md` §Task Status Notifications: MUST be `-32021`). The
+    // acknowledgement agrees to the ids of tasks this caller owns (any
+    // other id is, to it, no task at all); each status change of those
+    // is sent as `notifications/tasks` with the full `DetailedTask`,
+    // from whichever instance made it (the event bus).
+    if requested.task_ids.is_some() && !crate::tasks::declared(ctx.client_capabilities()) {
+        return Err(crate::tasks::extension_required("task status notifications"));
+    }
+    let task_ids = match &requested.task_ids {
+        Some(ids) => Some(owned_tasks(core, ids, ctx).await),
+        None => None,
+    };
+    let subscriptions = match requested.resource_subscriptions {
+        Some(uris) if inner.resources_enabled && !uris.is_empty() => {
+            for uri in &uris {
+                validate_uri(uri).map_err(|reason| {
+                    ErrorObject::invalid_params(format!("invalid resource URI {uri:?}: {reason}"))
+                        .with_data(json!({"uri": uri}))
+                })?;
+            }
+            Some(uris)
+        }
+        _ => None,
+    };
+    let accepted = SubscriptionFilter {
+        tools_list_changed: (requested.tools_list_changed == Some(true) && inner.tools_enabled)
+            .then_some(true),
+        prompts_list_changed: (requested.prompts_list_changed == Some(true) && inner.prompts_enabled)
+            .then_some(true),
+        resources_list_changed: (requested.resources_list_changed == Some(true) && inner.resources_enabled)
+            .then_some(true),
+        resource_subscriptions: subscriptions,
+        task_ids,
+    };
+    let id = ctx.request_id().clone();
+    let mut ack = match serde_json::to_value(ListenParams { notifications: accepted.clone() }) {
+        Ok(Value::Object(map)) => map,
+        _ => return Err(ErrorObject::internal("the acknowledgement does not serialize")),
+    };
+    ack.insert("_meta".into(), subscription_meta(&id));
+    // The acknowledgement is queued before the stream is registered, so
+    // it is the first message carrying this subscription id.
+    if session
+        .outbound()
+        .send(encode_notification(method::SUBSCRIPTIONS_ACKNOWLEDGED, Some(&ack)))
+        .await
+        .is_err()
+    {
+        return Err(ErrorObject::internal("the connection closed"));
+    }
+    session.add_listen(id.clone(), accepted);
+    let _guard = ListenGuard { session: Arc::clone(session), id: id.clone() };
+    session.closing().await;
+    let mut result = Map::new();
+    result.insert("_meta".into(), subscription_meta(&id));
+    Ok(result)
+}
 
-    /// The ids among `ids` (the first [`MAX_TASK_IDS`]) of tasks the
-    /// request's caller owns, each once.
-    async fn owned_tasks(&self, ids: &[String], ctx: &RequestContext) -> Vec<String> {
-        let principal = ctx.principal().map(|p| p.subject.as_str());
-        let mut owned: Vec<String> = Vec::new();
-        for id in ids.iter().take(MAX_TASK_IDS) {
-            if !owned.contains(id) && self.inner.tasks.get(id, principal).await.is_ok() {
-                owned.push(id.clone());
-            }
+/// The ids among `ids` (the first [`MAX_TASK_IDS`]) of tasks the
+/// request's caller owns, each once.
+async fn owned_tasks(core: &Core, ids: &[String], ctx: &RequestContext) -> Vec<String> {
+    let principal = ctx.principal().map(|p| p.subject.as_str());
+    let mut owned: Vec<String> = Vec::new();
+    for id in ids.iter().take(MAX_TASK_IDS) {
+        if !owned.contains(id) && core.tasks.get(id, principal).await.is_ok() {
+            owned.push(id.clone());
         }
-        owned
     }
+    owned
 }

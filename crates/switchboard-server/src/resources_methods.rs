@@ -18,13 +18,13 @@ use switchboard_types::{ErrorCode, ErrorObject, ProtocolVersion, ResourceContent
 
 use crate::caller::permits;
 use crate::context::RequestContext;
+use crate::core::Core;
 use crate::events::ListKind;
 use crate::output::Output;
 use crate::page_json::PageWriter;
 use crate::params::parse_params;
 use crate::resource::{ReadRequest, ResourceHandler};
 use crate::resource_source::{ResourcePage, SOURCE_PHASE, decode_position, encode_position};
-use crate::server::Server;
 use crate::session::Session;
 use crate::shape;
 use crate::uri::validate_uri;
@@ -51,218 +51,211 @@ fn checked_uri(params: &UriParams) -> std::result::Result<(), ErrorObject> {
     })
 }
 
-impl Server {
-    pub(crate) fn list_resources(
-        &self,
-        ctx: &RequestContext,
-        params: Option<&RawValue>,
-    ) -> std::result::Result<crate::output::Output, ErrorObject> {
-        let version = ctx.protocol_version();
-        if self.inner.sources.is_empty() {
-            return self.list_page(
-                &self.inner.resources,
-                ListKind::Resources,
-                "resources",
-                params,
-                |e| permits(ctx.principal(), &e.scopes),
-                |e| e.rendered(version),
-            );
-        }
-        // Registered resources first, then each source in order; a page
-        // fills up across the boundaries.
-        let params: PaginatedParams = parse_params(params)?;
-        let codec = self.inner.cursors.load();
-        let page_size = self.inner.options.page_size.max(1);
-        let after = match params.cursor.as_deref() {
-            None => None,
-            Some(c) => Some(codec.decode(ListKind::Resources, c)?),
-        };
-        let set = self.inner.resources.load();
-        let (registered, mut next, mut position) = match after {
-            Some(seq) if seq >= SOURCE_PHASE => {
-                let (index, offset) = decode_position(seq);
-                (Vec::new(), None, self.next_source_position(index, offset))
-            }
-            _ => {
-                let (page, next) =
-                    set.page_of(params.cursor.as_deref(), page_size, &codec, ListKind::Resources, |e| {
-                        permits(ctx.principal(), &e.scopes)
-                    })?;
-                let position = if next.is_none() { self.next_source_position(0, 0) } else { None };
-                (page, next, position)
-            }
-        };
-        // One buffer, written front to back: the registered items from
-        // their cached JSON, then each source's items as it pushes them.
-        let mut room = page_size - registered.len();
-        let registered_bytes: usize = registered.iter().map(|e| e.value.rendered(version).len() + 1).sum();
-        let mut page = PageWriter::new("resources", registered_bytes + room * COMPUTED_ITEM_BYTES);
-        for entry in &registered {
-            page.item(entry.value.rendered(version).as_bytes());
-        }
-        while room > 0 {
-            let Some((index, offset)) = position else { break };
-            let source = &self.inner.sources[index];
-            let end = (offset + room).min(source.len());
-            source.list_into(offset..end, &mut ResourcePage::new(&mut page, version, end - offset));
-            room -= end - offset;
-            position = self.next_source_position(index, end);
-        }
-        if let Some((index, offset)) = position {
-            next = Some(codec.encode(ListKind::Resources, encode_position(index, offset)));
-        }
-        Ok(page.finish(next))
-    }
-
-    /// The first position at or after (`index`, `offset`) that names an item.
-    fn next_source_position(&self, index: usize, offset: usize) -> Option<(usize, usize)> {
-        let sources = &self.inner.sources;
-        let mut offset = offset;
-        for (i, source) in sources.iter().enumerate().skip(index) {
-            if offset < source.len() {
-                return Some((i, offset));
-            }
-            offset = 0;
-        }
-        None
-    }
-
-    pub(crate) fn list_resource_templates(
-        &self,
-        ctx: &RequestContext,
-        params: Option<&RawValue>,
-    ) -> std::result::Result<crate::output::Output, ErrorObject> {
-        let version = ctx.protocol_version();
-        self.list_page(
-            &self.inner.templates,
-            ListKind::ResourceTemplates,
-            "resourceTemplates",
+pub(crate) fn list_resources(
+    core: &Core,
+    ctx: &RequestContext,
+    params: Option<&RawValue>,
+) -> std::result::Result<crate::output::Output, ErrorObject> {
+    let version = ctx.protocol_version();
+    if core.sources.is_empty() {
+        return list_page(
+            core,
+            &core.resources,
+            ListKind::Resources,
+            "resources",
             params,
             |e| permits(ctx.principal(), &e.scopes),
             |e| e.rendered(version),
-        )
+        );
     }
-
-    /// Finds who serves `uri` for `principal` among the registered
-    /// resources and templates: the exact resource, else the first matching
-    /// template; what the caller may not use is not there.
-    pub(crate) fn find_resource(
-        &self,
-        uri: &str,
-        principal: Option<&crate::Principal>,
-    ) -> Option<(Arc<dyn ResourceHandler>, ReadRequest)> {
-        if let Some(item) = self.inner.resources.load().get(uri) {
-            if !permits(principal, &item.value.scopes) {
-                return None;
-            }
-            let request = ReadRequest { uri: uri.to_owned(), variables: Default::default() };
-            return Some((Arc::clone(&item.value.handler), request));
+    // Registered resources first, then each source in order; a page
+    // fills up across the boundaries.
+    let params: PaginatedParams = parse_params(params)?;
+    let codec = core.cursors.load();
+    let page_size = core.options.page_size.max(1);
+    let after = match params.cursor.as_deref() {
+        None => None,
+        Some(c) => Some(codec.decode(ListKind::Resources, c)?),
+    };
+    let set = core.resources.load();
+    let (registered, mut next, mut position) = match after {
+        Some(seq) if seq >= SOURCE_PHASE => {
+            let (index, offset) = decode_position(seq);
+            (Vec::new(), None, next_source_position(core, index, offset))
         }
-        let templates = self.inner.templates.load();
-        templates.iter().filter(|item| permits(principal, &item.value.scopes)).find_map(|item| {
-            let variables = item.value.template.matches(uri)?;
-            Some((Arc::clone(&item.value.handler), ReadRequest { uri: uri.to_owned(), variables }))
-        })
-    }
-
-    pub(crate) async fn read_resource(
-        &self,
-        ctx: &RequestContext,
-        params: Option<&RawValue>,
-    ) -> std::result::Result<Map<String, Value>, ErrorObject> {
-        let params: UriParams = parse_params(params)?;
-        checked_uri(&params)?;
-        let version = ctx.protocol_version();
-        // Registered resources, then sources, then templates.
-        let principal = ctx.principal();
-        let exact = self
-            .inner
-            .resources
-            .load()
-            .get(params.uri.as_str())
-            .map(|item| (permits(principal, &item.value.scopes), Arc::clone(&item.value.handler)));
-        let read = match exact {
-            Some((false, _)) => return Err(not_found(&params.uri, version)),
-            Some((true, handler)) => handler
-                .read(ReadRequest { uri: params.uri.clone(), variables: Default::default() }, ctx.clone()),
-            None => match self.inner.sources.iter().find_map(|s| s.read(&params.uri, ctx.clone())) {
-                Some(read) => read,
-                None => {
-                    let Some((handler, request)) = self.find_resource(&params.uri, principal) else {
-                        return Err(not_found(&params.uri, version));
-                    };
-                    handler.read(request, ctx.clone())
-                }
-            },
-        };
-        let contents = read.await.map_err(|e| e.into_error(|| not_found(&params.uri, version)))?;
-        if contents.is_empty() {
-            // Never an empty `contents` for a resource that is not there.
-            return Err(not_found(&params.uri, version));
+        _ => {
+            let (page, next) =
+                set.page_of(params.cursor.as_deref(), page_size, &codec, ListKind::Resources, |e| {
+                    permits(ctx.principal(), &e.scopes)
+                })?;
+            let position = if next.is_none() { next_source_position(core, 0, 0) } else { None };
+            (page, next, position)
         }
-        let contents: Vec<Value> = contents
-            .into_iter()
-            .map(|c| shape::resource_contents(c, version))
-            .collect::<Vec<ResourceContents>>()
-            .iter()
-            .map(|c| serde_json::to_value(c).expect("ResourceContents serializes; qed"))
-            .collect();
-        let mut map = Map::with_capacity(1);
-        map.insert("contents".into(), Value::Array(contents));
-        Ok(map)
+    };
+    // One buffer, written front to back: the registered items from
+    // their cached JSON, then each source's items as it pushes them.
+    let mut room = page_size - registered.len();
+    let registered_bytes: usize = registered.iter().map(|e| e.value.rendered(version).len() + 1).sum();
+    let mut page = PageWriter::new("resources", registered_bytes + room * COMPUTED_ITEM_BYTES);
+    for entry in &registered {
+        page.item(entry.value.rendered(version).as_bytes());
     }
-
-    pub(crate) fn subscribe(
-        &self,
-        session: &Session,
-        ctx: &RequestContext,
-        params: Option<&RawValue>,
-        subscribe: bool,
-    ) -> std::result::Result<Map<String, Value>, ErrorObject> {
-        let params: UriParams = parse_params(params)?;
-        checked_uri(&params)?;
-        if subscribe {
-            let known = self.find_resource(&params.uri, ctx.principal()).is_some()
-                || self.inner.sources.iter().any(|s| s.read(&params.uri, ctx.clone()).is_some());
-            if !known {
-                return Err(not_found(&params.uri, ctx.protocol_version()));
-            }
-            session.subscribe(params.uri);
-        } else {
-            // Unsubscribing from something not subscribed is harmless.
-            session.unsubscribe(&params.uri);
-        }
-        Ok(Map::new())
+    while room > 0 {
+        let Some((index, offset)) = position else { break };
+        let source = &core.sources[index];
+        let end = (offset + room).min(source.len());
+        source.list_into(offset..end, &mut ResourcePage::new(&mut page, version, end - offset));
+        room -= end - offset;
+        position = next_source_position(core, index, end);
     }
+    if let Some((index, offset)) = position {
+        next = Some(codec.encode(ListKind::Resources, encode_position(index, offset)));
+    }
+    Ok(page.finish(next))
 }
 
-impl Server {
-    /// One page of a list method: parses the cursor, pages the catalog and
-    /// writes the result straight from each item's cached JSON for the
-    /// request's revision (no per-request rendering or `Value` copies).
-    pub(crate) fn list_page<T>(
-        &self,
-        catalog: &crate::catalog::Catalog<T>,
-        kind: ListKind,
-        key: &str,
-        params: Option<&RawValue>,
-        keep: impl Fn(&T) -> bool,
-        render: impl Fn(&T) -> &str,
-    ) -> std::result::Result<Output, ErrorObject> {
-        let params: PaginatedParams = parse_params(params)?;
-        let set = catalog.load();
-        let (page, next) = set.page_of(
-            params.cursor.as_deref(),
-            self.inner.options.page_size,
-            &self.inner.cursors.load(),
-            kind,
-            keep,
-        )?;
-        let bytes = page.iter().map(|e| render(&e.value).len() + 1).sum();
-        let mut out = PageWriter::new(key, bytes);
-        for entry in &page {
-            out.item(render(&entry.value).as_bytes());
+/// The first position at or after (`index`, `offset`) that names an item.
+fn next_source_position(core: &Core, index: usize, offset: usize) -> Option<(usize, usize)> {
+    let sources = &core.sources;
+    let mut offset = offset;
+    for (i, source) in sources.iter().enumerate().skip(index) {
+        if offset < source.len() {
+            return Some((i, offset));
         }
-        Ok(out.finish(next))
+        offset = 0;
     }
+    None
+}
+
+pub(crate) fn list_resource_templates(
+    core: &Core,
+    ctx: &RequestContext,
+    params: Option<&RawValue>,
+) -> std::result::Result<crate::output::Output, ErrorObject> {
+    let version = ctx.protocol_version();
+    list_page(
+        core,
+        &core.templates,
+        ListKind::ResourceTemplates,
+        "resourceTemplates",
+        params,
+        |e| permits(ctx.principal(), &e.scopes),
+        |e| e.rendered(version),
+    )
+}
+
+/// Finds who serves `uri` for `principal` among the registered
+/// resources and templates: the exact resource, else the first matching
+/// template; what the caller may not use is not there.
+pub(crate) fn find_resource(
+    core: &Core,
+    uri: &str,
+    principal: Option<&crate::Principal>,
+) -> Option<(Arc<dyn ResourceHandler>, ReadRequest)> {
+    if let Some(item) = core.resources.load().get(uri) {
+        if !permits(principal, &item.value.scopes) {
+            return None;
+        }
+        let request = ReadRequest { uri: uri.to_owned(), variables: Default::default() };
+        return Some((Arc::clone(&item.value.handler), request));
+    }
+    let templates = core.templates.load();
+    templates.iter().filter(|item| permits(principal, &item.value.scopes)).find_map(|item| {
+        let variables = item.value.template.matches(uri)?;
+        Some((Arc::clone(&item.value.handler), ReadRequest { uri: uri.to_owned(), variables }))
+    })
+}
+
+pub(crate) async fn read_resource(
+    core: &Core,
+    ctx: &RequestContext,
+    params: Option<&RawValue>,
+) -> std::result::Result<Map<String, Value>, ErrorObject> {
+    let params: UriParams = parse_params(params)?;
+    checked_uri(&params)?;
+    let version = ctx.protocol_version();
+    // Registered resources, then sources, then templates.
+    let principal = ctx.principal();
+    let exact = core
+        .resources
+        .load()
+        .get(params.uri.as_str())
+        .map(|item| (permits(principal, &item.value.scopes), Arc::clone(&item.value.handler)));
+    let read = match exact {
+        Some((false, _)) => return Err(not_found(&params.uri, version)),
+        Some((true, handler)) => {
+            handler.read(ReadRequest { uri: params.uri.clone(), variables: Default::default() }, ctx.clone())
+        }
+        None => match core.sources.iter().find_map(|s| s.read(&params.uri, ctx.clone())) {
+            Some(read) => read,
+            None => {
+                let Some((handler, request)) = find_resource(core, &params.uri, principal) else {
+                    return Err(not_found(&params.uri, version));
+                };
+                handler.read(request, ctx.clone())
+            }
+        },
+    };
+    let contents = read.await.map_err(|e| e.into_error(|| not_found(&params.uri, version)))?;
+    if contents.is_empty() {
+        // Never an empty `contents` for a resource that is not there.
+        return Err(not_found(&params.uri, version));
+    }
+    let contents: Vec<Value> = contents
+        .into_iter()
+        .map(|c| shape::resource_contents(c, version))
+        .collect::<Vec<ResourceContents>>()
+        .iter()
+        .map(|c| serde_json::to_value(c).expect("ResourceContents serializes; qed"))
+        .collect();
+    let mut map = Map::with_capacity(1);
+    map.insert("contents".into(), Value::Array(contents));
+    Ok(map)
+}
+
+pub(crate) fn subscribe(
+    core: &Core,
+    session: &Session,
+    ctx: &RequestContext,
+    params: Option<&RawValue>,
+    subscribe: bool,
+) -> std::result::Result<Map<String, Value>, ErrorObject> {
+    let params: UriParams = parse_params(params)?;
+    checked_uri(&params)?;
+    if subscribe {
+        let known = find_resource(core, &params.uri, ctx.principal()).is_some()
+            || core.sources.iter().any(|s| s.read(&params.uri, ctx.clone()).is_some());
+        if !known {
+            return Err(not_found(&params.uri, ctx.protocol_version()));
+        }
+        session.subscribe(params.uri);
+    } else {
+        // Unsubscribing from something not subscribed is harmless.
+        session.unsubscribe(&params.uri);
+    }
+    Ok(Map::new())
+}
+
+/// One page of a list method: parses the cursor, pages the catalog and
+/// writes the result straight from each item's cached JSON for the
+/// request's revision (no per-request rendering or `Value` copies).
+pub(crate) fn list_page<T>(
+    core: &Core,
+    catalog: &crate::catalog::Catalog<T>,
+    kind: ListKind,
+    key: &str,
+    params: Option<&RawValue>,
+    keep: impl Fn(&T) -> bool,
+    render: impl Fn(&T) -> &str,
+) -> std::result::Result<Output, ErrorObject> {
+    let params: PaginatedParams = parse_params(params)?;
+    let set = catalog.load();
+    let (page, next) =
+        set.page_of(params.cursor.as_deref(), core.options.page_size, &core.cursors.load(), kind, keep)?;
+    let bytes = page.iter().map(|e| render(&e.value).len() + 1).sum();
+    let mut out = PageWriter::new(key, bytes);
+    for entry in &page {
+        out.item(render(&entry.value).as_bytes());
+    }
+    Ok(out.finish(next))
 }

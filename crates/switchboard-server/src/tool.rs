@@ -196,7 +196,7 @@ pub struct Tool {
     pub(crate) handler: Option<Arc<dyn ToolHandler>>,
     pub(crate) scopes: Vec<String>,
     /// Tower layers around the handler, applied at registration.
-    pub(crate) layers: Vec<crate::middleware::PendingToolLayer>,
+    pub(crate) layers: Vec<crate::tool_layer::PendingToolLayer>,
     /// Whether calls may run as tasks (Tasks extension).
     pub(crate) task_support: crate::tasks::TaskSupport,
     /// The handler starts the task itself ([`RequestContext::start_task`]).
@@ -312,16 +312,16 @@ impl Tool {
     /// [tower]: https://docs.rs/tower
     pub fn layer<L>(mut self, layer: L) -> Self
     where
-        L: tower::Layer<crate::middleware::ToolStack> + Send + Sync + 'static,
-        L::Service: tower::Service<crate::middleware::ToolCall, Response = CallToolResult>
+        L: tower::Layer<crate::tool_layer::ToolStack> + Send + Sync + 'static,
+        L::Service: tower::Service<crate::tool_layer::ToolCall, Response = CallToolResult>
             + Clone
             + Send
             + Sync
             + 'static,
-        <L::Service as tower::Service<crate::middleware::ToolCall>>::Error: Into<crate::middleware::BoxError>,
-        <L::Service as tower::Service<crate::middleware::ToolCall>>::Future: Send + 'static,
+        <L::Service as tower::Service<crate::tool_layer::ToolCall>>::Error: Into<crate::tool_layer::BoxError>,
+        <L::Service as tower::Service<crate::tool_layer::ToolCall>>::Future: Send + 'static,
     {
-        self.layers.push(crate::middleware::pending_tool_layer(layer));
+        self.layers.push(crate::tool_layer::pending_tool_layer(layer));
         self
     }
 

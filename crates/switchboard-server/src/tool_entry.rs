@@ -73,7 +73,7 @@ impl ToolEntry {
         }
         validate_tool_name(&def.name)?;
         let handler = handler.ok_or_else(|| Error::MissingHandler(format!("tool {:?}", def.name)))?;
-        let handler = crate::middleware::wrap_tool(&def.name, handler, layers);
+        let handler = crate::tool_layer::wrap_tool(&def.name, handler, layers);
         let schema_error =
             |which, reason: String| Error::InvalidSchema { tool: def.name.clone(), which, reason };
         if def.input_schema.get("type").and_then(Value::as_str) != Some("object") {

@@ -15,12 +15,13 @@ use switchboard_types::{CallToolResult, ContentBlock, Era, ErrorObject, Protocol
 use crate::caller::permits;
 use crate::catalog::Item;
 use crate::context::RequestContext;
+use crate::core::Core;
 use crate::error::Result;
 use crate::events::ListKind;
 use crate::options::ArgumentErrorMode;
 use crate::output::Output;
 use crate::params::to_map;
-use crate::server::Server;
+use crate::resources_methods::list_page;
 use crate::shape;
 use crate::tasks::{TaskRun, TaskSupport};
 use crate::tool_entry::ToolEntry;
@@ -42,174 +43,173 @@ struct CallParams<'a> {
     task: Option<&'a RawValue>,
 }
 
-impl Server {
-    pub(crate) fn list_tools(
-        &self,
-        ctx: &RequestContext,
-        params: Option<&RawValue>,
-    ) -> std::result::Result<crate::output::Output, ErrorObject> {
-        let version = ctx.protocol_version();
-        self.list_page(
-            &self.inner.tools,
-            ListKind::Tools,
-            "tools",
-            params,
-            |e| permits(ctx.principal(), &e.scopes),
-            |e| e.rendered(version),
-        )
-    }
+pub(crate) fn list_tools(
+    core: &Core,
+    ctx: &RequestContext,
+    params: Option<&RawValue>,
+) -> std::result::Result<crate::output::Output, ErrorObject> {
+    let version = ctx.protocol_version();
+    list_page(
+        core,
+        &core.tools,
+        ListKind::Tools,
+        "tools",
+        params,
+        |e| permits(ctx.principal(), &e.scopes),
+        |e| e.rendered(version),
+    )
+}
 
-    pub(crate) async fn call_tool(
-        &self,
-        ctx: &RequestContext,
-        params: Option<&RawValue>,
-    ) -> Result<Output, ErrorObject> {
-        let params: CallParams<'_> =
-            serde_json::from_str(params.map_or("{}", RawValue::get)).map_err(ErrorObject::invalid_params)?;
-        let item = self.visible_tool(ctx, &params.name)?;
-        let entry = &item.value;
-        let version = ctx.protocol_version();
-        let arguments = Value::Object(params.arguments.unwrap_or_default());
-        if let Err(errors) = entry.input.check(&arguments) {
-            return self.invalid_arguments(entry, errors, version);
+pub(crate) async fn call_tool(
+    core: &Core,
+    ctx: &RequestContext,
+    params: Option<&RawValue>,
+) -> Result<Output, ErrorObject> {
+    let params: CallParams<'_> =
+        serde_json::from_str(params.map_or("{}", RawValue::get)).map_err(ErrorObject::invalid_params)?;
+    let item = visible_tool(core, ctx, &params.name)?;
+    let entry = &item.value;
+    let version = ctx.protocol_version();
+    let arguments = Value::Object(params.arguments.unwrap_or_default());
+    if let Err(errors) = entry.input.check(&arguments) {
+        return invalid_arguments(core, entry, errors, version);
+    }
+    let task_requested = params.task.is_some_and(|task| task.get() != "null");
+    let plan = task_plan(core, entry, task_requested, ctx)?;
+    if !plan.may_become_task {
+        let outcome = entry.handler.call(arguments, ctx.clone()).await;
+        return finish_call(entry, outcome, version).map(Output::Map);
+    }
+    call_as_task(core, item, arguments, ctx, plan.tasks_2025_11_25).await
+}
+
+/// The tool `name`, if the caller may see it; otherwise `-32602`.
+fn visible_tool(core: &Core, ctx: &RequestContext, name: &str) -> Result<Arc<Item<ToolEntry>>, ErrorObject> {
+    let tools = core.tools.load();
+    let visible = tools.get(name).filter(|item| permits(ctx.principal(), &item.value.scopes));
+    visible.cloned().ok_or_else(|| {
+        ErrorObject::invalid_params(format!(
+            "Unknown tool: {name:?}; call tools/list for the available tools"
+        ))
+        .with_data(json!({"name": name}))
+    })
+}
+
+/// The answer to arguments that do not match the tool's `inputSchema`:
+/// a tool error or `-32602`, as [`ArgumentErrorMode`] says.
+fn invalid_arguments(
+    core: &Core,
+    entry: &ToolEntry,
+    errors: Vec<String>,
+    version: ProtocolVersion,
+) -> Result<Output, ErrorObject> {
+    let message = format!(
+        "Invalid arguments for tool {:?}: {}. Fix the arguments to match the tool's inputSchema and call it again.",
+        entry.def.name,
+        errors.join("; ")
+    );
+    match core.options.argument_errors {
+        ArgumentErrorMode::ToolError => to_map(&shape::call_result(
+            CallToolResult::error(message),
+            version,
+            entry.def.output_schema.as_ref().is_none_or(shape::is_object_schema),
+        ))
+        .map(Output::Map),
+        ArgumentErrorMode::ProtocolError => {
+            Err(ErrorObject::invalid_params(message).with_data(json!({"errors": errors})))
         }
-        let task_requested = params.task.is_some_and(|task| task.get() != "null");
-        let plan = self.task_plan(entry, task_requested, ctx)?;
-        if !plan.may_become_task {
-            let outcome = entry.handler.call(arguments, ctx.clone()).await;
-            return finish_call(entry, outcome, version).map(Output::Map);
-        }
-        self.call_as_task(item, arguments, ctx, plan.tasks_2025_11_25).await
     }
+}
 
-    /// The tool `name`, if the caller may see it; otherwise `-32602`.
-    fn visible_tool(&self, ctx: &RequestContext, name: &str) -> Result<Arc<Item<ToolEntry>>, ErrorObject> {
-        let tools = self.inner.tools.load();
-        let visible = tools.get(name).filter(|item| permits(ctx.principal(), &item.value.scopes));
-        visible.cloned().ok_or_else(|| {
-            ErrorObject::invalid_params(format!(
-                "Unknown tool: {name:?}; call tools/list for the available tools"
-            ))
-            .with_data(json!({"name": name}))
-        })
-    }
-
-    /// The answer to arguments that do not match the tool's `inputSchema`:
-    /// a tool error or `-32602`, as [`ArgumentErrorMode`] says.
-    fn invalid_arguments(
-        &self,
-        entry: &ToolEntry,
-        errors: Vec<String>,
-        version: ProtocolVersion,
-    ) -> Result<Output, ErrorObject> {
-        let message = format!(
-            "Invalid arguments for tool {:?}: {}. Fix the arguments to match the tool's inputSchema and call it again.",
-            entry.def.name,
-            errors.join("; ")
-        );
-        match self.inner.options.argument_errors {
-            ArgumentErrorMode::ToolError => to_map(&shape::call_result(
-                CallToolResult::error(message),
-                version,
-                entry.def.output_schema.as_ref().is_none_or(shape::is_object_schema),
-            ))
-            .map(Output::Map),
-            ArgumentErrorMode::ProtocolError => {
-                Err(ErrorObject::invalid_params(message).with_data(json!({"errors": errors})))
+/// Whether this call may become a task, under 2025-11-25 tasks or the
+/// Tasks extension; `Err` refuses a call asked the wrong way.
+fn task_plan(
+    core: &Core,
+    entry: &ToolEntry,
+    asked: bool,
+    ctx: &RequestContext,
+) -> Result<TaskPlan, ErrorObject> {
+    let version = ctx.protocol_version();
+    // 2025-11-25 tasks (`basic/utilities/tasks.mdx` §Tool-Level
+    // Negotiation), for a client offered the capability: a `task` param
+    // asks for one; `-32601` for a forbidden tool asked as a task (SHOULD)
+    // and for a required one asked without (MUST). Without the
+    // capability the `task` param is ignored (§Task Support and Handling).
+    let tasks_2025_11_25 = core.tasks_offered
+        && version.rules().adds("tasks/result")
+        && ctx.client_capabilities().tasks.is_some();
+    let may_become_task = match entry.task_support {
+        support if tasks_2025_11_25 => match (support, asked) {
+            (TaskSupport::Forbidden, true) => {
+                return Err(ErrorObject::method_not_found("tools/call").with_data(json!({
+                    "reason": format!("tool {:?} does not run as a task (execution.taskSupport is forbidden)", entry.def.name)
+                })));
             }
-        }
-    }
-
-    /// Whether this call may become a task, under 2025-11-25 tasks or the
-    /// Tasks extension; `Err` refuses a call asked the wrong way.
-    fn task_plan(
-        &self,
-        entry: &ToolEntry,
-        asked: bool,
-        ctx: &RequestContext,
-    ) -> Result<TaskPlan, ErrorObject> {
-        let version = ctx.protocol_version();
-        // 2025-11-25 tasks (`basic/utilities/tasks.mdx` §Tool-Level
-        // Negotiation), for a client offered the capability: a `task` param
-        // asks for one; `-32601` for a forbidden tool asked as a task (SHOULD)
-        // and for a required one asked without (MUST). Without the
-        // capability the `task` param is ignored (§Task Support and Handling).
-        let tasks_2025_11_25 = self.inner.tasks_offered
-            && version.rules().adds("tasks/result")
-            && ctx.client_capabilities().tasks.is_some();
-        let may_become_task = match entry.task_support {
-            support if tasks_2025_11_25 => match (support, asked) {
-                (TaskSupport::Forbidden, true) => {
-                    return Err(ErrorObject::method_not_found("tools/call").with_data(json!({
-                        "reason": format!("tool {:?} does not run as a task (execution.taskSupport is forbidden)", entry.def.name)
-                    })));
-                }
-                (TaskSupport::Required, false) => {
-                    return Err(ErrorObject::method_not_found("tools/call").with_data(json!({
-                        "reason": format!("tool {:?} runs only as a task: add the task param", entry.def.name)
-                    })));
-                }
-                _ => asked,
-            },
-            TaskSupport::Forbidden => false,
-            // A task-capable tool added at run time to a server built
-            // without the extension: no `tasks/*` to poll with, so it runs
-            // in place.
-            _ if !self.inner.tasks_offered => false,
-            support => {
-                // The Tasks extension is defined for per-request revisions.
-                let per_request = version.era() == Era::PerRequest;
-                let declared = per_request && crate::tasks::declared(ctx.client_capabilities());
-                if support == TaskSupport::Required && !declared {
-                    return Err(if !per_request {
-                        ErrorObject::method_not_found("tools/call").with_data(json!({
-                            "reason": format!("tool {:?} runs only as a task (2026-07-28 Tasks extension)", entry.def.name)
-                        }))
-                    } else {
-                        crate::tasks::extension_required(&format!("tool {:?}", entry.def.name))
-                    });
-                }
-                declared
+            (TaskSupport::Required, false) => {
+                return Err(ErrorObject::method_not_found("tools/call").with_data(json!({
+                    "reason": format!("tool {:?} runs only as a task: add the task param", entry.def.name)
+                })));
             }
-        };
-        Ok(TaskPlan { may_become_task, tasks_2025_11_25 })
-    }
-
-    /// A call that may become a task: answered in place if it finishes
-    /// before it does, otherwise with its `CreateTaskResult` while the
-    /// handler goes on in the background.
-    async fn call_as_task(
-        &self,
-        item: Arc<Item<ToolEntry>>,
-        arguments: Value,
-        ctx: &RequestContext,
-        tasks_2025_11_25: bool,
-    ) -> Result<Output, ErrorObject> {
-        let entry = &item.value;
-        let version = ctx.protocol_version();
-        ctx.allow_tasks(Arc::clone(&self.inner.tasks));
-        // A 2025-11-25 client asked for a task, so it gets one at once; a
-        // handler that starts it itself asks its questions inside it.
-        if !entry.task_started_by_handler || tasks_2025_11_25 {
-            ctx.start_task().await?;
+            _ => asked,
+        },
+        TaskSupport::Forbidden => false,
+        // A task-capable tool added at run time to a server built
+        // without the extension: no `tasks/*` to poll with, so it runs
+        // in place.
+        _ if !core.tasks_offered => false,
+        support => {
+            // The Tasks extension is defined for per-request revisions.
+            let per_request = version.era() == Era::PerRequest;
+            let declared = per_request && crate::tasks::declared(ctx.client_capabilities());
+            if support == TaskSupport::Required && !declared {
+                return Err(if !per_request {
+                    ErrorObject::method_not_found("tools/call").with_data(json!({
+                        "reason": format!("tool {:?} runs only as a task (2026-07-28 Tasks extension)", entry.def.name)
+                    }))
+                } else {
+                    crate::tasks::extension_required(&format!("tool {:?}", entry.def.name))
+                });
+            }
+            declared
         }
-        let mut work = entry.handler.call(arguments, ctx.clone());
-        let run = tokio::select! {
-            biased;
-            run = ctx.task_started() => run,
-            outcome = &mut work => match ctx.started_task() {
-                // Finished before it became a task: an ordinary answer.
-                None => return finish_call(entry, outcome, version).map(Output::Map),
-                Some(run) => {
-                    run.finish(Some(finish_call(entry, outcome, version))).await;
-                    return Ok(run.created_output());
-                }
-            },
-        };
-        let created = run.created_output();
-        spawn_task_work(item, work, run, version, self.inner.options.task_ttl);
-        Ok(created)
+    };
+    Ok(TaskPlan { may_become_task, tasks_2025_11_25 })
+}
+
+/// A call that may become a task: answered in place if it finishes
+/// before it does, otherwise with its `CreateTaskResult` while the
+/// handler goes on in the background.
+async fn call_as_task(
+    core: &Core,
+    item: Arc<Item<ToolEntry>>,
+    arguments: Value,
+    ctx: &RequestContext,
+    tasks_2025_11_25: bool,
+) -> Result<Output, ErrorObject> {
+    let entry = &item.value;
+    let version = ctx.protocol_version();
+    ctx.allow_tasks(Arc::clone(&core.tasks));
+    // A 2025-11-25 client asked for a task, so it gets one at once; a
+    // handler that starts it itself asks its questions inside it.
+    if !entry.task_started_by_handler || tasks_2025_11_25 {
+        ctx.start_task().await?;
     }
+    let mut work = entry.handler.call(arguments, ctx.clone());
+    let run = tokio::select! {
+        biased;
+        run = ctx.task_started() => run,
+        outcome = &mut work => match ctx.started_task() {
+            // Finished before it became a task: an ordinary answer.
+            None => return finish_call(entry, outcome, version).map(Output::Map),
+            Some(run) => {
+                run.finish(Some(finish_call(entry, outcome, version))).await;
+                return Ok(run.created_output());
+            }
+        },
+    };
+    let created = run.created_output();
+    spawn_task_work(item, work, run, version, core.options.task_ttl);
+    Ok(created)
 }
 
 /// How a `tools/call` may run (see `Server::task_plan`).
