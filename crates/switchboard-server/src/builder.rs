@@ -17,15 +17,15 @@ use switchboard_types::content::Icon;
 use crate::catalog::{Catalog, CursorCodec};
 use crate::core::Core;
 use crate::error::{Error, Result};
-use crate::events::{EventBus, ListKind};
 use crate::extensions::OfferedExtension;
 use crate::options::ServerOptions;
-use crate::prompt::Prompt;
-use crate::resource::{Resource, ResourceTemplate};
-use crate::resource_entry::ResourceEntry;
-use crate::resource_source::ResourceSource;
+use crate::prompts::Prompt;
+use crate::resources::entry::ResourceEntry;
+use crate::resources::source::ResourceSource;
+use crate::resources::{Resource, ResourceTemplate};
 use crate::server::Server;
-use crate::tool::Tool;
+use crate::session::events::{EventBus, ListKind};
+use crate::tools::Tool;
 
 /// Builds a [`Server`].
 #[derive(Debug)]
@@ -133,7 +133,7 @@ impl ServerBuilder {
             + Sync
             + 'static,
         <L::Service as tower::Service<crate::server_layer::Request>>::Error:
-            Into<crate::tool_layer::BoxError>,
+            Into<crate::tools::layer::BoxError>,
         <L::Service as tower::Service<crate::server_layer::Request>>::Future: Send + 'static,
     {
         self.layers.push(crate::server_layer::pending_server_layer(layer));
@@ -320,15 +320,17 @@ impl ServerBuilder {
     /// [`Error::InvalidUiResource`] and [`Error::InvalidToolUi`]).
     pub fn build(mut self) -> Result<Server> {
         self = self.with_tasks_extension_if_needed().with_ui_extension_if_needed();
-        crate::app_views::check_links(&self.tools, &self.resources, &self.templates, &self.sources)?;
+        crate::view_links::check_links(&self.tools, &self.resources, &self.templates, &self.sources)?;
         let tasks_offered = self.extensions.iter().any(|e| e.id == crate::tasks::TASKS_EXTENSION);
         OfferedExtension::check_all(&self.extensions)?;
-        let methods = crate::core_methods::registry(std::mem::take(&mut self.methods))?;
+        let methods = crate::dispatch::rows::registry(std::mem::take(&mut self.methods))?;
         let (events, tasks) = self.events_and_tasks();
         let key = self.cursor_key();
         let per_request_info = serde_json::to_value(&self.info).expect("Implementation serializes; qed");
-        let limits =
-            crate::limits::Limiters::new(self.options.tool_rate_per_caller, self.options.tool_rate_global);
+        let limits = crate::session::limits::Limiters::new(
+            self.options.tool_rate_per_caller,
+            self.options.tool_rate_global,
+        );
         let core = Core {
             info: self.info,
             per_request_info,
@@ -383,7 +385,7 @@ impl ServerBuilder {
     /// settings `{}`, every revision) when a view or a tool linked to one
     /// is registered and the extension is not offered already.
     fn with_ui_extension_if_needed(self) -> Self {
-        if crate::app_views::uses_apps(&self.tools, &self.resources, &self.templates) {
+        if crate::view_links::uses_apps(&self.tools, &self.resources, &self.templates) {
             return self.enable_apps();
         }
         self

@@ -27,8 +27,8 @@ use switchboard_types::{
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::caller::{Outbound, Principal, RequestHeaders};
 use crate::input::{InputError, InputRequest, InputRound};
+use crate::session::caller::{Outbound, Principal, RequestHeaders};
 use crate::shape;
 use crate::tasks::{TaskRun, Tasks};
 use crate::trace_context::TraceContext;

@@ -15,20 +15,20 @@ use switchboard_types::{ErrorObject, Implementation};
 use crate::catalog::{Catalog, CursorCodec};
 use crate::context::RequestContext;
 use crate::error::{Error, Result};
-use crate::events::EventBus;
 use crate::extensions::OfferedExtension;
 use crate::methods::MethodHandler;
 use crate::options::ServerOptions;
 use crate::output::Output;
-use crate::prompt::Prompt;
-use crate::prompt_entry::PromptEntry;
+use crate::prompts::Prompt;
+use crate::prompts::entry::PromptEntry;
 use crate::registry::{Needs, Registry};
-use crate::resource::{Resource, ResourceTemplate};
-use crate::resource_entry::{ResourceEntry, TemplateEntry};
-use crate::resource_source::ResourceSource;
+use crate::resources::entry::{ResourceEntry, TemplateEntry};
+use crate::resources::source::ResourceSource;
+use crate::resources::{Resource, ResourceTemplate};
+use crate::session::events::EventBus;
 use crate::session::{Announced, Session};
-use crate::tool::Tool;
-use crate::tool_entry::ToolEntry;
+use crate::tools::Tool;
+use crate::tools::entry::ToolEntry;
 
 pub(crate) struct Core {
     pub info: Implementation,
@@ -52,7 +52,7 @@ pub(crate) struct Core {
     pub resources_enabled: bool,
     pub logging_enabled: bool,
     /// Rate limits on tools/call.
-    pub limits: crate::limits::Limiters,
+    pub limits: crate::session::limits::Limiters,
     /// Resources listed and read on demand, after the registered ones.
     pub sources: Vec<Arc<dyn ResourceSource>>,
     /// Some prompt or template has a completer (so `completions` is offered).

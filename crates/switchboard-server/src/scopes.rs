@@ -14,9 +14,9 @@
 
 use serde_json::Value;
 
-use crate::caller::Principal;
 use crate::registry::ScopedBy;
 use crate::server::Server;
+use crate::session::caller::Principal;
 
 impl Server {
     /// The scopes a request needs that `principal` lacks: `Some(required)`

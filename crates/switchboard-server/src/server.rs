@@ -8,17 +8,17 @@ use serde_json::Value;
 use switchboard_types::Implementation;
 use tokio::sync::broadcast;
 
-use crate::caller::{Outbound, Principal};
 use crate::catalog::CursorCodec;
 use crate::core::Core;
 use crate::error::Result;
-use crate::events::{ListKind, ServerEvent};
 use crate::options::ServerOptions;
-use crate::prompt::Prompt;
-use crate::resource::{Resource, ResourceTemplate};
+use crate::prompts::Prompt;
+use crate::resources::{Resource, ResourceTemplate};
 use crate::server_layer::RequestStack;
 use crate::session::Session;
-use crate::tool::Tool;
+use crate::session::caller::{Outbound, Principal};
+use crate::session::events::{ListKind, ServerEvent};
+use crate::tools::Tool;
 
 /// An MCP server. Cheap to clone: clones share registries and options.
 #[derive(Clone)]
@@ -216,7 +216,7 @@ impl Server {
         data: Value,
     ) {
         let logger = logger.map(str::to_owned);
-        self.core.events.send(ServerEvent::Log(crate::events::LogEvent { level, logger, data }));
+        self.core.events.send(ServerEvent::Log(crate::session::events::LogEvent { level, logger, data }));
     }
 
     /// Announces that a list changed without going through the registries

@@ -11,13 +11,13 @@ use std::sync::atomic::Ordering;
 
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
-use crate::prompt::Prompt;
-use crate::prompt_entry::PromptEntry;
-use crate::resource::{Resource, ResourceTemplate};
-use crate::resource_entry::{ResourceEntry, TemplateEntry};
+use crate::prompts::Prompt;
+use crate::prompts::entry::PromptEntry;
+use crate::resources::entry::{ResourceEntry, TemplateEntry};
+use crate::resources::{Resource, ResourceTemplate};
 use crate::server::Server;
-use crate::tool::Tool;
-use crate::tool_entry::ToolEntry;
+use crate::tools::Tool;
+use crate::tools::entry::ToolEntry;
 
 /// Fails on the first key that appears twice in `keys`.
 fn unique<'a>(keys: impl Iterator<Item = &'a str>, error: impl Fn(String) -> Error) -> Result<()> {

@@ -19,7 +19,7 @@ use crate::core::Core;
 use crate::output::Output;
 use crate::registry::Route;
 use crate::session::Session;
-use crate::tool_layer::{BoxError, BoxFuture};
+use crate::tools::layer::{BoxError, BoxFuture};
 
 /// One request on its way to its method, as a server layer sees it.
 pub struct Request {

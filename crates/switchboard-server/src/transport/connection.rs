@@ -52,11 +52,11 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinSet;
 
 use super::{Frame, FrameReader, FrameWriter, Transport};
-use crate::caller::Outbound;
 use crate::dispatch::Accepted;
 use crate::error::Result;
-use crate::limits;
 use crate::server::Server;
+use crate::session::caller::Outbound;
+use crate::session::limits;
 use crate::session::{Announced, Session};
 
 /// A request accepted by the dispatcher, not yet answered.
@@ -212,7 +212,7 @@ async fn on_frame(
 /// Delivers one server event (list changes, resource updates) to the client.
 async fn on_event(
     session: &Session,
-    event: std::result::Result<crate::events::ServerEvent, broadcast::error::RecvError>,
+    event: std::result::Result<crate::session::events::ServerEvent, broadcast::error::RecvError>,
     announced: Announced,
 ) {
     match event {

@@ -27,8 +27,8 @@ use switchboard_types::{ErrorObject, RequestId};
 use crate::context::RequestContext;
 use crate::core::Core;
 use crate::params::parse_params;
+use crate::resources::uri::validate_uri;
 use crate::session::Session;
-use crate::uri::validate_uri;
 
 /// Removes the listen registration however the request ends (answered,
 /// cancelled, or dropped with the connection).

@@ -15,13 +15,13 @@ use switchboard_types::ErrorObject;
 use switchboard_types::completion::{CompleteParams, CompletionReference};
 use switchboard_types::prompts::GetPromptParams;
 
-use crate::caller::permits;
 use crate::completion::{CompletionRequest, MAX_VALUES};
 use crate::context::RequestContext;
 use crate::core::Core;
-use crate::events::ListKind;
+use crate::dispatch::resources::list_page;
 use crate::params::{parse_params, to_map};
-use crate::resources_methods::list_page;
+use crate::session::caller::permits;
+use crate::session::events::ListKind;
 use crate::shape;
 
 pub(crate) fn list_prompts(
@@ -101,7 +101,7 @@ pub(crate) async fn complete(
         CompletionReference::Resource { uri } => {
             let templates = core.templates.load();
             // The reference names a template by its text, or any URI it matches.
-            let allowed = |t: &&Arc<crate::catalog::Item<crate::resource_entry::TemplateEntry>>| {
+            let allowed = |t: &&Arc<crate::catalog::Item<crate::resources::entry::TemplateEntry>>| {
                 permits(ctx.principal(), &t.value.scopes)
             };
             let item = templates

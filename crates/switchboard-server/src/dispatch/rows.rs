@@ -140,7 +140,7 @@ fn list_tools<'a>(
     ctx: &'a RequestContext,
     params: Params<'a>,
 ) -> Answer<'a> {
-    Box::pin(async move { crate::tools_methods::list_tools(core, ctx, params) })
+    Box::pin(async move { crate::dispatch::tools::list_tools(core, ctx, params) })
 }
 
 fn call_tool<'a>(
@@ -149,7 +149,7 @@ fn call_tool<'a>(
     ctx: &'a RequestContext,
     params: Params<'a>,
 ) -> Answer<'a> {
-    Box::pin(crate::tools_methods::call_tool(core, ctx, params))
+    Box::pin(crate::dispatch::tools::call_tool(core, ctx, params))
 }
 
 fn list_resources<'a>(
@@ -158,7 +158,7 @@ fn list_resources<'a>(
     ctx: &'a RequestContext,
     params: Params<'a>,
 ) -> Answer<'a> {
-    Box::pin(async move { crate::resources_methods::list_resources(core, ctx, params) })
+    Box::pin(async move { crate::dispatch::resources::list_resources(core, ctx, params) })
 }
 
 fn list_templates<'a>(
@@ -167,7 +167,7 @@ fn list_templates<'a>(
     ctx: &'a RequestContext,
     params: Params<'a>,
 ) -> Answer<'a> {
-    Box::pin(async move { crate::resources_methods::list_resource_templates(core, ctx, params) })
+    Box::pin(async move { crate::dispatch::resources::list_resource_templates(core, ctx, params) })
 }
 
 fn read_resource<'a>(
@@ -176,7 +176,9 @@ fn read_resource<'a>(
     ctx: &'a RequestContext,
     params: Params<'a>,
 ) -> Answer<'a> {
-    Box::pin(async move { crate::resources_methods::read_resource(core, ctx, params).await.map(Output::Map) })
+    Box::pin(
+        async move { crate::dispatch::resources::read_resource(core, ctx, params).await.map(Output::Map) },
+    )
 }
 
 fn subscribe<'a>(
@@ -185,9 +187,9 @@ fn subscribe<'a>(
     ctx: &'a RequestContext,
     params: Params<'a>,
 ) -> Answer<'a> {
-    Box::pin(
-        async move { crate::resources_methods::subscribe(core, session, ctx, params, true).map(Output::Map) },
-    )
+    Box::pin(async move {
+        crate::dispatch::resources::subscribe(core, session, ctx, params, true).map(Output::Map)
+    })
 }
 
 fn unsubscribe<'a>(
@@ -197,7 +199,7 @@ fn unsubscribe<'a>(
     params: Params<'a>,
 ) -> Answer<'a> {
     Box::pin(async move {
-        crate::resources_methods::subscribe(core, session, ctx, params, false).map(Output::Map)
+        crate::dispatch::resources::subscribe(core, session, ctx, params, false).map(Output::Map)
     })
 }
 
@@ -207,7 +209,7 @@ fn list_prompts<'a>(
     ctx: &'a RequestContext,
     params: Params<'a>,
 ) -> Answer<'a> {
-    Box::pin(async move { crate::prompts_methods::list_prompts(core, ctx, params) })
+    Box::pin(async move { crate::dispatch::prompts::list_prompts(core, ctx, params) })
 }
 
 fn get_prompt<'a>(
@@ -216,7 +218,7 @@ fn get_prompt<'a>(
     ctx: &'a RequestContext,
     params: Params<'a>,
 ) -> Answer<'a> {
-    Box::pin(async move { crate::prompts_methods::get_prompt(core, ctx, params).await.map(Output::Map) })
+    Box::pin(async move { crate::dispatch::prompts::get_prompt(core, ctx, params).await.map(Output::Map) })
 }
 
 fn complete<'a>(
@@ -225,7 +227,7 @@ fn complete<'a>(
     ctx: &'a RequestContext,
     params: Params<'a>,
 ) -> Answer<'a> {
-    Box::pin(async move { crate::prompts_methods::complete(core, ctx, params).await.map(Output::Map) })
+    Box::pin(async move { crate::dispatch::prompts::complete(core, ctx, params).await.map(Output::Map) })
 }
 
 fn listen<'a>(
@@ -234,7 +236,9 @@ fn listen<'a>(
     ctx: &'a RequestContext,
     params: Params<'a>,
 ) -> Answer<'a> {
-    Box::pin(async move { crate::listen::listen(core, session, ctx, params).await.map(Output::Map) })
+    Box::pin(
+        async move { crate::dispatch::listen::listen(core, session, ctx, params).await.map(Output::Map) },
+    )
 }
 
 fn set_level<'a>(

@@ -12,20 +12,20 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use switchboard_types::{CallToolResult, ContentBlock, Era, ErrorObject, ProtocolVersion};
 
-use crate::caller::permits;
 use crate::catalog::Item;
 use crate::context::RequestContext;
 use crate::core::Core;
+use crate::dispatch::resources::list_page;
 use crate::error::Result;
-use crate::events::ListKind;
 use crate::options::ArgumentErrorMode;
 use crate::output::Output;
 use crate::params::to_map;
-use crate::resources_methods::list_page;
+use crate::session::caller::permits;
+use crate::session::events::ListKind;
 use crate::shape;
 use crate::tasks::{TaskRun, TaskSupport};
-use crate::tool_entry::ToolEntry;
-use crate::tool_handler::ToolError;
+use crate::tools::entry::ToolEntry;
+use crate::tools::handler::ToolError;
 
 /// What `tools/call` reads of its params (the members of
 /// [`switchboard_types::tools::CallToolParams`] it uses), borrowed from the

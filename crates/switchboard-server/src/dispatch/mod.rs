@@ -20,6 +20,12 @@
 //! Where it sits: above the server's state and every method module it
 //! routes to; only the transports and the builder are above it.
 
+pub(crate) mod listen;
+pub(crate) mod prompts;
+pub(crate) mod resources;
+pub(crate) mod rows;
+pub(crate) mod tools;
+
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
@@ -34,7 +40,6 @@ use switchboard_types::notifications::{CancelledParams, method};
 use switchboard_types::{Era, ErrorObject, IncomingMessage, ProtocolVersion, RequestId};
 use tokio_util::sync::CancellationToken;
 
-use crate::caller::{Outbound, Principal, Via};
 use crate::context::{ContextParts, RequestContext};
 use crate::core::{Core, Handler};
 use crate::lifecycle::RequestMeta;
@@ -45,6 +50,7 @@ use crate::reply::Reply;
 use crate::server::Server;
 use crate::server_layer::RequestStack;
 use crate::session::Session;
+use crate::session::caller::{Outbound, Principal, Via};
 use crate::trace_context::TraceContext;
 
 /// The outcome of [`Server::accept`].
@@ -374,7 +380,7 @@ impl Server {
         // A stateless session's requests came each alone on its connection.
         let cap = session.in_flight_cap(inner.options.max_in_flight);
         if !session.is_stateless() && session.in_flight() >= cap {
-            return Err(request.refuse(crate::limits::too_many_in_flight(cap)));
+            return Err(request.refuse(crate::session::limits::too_many_in_flight(cap)));
         }
         if inner.methods.entry(route).admission == Admission::RateLimited {
             // A caller is its principal, or without one its connection (a

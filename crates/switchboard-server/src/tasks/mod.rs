@@ -60,9 +60,9 @@ use switchboard_types::{ClientCapabilities, ErrorObject};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::events::{EventBus, ServerEvent, TaskStatusEvent};
 use crate::input::{InputError, InputRequest};
 use crate::session::Session;
+use crate::session::events::{EventBus, ServerEvent, TaskStatusEvent};
 use crate::store::{StateStore, store_unavailable};
 
 /// The extension's identifier.

@@ -12,7 +12,7 @@ use switchboard_types::ProtocolVersion;
 
 use crate::completion::Completer;
 use crate::error::{Error, Result};
-use crate::prompt::{Prompt, PromptHandler};
+use crate::prompts::{Prompt, PromptHandler};
 use crate::shape;
 
 /// A registered prompt.

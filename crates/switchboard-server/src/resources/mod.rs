@@ -18,6 +18,13 @@
 //!
 //! Spec: `docs/specification/<rev>/server/resources.mdx`.
 
+pub(crate) mod entry;
+pub(crate) mod files;
+pub(crate) mod list_page;
+pub(crate) mod source;
+pub(crate) mod uri;
+pub(crate) mod views;
+
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;

@@ -16,18 +16,18 @@ use switchboard_types::pagination::PaginatedParams;
 use switchboard_types::resources::UriParams;
 use switchboard_types::{ErrorCode, ErrorObject, ProtocolVersion, ResourceContents};
 
-use crate::caller::permits;
 use crate::context::RequestContext;
 use crate::core::Core;
-use crate::events::ListKind;
 use crate::output::Output;
-use crate::page_json::PageWriter;
 use crate::params::parse_params;
-use crate::resource::{ReadRequest, ResourceHandler};
-use crate::resource_source::{ResourcePage, SOURCE_PHASE, decode_position, encode_position};
+use crate::resources::list_page::PageWriter;
+use crate::resources::source::{ResourcePage, SOURCE_PHASE, decode_position, encode_position};
+use crate::resources::uri::validate_uri;
+use crate::resources::{ReadRequest, ResourceHandler};
 use crate::session::Session;
+use crate::session::caller::permits;
+use crate::session::events::ListKind;
 use crate::shape;
-use crate::uri::validate_uri;
 
 /// Room reserved per computed item of a page: enough for a URI, a name and
 /// a MIME type, so a typical page is written without growing its buffer.

@@ -17,7 +17,7 @@ use tower::util::BoxCloneSyncService;
 use tower::{Layer, Service, ServiceExt};
 
 use crate::context::RequestContext;
-use crate::tool_handler::{ToolError, ToolHandler};
+use crate::tools::handler::{ToolError, ToolHandler};
 
 /// The error type middleware services share (tower's convention).
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;

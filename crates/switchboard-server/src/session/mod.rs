@@ -20,6 +20,10 @@
 //!
 //! [`ServerOptions::max_in_flight`]: crate::ServerOptions::max_in_flight
 
+pub(crate) mod caller;
+pub(crate) mod events;
+pub(crate) mod limits;
+
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -36,8 +40,8 @@ use switchboard_types::subscriptions::SubscriptionFilter;
 use switchboard_types::{ClientCapabilities, Implementation, ProtocolVersion, RequestId};
 use tokio_util::sync::CancellationToken;
 
-use crate::caller::{Outbound, Principal};
-use crate::events::{ListKind, ServerEvent};
+use crate::session::caller::{Outbound, Principal};
+use crate::session::events::{ListKind, ServerEvent};
 
 /// What [`ServerBuilder::on_client_notification`](crate::ServerBuilder::on_client_notification) calls: the session the
 /// notification came on and its method.
