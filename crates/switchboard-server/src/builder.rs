@@ -1,11 +1,6 @@
 //! Building a server: [`ServerBuilder`] collects tools, prompts, resources,
 //! options, layers and extensions, and [`ServerBuilder::build`] checks
 //! them and assembles the [`Server`].
-//!
-//! Why its own module: building wires everything together (registries,
-//! the task registry, the middleware around the dispatcher), so it sits at
-//! the top, above `server.rs` (the server's state and run-time API) and
-//! `dispatch.rs`, which nothing below needs to import.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;

@@ -6,10 +6,6 @@
 //! progress token and identity. Progress sent through it is dropped once the
 //! request has been answered or cancelled, so a handler can never emit
 //! progress after its response (spec: `basic/utilities/progress.mdx`).
-//!
-//! Where it sits: above the session, the input round and the task registry
-//! it carries (`session.rs`, `input.rs`, `tasks.rs`), which never import it;
-//! below everything that handles a request.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -83,7 +83,7 @@ pub(crate) type CoreHandler = for<'a> fn(
 
 /// What answers a method of the [`Registry`].
 pub(crate) enum Handler {
-    /// A core method (`core_methods.rs`).
+    /// A core method (`dispatch/rows.rs`).
     Core(CoreHandler),
     /// An application's [`Method`](crate::Method): params as a value in,
     /// a result object out.

@@ -17,10 +17,6 @@
 //! what is registered, with the members the revision's row has. Extensions
 //! (SEP-2133) are checked when the server is built, so a bad identifier
 //! never reaches a client.
-//!
-//! Where it sits: above `server.rs` (the handshake, capabilities and
-//! `_meta` decoration work on the server's state) and below the
-//! dispatcher, which reads [`RequestMeta`] first.
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};

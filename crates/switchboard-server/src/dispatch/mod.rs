@@ -16,9 +16,6 @@
 //! and serializes the response once. Every answer is a [`Reply`]: the bytes
 //! and the [`Outcome`](crate::Outcome) they carry, so a transport that
 //! decides something from the outcome (an HTTP status) does not parse them.
-//!
-//! Where it sits: above the server's state and every method module it
-//! routes to; only the transports and the builder are above it.
 
 pub(crate) mod listen;
 pub(crate) mod prompts;

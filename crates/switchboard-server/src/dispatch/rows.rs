@@ -8,11 +8,9 @@
 //! application cannot take a core name, and the dispatcher, the middleware,
 //! the request span and the cache hints read the row instead of matching
 //! on names. Adding a core method is a [`MethodFacts`] row in
-//! `switchboard-types`, a handler in its primitive's `*_methods.rs` and a
+//! `switchboard-types`, a handler in its primitive's `dispatch/*.rs` and a
 //! row here; `every_core_method_but_initialize_has_a_row` fails until all
 //! three exist.
-//!
-//! Where it sits: above the method modules it routes to, below the builder.
 
 use std::sync::Arc;
 

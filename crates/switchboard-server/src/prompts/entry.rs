@@ -1,9 +1,5 @@
 //! One registered prompt ([`PromptEntry`]): its definition checked at
 //! registration, with its argument completers.
-//!
-//! Why its own module: the server's registries hold entries, so they sit
-//! below `server.rs`; `prompts/list`, `prompts/get` and completion
-//! (`prompts_methods.rs`) sit above it.
 
 use std::collections::HashMap;
 use std::sync::Arc;

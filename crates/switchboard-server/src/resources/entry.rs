@@ -1,10 +1,6 @@
 //! One registered resource or resource template ([`ResourceEntry`],
 //! [`TemplateEntry`]): URIs and templates checked at registration, with
 //! the templates' completers.
-//!
-//! Why its own module: the server's registries hold entries, so they sit
-//! below `server.rs`; the `resources/*` methods (`resources_methods.rs`)
-//! sit above it.
 
 use std::sync::Arc;
 

@@ -128,7 +128,7 @@ pub struct Resource {
     pub(crate) scopes: Vec<String>,
     /// Made by `from_definition`: a definition written elsewhere (an
     /// upstream server, a document) is passed on as given, and the MCP Apps
-    /// rules (`app_views`) check only what this server declares.
+    /// rules (`resources/views.rs`, `tools/entry.rs`) check only what this server declares.
     pub(crate) as_given: bool,
 }
 
@@ -270,7 +270,7 @@ pub struct ResourceTemplate {
     pub(crate) scopes: Vec<String>,
     /// Made by `from_definition`: a definition written elsewhere (an
     /// upstream server, a document) is passed on as given, and the MCP Apps
-    /// rules (`app_views`) check only what this server declares.
+    /// rules (`resources/views.rs`, `tools/entry.rs`) check only what this server declares.
     pub(crate) as_given: bool,
 }
 

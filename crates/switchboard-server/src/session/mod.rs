@@ -14,10 +14,6 @@
 //! instead (backpressure, see `transport/connection.rs`) and raises the cap
 //! to what it may hold, so only a batch too big for it is refused.
 //!
-//! Where it sits: below the task registry and the request context, which
-//! hold sessions; it needs only the caller types, the event bus and the
-//! 2025-11-25 task shapes (`task_wire.rs`).
-//!
 //! [`ServerOptions::max_in_flight`]: crate::ServerOptions::max_in_flight
 
 pub(crate) mod caller;

@@ -3,10 +3,6 @@
 //! first use: see `schema`) (names, `x-mcp-header` annotations,
 //! the 2025-11-25 `execution.taskSupport`), its handler wrapped in its
 //! layers.
-//!
-//! Why its own module: the server's registries hold entries, so they sit
-//! below `server.rs`; `tools/list` and `tools/call` (`tools_methods.rs`)
-//! sit above it.
 
 use std::sync::Arc;
 

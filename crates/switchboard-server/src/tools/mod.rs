@@ -26,9 +26,6 @@
 //! ```
 //!
 //! Spec: `docs/specification/<rev>/server/tools.mdx`.
-//!
-//! Where it sits: above the middleware whose layers a tool takes; the
-//! handler's shape and error (`tool_handler.rs`) sit below both.
 
 pub(crate) mod entry;
 pub(crate) mod handler;
@@ -216,7 +213,7 @@ pub struct Tool {
     /// into `_meta` again at registration so a later [`Tool::meta`] keeps it.
     pub(crate) ui: Option<ToolUi>,
     /// Made by [`Tool::from_definition`]: a definition written elsewhere is
-    /// passed on as given, and the MCP Apps rules (`app_views`) check only
+    /// passed on as given, and the MCP Apps rules (`tools/entry.rs`) check only
     /// what this server declares ([`Tool::ui`]).
     pub(crate) as_given: bool,
 }
