@@ -1,11 +1,6 @@
 //! Building a server: [`ServerBuilder`] collects tools, prompts, resources,
 //! options, layers and extensions, and [`ServerBuilder::build`] checks
 //! them and assembles the [`Server`].
-//!
-//! Why its own module: building wires everything together (registries,
-//! the task registry, the middleware around the dispatcher), so it sits at
-//! the top, above `server.rs` (the server's state and run-time API) and
-//! `dispatch.rs`, which nothing below needs to import.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -15,16 +10,17 @@ use switchboard_types::Implementation;
 use switchboard_types::content::Icon;
 
 use crate::catalog::{Catalog, CursorCodec};
+use crate::core::Core;
 use crate::error::{Error, Result};
-use crate::events::{EventBus, ListKind};
 use crate::extensions::OfferedExtension;
 use crate::options::ServerOptions;
-use crate::prompt::Prompt;
-use crate::resource::{Resource, ResourceTemplate};
-use crate::resource_entry::ResourceEntry;
-use crate::resource_source::ResourceSource;
-use crate::server::{Server, ServerInner};
-use crate::tool::Tool;
+use crate::prompts::Prompt;
+use crate::resources::entry::ResourceEntry;
+use crate::resources::source::ResourceSource;
+use crate::resources::{Resource, ResourceTemplate};
+use crate::server::Server;
+use crate::session::events::{EventBus, ListKind};
+use crate::tools::Tool;
 
 /// Builds a [`Server`].
 #[derive(Debug)]
@@ -42,7 +38,7 @@ pub struct ServerBuilder {
     prompts_enabled: bool,
     resources_enabled: bool,
     logging_enabled: bool,
-    layers: Vec<crate::middleware::PendingServerLayer>,
+    layers: Vec<crate::server_layer::PendingServerLayer>,
     state: Option<Arc<dyn crate::store::StateStore>>,
     extensions: Vec<OfferedExtension>,
     methods: Vec<crate::methods::Method>,
@@ -125,16 +121,17 @@ impl ServerBuilder {
     /// [tower]: https://docs.rs/tower
     pub fn layer<L>(mut self, layer: L) -> Self
     where
-        L: tower::Layer<crate::middleware::RequestStack> + Send + Sync + 'static,
-        L::Service: tower::Service<crate::middleware::Request, Response = crate::middleware::Response>
+        L: tower::Layer<crate::server_layer::RequestStack> + Send + Sync + 'static,
+        L::Service: tower::Service<crate::server_layer::Request, Response = crate::server_layer::Response>
             + Clone
             + Send
             + Sync
             + 'static,
-        <L::Service as tower::Service<crate::middleware::Request>>::Error: Into<crate::middleware::BoxError>,
-        <L::Service as tower::Service<crate::middleware::Request>>::Future: Send + 'static,
+        <L::Service as tower::Service<crate::server_layer::Request>>::Error:
+            Into<crate::tools::layer::BoxError>,
+        <L::Service as tower::Service<crate::server_layer::Request>>::Future: Send + 'static,
     {
-        self.layers.push(crate::middleware::pending_server_layer(layer));
+        self.layers.push(crate::server_layer::pending_server_layer(layer));
         self
     }
 
@@ -318,16 +315,18 @@ impl ServerBuilder {
     /// [`Error::InvalidUiResource`] and [`Error::InvalidToolUi`]).
     pub fn build(mut self) -> Result<Server> {
         self = self.with_tasks_extension_if_needed().with_ui_extension_if_needed();
-        crate::app_views::check_links(&self.tools, &self.resources, &self.templates, &self.sources)?;
+        crate::view_links::check_links(&self.tools, &self.resources, &self.templates, &self.sources)?;
         let tasks_offered = self.extensions.iter().any(|e| e.id == crate::tasks::TASKS_EXTENSION);
         OfferedExtension::check_all(&self.extensions)?;
-        let methods = crate::core_methods::registry(std::mem::take(&mut self.methods))?;
+        let methods = crate::dispatch::rows::registry(std::mem::take(&mut self.methods))?;
         let (events, tasks) = self.events_and_tasks();
         let key = self.cursor_key();
         let per_request_info = serde_json::to_value(&self.info).expect("Implementation serializes; qed");
-        let limits =
-            crate::limits::Limiters::new(self.options.tool_rate_per_caller, self.options.tool_rate_global);
-        let inner = ServerInner {
+        let limits = crate::session::limits::Limiters::new(
+            self.options.tool_rate_per_caller,
+            self.options.tool_rate_global,
+        );
+        let core = Core {
             info: self.info,
             per_request_info,
             instructions: self.instructions,
@@ -347,7 +346,6 @@ impl ServerBuilder {
                 || !self.sources.is_empty(),
             logging_enabled: self.logging_enabled,
             has_completers: AtomicBool::new(false),
-            layered: None,
             sources: self.sources,
             limits,
             extensions: self.extensions,
@@ -356,16 +354,11 @@ impl ServerBuilder {
             tasks_offered,
             notification_hook: self.notification_hook,
         };
-        inner.add_registered(self.tools, self.prompts, self.resources, self.templates)?;
-        inner.events.go_live();
-        let layers = self.layers;
-        let inner = Arc::new_cyclic(|weak| {
-            let mut inner = inner;
-            inner.layered =
-                crate::middleware::server_stack(crate::dispatch::method_runner(weak.clone()), layers);
-            inner
-        });
-        Ok(Server { inner })
+        core.add_registered(self.tools, self.prompts, self.resources, self.templates)?;
+        core.events.go_live();
+        let core = Arc::new(core);
+        let layered = crate::server_layer::server_stack(Arc::clone(&core), self.layers).map(Arc::new);
+        Ok(Server { core, layered })
     }
 
     /// The builder, offering the Tasks extension if a tool needs it.
@@ -387,7 +380,7 @@ impl ServerBuilder {
     /// settings `{}`, every revision) when a view or a tool linked to one
     /// is registered and the extension is not offered already.
     fn with_ui_extension_if_needed(self) -> Self {
-        if crate::app_views::uses_apps(&self.tools, &self.resources, &self.templates) {
+        if crate::view_links::uses_apps(&self.tools, &self.resources, &self.templates) {
             return self.enable_apps();
         }
         self
@@ -431,7 +424,7 @@ impl ServerBuilder {
     }
 }
 
-impl ServerInner {
+impl Core {
     /// Registers the builder's tools, prompts, resources and templates.
     fn add_registered(
         &self,

@@ -35,7 +35,7 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use switchboard_types::ErrorObject;
 
-use crate::events::{EventBus, ListKind, ServerEvent};
+use crate::session::events::{EventBus, ListKind, ServerEvent};
 
 /// One page of items and the cursor of the next page.
 pub(crate) type Page<T> = (Vec<Arc<Item<T>>>, Option<String>);

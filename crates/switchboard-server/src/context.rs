@@ -6,10 +6,6 @@
 //! progress token and identity. Progress sent through it is dropped once the
 //! request has been answered or cancelled, so a handler can never emit
 //! progress after its response (spec: `basic/utilities/progress.mdx`).
-//!
-//! Where it sits: above the session, the input round and the task registry
-//! it carries (`session.rs`, `input.rs`, `tasks.rs`), which never import it;
-//! below everything that handles a request.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -27,8 +23,8 @@ use switchboard_types::{
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::caller::{Outbound, Principal, RequestHeaders};
 use crate::input::{InputError, InputRequest, InputRound};
+use crate::session::caller::{Outbound, Principal, RequestHeaders};
 use crate::shape;
 use crate::tasks::{TaskRun, Tasks};
 use crate::trace_context::TraceContext;

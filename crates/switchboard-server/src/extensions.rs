@@ -1,9 +1,5 @@
 //! The extensions a server offers (SEP-2133): [`OfferedExtension`], as the
 //! builder records them, checked when the server is built.
-//!
-//! Why its own module: the server holds its offers and the lifecycle
-//! announces them in the capabilities; the lifecycle's handshake works on
-//! the server, so the offers sit here, below both.
 
 use serde_json::Value;
 use switchboard_types::ProtocolVersion;

@@ -138,80 +138,96 @@
 //! # });
 //! ```
 
-mod app_views;
 mod builder;
-mod caller;
 mod catalog;
 mod completion;
 mod context;
-mod core_methods;
+mod core;
 mod dispatch;
 mod error;
-mod events;
 mod extensions;
-mod files;
 mod handler_error;
-mod handles;
 pub mod input;
 mod lifecycle;
-mod limits;
-mod listen;
 #[cfg(feature = "macros")]
 mod macro_support;
 mod methods;
-pub mod middleware;
+pub mod middleware {
+    //! Middleware as [tower] layers: around one tool ([`Tool::layer`]) or
+    //! around every request the server answers ([`ServerBuilder::layer`]).
+    //!
+    //! Why tower: it is the middleware vocabulary of the Rust server ecosystem
+    //! (axum, tonic, hyper), so its ready-made layers (`TimeoutLayer`,
+    //! `ConcurrencyLimitLayer`, `RateLimitLayer`, `AsyncFilterLayer`, the
+    //! `tower-http`-style tracing layers) work here unchanged, and a layer of
+    //! your own is a `Service` wrapper of a few lines.
+    //!
+    //! - A **tool layer** wraps one tool's handler. Its service takes a
+    //!   [`ToolCall`] (name, arguments that already passed the input schema,
+    //!   context) and answers a [`CallToolResult`](crate::CallToolResult).
+    //!   An error it returns becomes the tool's error: a [`ToolError`](crate::ToolError) (boxed as
+    //!   [`ToolFailure`]) keeps its kind, an [`ErrorObject`](crate::ErrorObject) is a protocol
+    //!   error, a timeout an execution error saying so, anything else an
+    //!   execution error with its message.
+    //! - A **server layer** wraps every request that reaches a method (after
+    //!   lifecycle, version and rate checks, before the response is encoded):
+    //!   its service takes a [`Request`] and answers an opaque [`Response`]. An
+    //!   [`ErrorObject`](crate::ErrorObject) it returns is sent as that JSON-RPC error; any other
+    //!   error is `-32603` with its message.
+    //!
+    //! Layers added later wrap the ones added before (the last is outermost),
+    //! as in axum. A server with no layers pays nothing for this module.
+    //!
+    //! [tower]: https://docs.rs/tower
+    //! [`Tool::layer`]: crate::Tool::layer
+    //! [`ServerBuilder::layer`]: crate::ServerBuilder::layer
+
+    pub use crate::server_layer::{Request, RequestStack, Response};
+    pub use crate::tools::layer::{BoxError, ToolCall, ToolFailure, ToolService, ToolStack};
+}
 mod options;
 mod output;
-mod page_json;
 mod params;
-mod prompt;
-mod prompt_entry;
-mod prompts_methods;
+mod prompts;
 mod registry;
 mod reply;
-mod resource;
-mod resource_entry;
-mod resource_source;
-mod resources_methods;
+mod resources;
 mod schema;
 mod scopes;
 mod server;
 mod server_bulk;
+mod server_layer;
 mod session;
 mod setters;
 mod shape;
-mod shared_handles;
 pub mod state;
 mod store;
 mod task_wire;
 pub mod tasks;
-mod tool;
-mod tool_entry;
-mod tool_handler;
-mod tools_methods;
+mod tools;
 pub mod trace_context;
 pub mod transport;
-mod uri;
+mod view_links;
 
 pub use builder::ServerBuilder;
-pub use caller::{Outbound, Principal, RequestHeaders, Via};
 pub use completion::{Completer, CompletionRequest, complete_from, completer_fn};
 pub use context::RequestContext;
 pub use dispatch::Accepted;
 pub use error::{Error, Result};
-pub use events::{ListKind, LogEvent, ServerEvent, TaskStatusEvent};
-pub use files::{FileAccessError, FileRoot};
 pub use handler_error::HandlerError;
-pub use handles::HandleStore;
 pub use input::{InputError, InputRequest};
-pub use limits::RateLimit;
 pub use methods::{Method, MethodHandler};
 pub use options::{ArgumentErrorMode, ServerOptions};
-pub use prompt::{IntoPromptResult, Prompt, PromptHandler};
+pub use prompts::{IntoPromptResult, Prompt, PromptHandler};
 pub use reply::{Outcome, Reply};
-pub use resource::{IntoContents, ReadRequest, Resource, ResourceHandler, ResourceTemplate, base64_encode};
-pub use resource_source::{ResourcePage, ResourceSource, SourceRead};
+pub use resources::files::{FileAccessError, FileRoot};
+pub use resources::source::{ResourcePage, ResourceSource, SourceRead};
+pub use resources::uri::validate_uri;
+pub use resources::{IntoContents, ReadRequest, Resource, ResourceHandler, ResourceTemplate, base64_encode};
 pub use server::Server;
+pub use session::caller::{Outbound, Principal, RequestHeaders, Via};
+pub use session::events::{ListKind, LogEvent, ServerEvent, TaskStatusEvent};
+pub use session::limits::RateLimit;
 pub use session::{Negotiated, Session, SessionSnapshot};
 /// `#[tool]`, `#[tools]`, `#[resource]` and `#[prompt]`: builders from plain
 /// async functions (the `macros` feature, on by default; see `switchboard-macros`).
@@ -222,12 +238,12 @@ pub use switchboard_types::apps;
 pub use switchboard_types::{CallToolResult, ContentBlock, ErrorObject, ProtocolVersion, RequestId};
 pub use switchboard_uri_template as uri_template;
 pub use tasks::{TASKS_EXTENSION, TaskSupport};
-pub use tool::{IntoToolResult, Json, NoArgs, Tool, schema_of};
-pub use tool_entry::validate_tool_name;
-pub use tool_handler::{ToolError, ToolHandler};
+pub use tools::entry::validate_tool_name;
+pub use tools::handler::{ToolError, ToolHandler};
+pub use tools::handles::HandleStore;
+pub use tools::{IntoToolResult, Json, NoArgs, Tool, schema_of};
 pub use trace_context::TraceContext;
 pub use transport::Transport;
-pub use uri::validate_uri;
 
 /// For the code the macros generate; not a public API.
 #[cfg(feature = "macros")]

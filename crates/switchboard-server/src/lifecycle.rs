@@ -17,10 +17,6 @@
 //! what is registered, with the members the revision's row has. Extensions
 //! (SEP-2133) are checked when the server is built, so a bad identifier
 //! never reaches a client.
-//!
-//! Where it sits: above `server.rs` (the handshake, capabilities and
-//! `_meta` decoration work on the server's state) and below the
-//! dispatcher, which reads [`RequestMeta`] first.
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -32,7 +28,7 @@ use switchboard_types::{
     InitializeResult, ProtocolVersion, RequestId, ServerCapabilities,
 };
 
-use crate::server::ServerInner;
+use crate::core::Core;
 use crate::session::{Negotiated, Session};
 use crate::shape;
 
@@ -134,7 +130,7 @@ pub(crate) fn negotiate(requested: &str) -> ProtocolVersion {
     }
 }
 
-impl ServerInner {
+impl Core {
     /// The capabilities object for `version`.
     ///
     /// Exactly what is wired up: a primitive appears when something of its
@@ -214,7 +210,7 @@ impl ServerInner {
         crate::params::to_map(&result)
     }
 
-    /// [`ServerInner::decorate_per_request`] for a result already serialized as a
+    /// [`Core::decorate_per_request`] for a result already serialized as a
     /// JSON object without `_meta`: the fields are spliced in after `{`.
     pub(crate) fn decorate_per_request_raw(
         &self,

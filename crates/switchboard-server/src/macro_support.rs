@@ -9,9 +9,9 @@ use switchboard_types::{PromptArgument, ResourceContents};
 use switchboard_uri_template::Value;
 
 use crate::handler_error::HandlerError;
-use crate::prompt::IntoPromptResult;
-use crate::tool::IntoToolResult;
-use crate::tool_handler::ToolError;
+use crate::prompts::IntoPromptResult;
+use crate::tools::IntoToolResult;
+use crate::tools::handler::ToolError;
 
 /// A `#[tool]` function's result, its error converted into a
 /// [`ToolError`] (any `std::error::Error` or a `ToolError` itself).
@@ -124,7 +124,7 @@ impl IntoReadResult for &'static str {
 
 impl IntoReadResult for Vec<u8> {
     fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Vec<ResourceContents> {
-        let base64 = crate::resource::base64_encode(&self);
+        let base64 = crate::resources::base64_encode(&self);
         vec![ResourceContents::blob(uri, mime_type.map(str::to_owned), base64)]
     }
 }

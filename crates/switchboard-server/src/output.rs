@@ -1,9 +1,5 @@
 //! What a method handler answers: [`Output`], a result map the dispatcher
 //! may still decorate or a result already serialized.
-//!
-//! Why its own module: every method (`*_methods.rs`, `tasks.rs`,
-//! `input.rs`, `page_json.rs`) produces one and the dispatcher and the
-//! middleware consume it; here it sits below all of them.
 
 use serde_json::{Map, Value};
 

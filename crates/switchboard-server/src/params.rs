@@ -1,9 +1,5 @@
 //! Reading a method's params and writing its result map: the two helpers
 //! every method handler uses.
-//!
-//! Why its own module: the method modules (`*_methods.rs`, `tasks.rs`,
-//! `lifecycle.rs`, `listen.rs`) all need these and nothing else of the
-//! dispatcher; here they sit below all of them.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;

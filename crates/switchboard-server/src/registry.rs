@@ -18,9 +18,6 @@
 //! ([`Revision::removes`], [`Revision::adds`]); a row only says which of
 //! those rules applies. `initialize` is not a row: it is the handshake
 //! itself, answered by the lifecycle before any route.
-//!
-//! Where it sits: plain data, generic over the handler type, below the
-//! server (which holds a `Registry` of its handlers) and the dispatcher.
 
 use serde_json::value::RawValue;
 use switchboard_types::methods::{MethodFacts, Target};

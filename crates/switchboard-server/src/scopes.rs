@@ -14,9 +14,9 @@
 
 use serde_json::Value;
 
-use crate::caller::Principal;
 use crate::registry::ScopedBy;
 use crate::server::Server;
+use crate::session::caller::Principal;
 
 impl Server {
     /// The scopes a request needs that `principal` lacks: `Some(required)`
@@ -33,18 +33,18 @@ impl Server {
     ) -> Option<Vec<String>> {
         // The method's row says whose scopes it needs; its facts, which
         // param names that item.
-        let entry = self.inner.methods.get(method)?;
+        let entry = self.core.methods.get(method)?;
         let scoped_by = entry.scoped_by?;
         let target = params?.get(entry.target()?.param())?.as_str()?;
         let required: Vec<String> = match scoped_by {
-            ScopedBy::Tool => self.inner.tools.load().get(target)?.value.scopes.to_vec(),
-            ScopedBy::Prompt => self.inner.prompts.load().get(target)?.value.scopes.to_vec(),
+            ScopedBy::Tool => self.core.tools.load().get(target)?.value.scopes.to_vec(),
+            ScopedBy::Prompt => self.core.prompts.load().get(target)?.value.scopes.to_vec(),
             ScopedBy::Resource => {
                 let uri = target;
-                match self.inner.resources.load().get(uri) {
+                match self.core.resources.load().get(uri) {
                     Some(item) => item.value.scopes.to_vec(),
                     None => {
-                        let templates = self.inner.templates.load();
+                        let templates = self.core.templates.load();
                         let item = templates.iter().find(|t| t.value.template.matches(uri).is_some())?;
                         item.value.scopes.to_vec()
                     }

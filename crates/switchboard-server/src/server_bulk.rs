@@ -11,13 +11,13 @@ use std::sync::atomic::Ordering;
 
 use crate::catalog::Catalog;
 use crate::error::{Error, Result};
-use crate::prompt::Prompt;
-use crate::prompt_entry::PromptEntry;
-use crate::resource::{Resource, ResourceTemplate};
-use crate::resource_entry::{ResourceEntry, TemplateEntry};
+use crate::prompts::Prompt;
+use crate::prompts::entry::PromptEntry;
+use crate::resources::entry::{ResourceEntry, TemplateEntry};
+use crate::resources::{Resource, ResourceTemplate};
 use crate::server::Server;
-use crate::tool::Tool;
-use crate::tool_entry::ToolEntry;
+use crate::tools::Tool;
+use crate::tools::entry::ToolEntry;
 
 /// Fails on the first key that appears twice in `keys`.
 fn unique<'a>(keys: impl Iterator<Item = &'a str>, error: impl Fn(String) -> Error) -> Result<()> {
@@ -75,7 +75,7 @@ impl Server {
         }
         unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicatePrompt)?;
         if completers {
-            self.inner.has_completers.store(true, Ordering::Release);
+            self.core.has_completers.store(true, Ordering::Release);
         }
         Ok(entries)
     }
@@ -92,7 +92,7 @@ impl Server {
         }
         unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateResource)?;
         if completers {
-            self.inner.has_completers.store(true, Ordering::Release);
+            self.core.has_completers.store(true, Ordering::Release);
         }
         Ok(entries)
     }
@@ -108,7 +108,7 @@ impl Server {
             entries.push((entry.def.uri.clone(), entry));
         }
         unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateResource)?;
-        let replaced = self.inner.resources.apply(entries, removals, |added, removed| added || removed);
+        let replaced = self.core.resources.apply(entries, removals, |added, removed| added || removed);
         for uri in replaced {
             self.notify_resource_updated(uri);
         }
@@ -120,18 +120,18 @@ impl Server {
     /// went, or changed its definition; handlers are replaced either way.
     /// Returns whether it announced. Nothing changes if a tool is invalid.
     pub fn replace_tools(&self, tools: Vec<Tool>) -> Result<bool> {
-        Ok(self.inner.tools.replace_all(Self::tool_entries(tools)?, |old, new| old.def != new.def))
+        Ok(self.core.tools.replace_all(Self::tool_entries(tools)?, |old, new| old.def != new.def))
     }
 
     /// Makes the prompt list exactly `prompts`, like [`Server::replace_tools`].
     pub fn replace_prompts(&self, prompts: Vec<Prompt>) -> Result<bool> {
-        Ok(self.inner.prompts.replace_all(self.prompt_entries(prompts)?, |old, new| old.def != new.def))
+        Ok(self.core.prompts.replace_all(self.prompt_entries(prompts)?, |old, new| old.def != new.def))
     }
 
     /// Makes the resource-template list exactly `templates`, like
     /// [`Server::replace_tools`].
     pub fn replace_resource_templates(&self, templates: Vec<ResourceTemplate>) -> Result<bool> {
-        Ok(self.inner.templates.replace_all(self.template_entries(templates)?, |old, new| old.def != new.def))
+        Ok(self.core.templates.replace_all(self.template_entries(templates)?, |old, new| old.def != new.def))
     }
 
     /// Adds or replaces (in place) every tool of `upserts` and removes the
@@ -141,14 +141,12 @@ impl Server {
     /// definition; returns whether it announced. Nothing changes if a tool
     /// is invalid.
     pub fn update_tools(&self, upserts: Vec<Tool>, removals: &[String]) -> Result<bool> {
-        Ok(upsert(&self.inner.tools, Self::tool_entries(upserts)?, removals, |old, new| old.def != new.def))
+        Ok(upsert(&self.core.tools, Self::tool_entries(upserts)?, removals, |old, new| old.def != new.def))
     }
 
     /// [`Server::update_tools`] for prompts.
     pub fn update_prompts(&self, upserts: Vec<Prompt>, removals: &[String]) -> Result<bool> {
-        Ok(upsert(&self.inner.prompts, self.prompt_entries(upserts)?, removals, |old, new| {
-            old.def != new.def
-        }))
+        Ok(upsert(&self.core.prompts, self.prompt_entries(upserts)?, removals, |old, new| old.def != new.def))
     }
 
     /// [`Server::update_tools`] for resource templates (keyed by their
@@ -159,17 +157,17 @@ impl Server {
         removals: &[String],
     ) -> Result<bool> {
         let entries = self.template_entries(upserts)?;
-        Ok(upsert(&self.inner.templates, entries, removals, |old, new| old.def != new.def))
+        Ok(upsert(&self.core.templates, entries, removals, |old, new| old.def != new.def))
     }
 
     /// The registered prompts' definitions, in listing order.
     pub fn prompts(&self) -> Vec<switchboard_types::Prompt> {
-        self.inner.prompts.load().iter().map(|e| e.value.def.clone()).collect()
+        self.core.prompts.load().iter().map(|e| e.value.def.clone()).collect()
     }
 
     /// The registered resources' definitions, in listing order.
     pub fn resources(&self) -> Vec<switchboard_types::resources::Resource> {
-        self.inner.resources.load().iter().map(|e| e.value.def.clone()).collect()
+        self.core.resources.load().iter().map(|e| e.value.def.clone()).collect()
     }
 
     /// Every resource `resources/list` shows, in listing order: the
@@ -178,7 +176,7 @@ impl Server {
     /// request path).
     pub fn listed_resources(&self) -> Vec<switchboard_types::resources::Resource> {
         let mut all = self.resources();
-        for source in &self.inner.sources {
+        for source in &self.core.sources {
             all.extend(source.list(0..source.len()));
         }
         all
@@ -186,6 +184,6 @@ impl Server {
 
     /// The registered resource templates' definitions, in listing order.
     pub fn resource_templates(&self) -> Vec<switchboard_types::resources::ResourceTemplate> {
-        self.inner.templates.load().iter().map(|e| e.value.def.clone()).collect()
+        self.core.templates.load().iter().map(|e| e.value.def.clone()).collect()
     }
 }

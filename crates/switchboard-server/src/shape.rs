@@ -92,7 +92,7 @@ pub(crate) fn tool_definition(tool: &Tool, version: ProtocolVersion) -> Value {
 
 /// Strips, from a serialized definition object (resource, template,
 /// prompt), the metadata fields `version` lacks: the one statement of these
-/// rules for the `Value` path, which the hand-written pages (`page_json`)
+/// rules for the `Value` path, which the hand-written pages (`resources::list_page`)
 /// are tested against.
 fn strip_metadata(map: &mut serde_json::Map<String, Value>, version: ProtocolVersion) {
     let fields = version.rules().fields;
@@ -113,7 +113,7 @@ fn strip_metadata(map: &mut serde_json::Map<String, Value>, version: ProtocolVer
 }
 
 /// A resource as `version` expects it, shaped on the struct: the
-/// reference that `page_json::write_resource` (which pages of a
+/// reference that `list_page::write_resource` (which pages of a
 /// `ResourceSource` go through) is tested against.
 #[cfg(test)]
 pub(crate) fn resource(

@@ -19,8 +19,8 @@
 //! [`SharedHandleStore`] in `shared_handles.rs`, above the request context;
 //! this module only gathers them under their public path.)
 
-pub use crate::shared_handles::SharedHandleStore;
 pub use crate::store::{
     ADMIT_SAMPLE, Delivery, LogEntries, MemoryStore, STORE_RETRY_AFTER, StateError, StateStore,
     is_store_unavailable, shared_secret, store_unavailable,
 };
+pub use crate::tools::shared_handles::SharedHandleStore;

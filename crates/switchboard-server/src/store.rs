@@ -1,11 +1,6 @@
 //! The state store itself: [`StateStore`], its errors, [`MemoryStore`] and
 //! [`shared_secret`] (published as `switchboard_server::state`, which
 //! documents what it is for).
-//!
-//! Why its own module: the event bus, the task registry, replies and the
-//! shared handle store all build on the store, so it sits below them all;
-//! the public `state` module adds `SharedHandleStore`, which sits above
-//! the request context it scopes handles by.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;

@@ -1,10 +1,6 @@
 //! The 2025-11-25 wire shapes of a task (`schema/2025-11-25/schema.ts`
 //! `Task`, `CreateTaskResult`) and the `tasks` capability offered to a
 //! 2025-11-25 client: pure JSON over the extension's `DetailedTask`.
-//!
-//! Why its own module: sessions send `notifications/tasks/status` in this
-//! shape and the lifecycle offers the capability, while the task registry
-//! (`tasks.rs`) sits above sessions; these functions need neither.
 
 use serde_json::{Map, Value, json};
 

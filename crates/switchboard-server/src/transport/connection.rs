@@ -52,11 +52,11 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinSet;
 
 use super::{Frame, FrameReader, FrameWriter, Transport};
-use crate::caller::Outbound;
 use crate::dispatch::Accepted;
 use crate::error::Result;
-use crate::limits;
 use crate::server::Server;
+use crate::session::caller::Outbound;
+use crate::session::limits;
 use crate::session::{Announced, Session};
 
 /// A request accepted by the dispatcher, not yet answered.
@@ -141,7 +141,7 @@ impl Requests {
 
 /// Serves one connection until its input ends (see the module docs).
 pub(crate) async fn serve<T: Transport>(server: &Server, transport: T) -> Result<()> {
-    let options = &server.inner.options;
+    let options = &server.core.options;
     let (mut reader, writer) = transport.split();
     let (tx, rx) = mpsc::channel::<Vec<u8>>(options.outbound_queue.max(1));
     let writer_task = tokio::spawn(write_loop(writer, rx));
@@ -149,8 +149,8 @@ pub(crate) async fn serve<T: Transport>(server: &Server, transport: T) -> Result
     let window = limits::Window::for_max_in_flight(options.max_in_flight);
     session.set_in_flight_cap(window.capacity());
     let mut requests = Requests::new(window, tx.clone());
-    let mut events = server.inner.events.subscribe();
-    let announced = server.inner.announced();
+    let mut events = server.core.events.subscribe();
+    let announced = server.core.announced();
     let read_result = loop {
         // A batch may hold more registered requests than it takes places.
         let readable = requests.can_read() && session.in_flight() < window.capacity();
@@ -212,7 +212,7 @@ async fn on_frame(
 /// Delivers one server event (list changes, resource updates) to the client.
 async fn on_event(
     session: &Session,
-    event: std::result::Result<crate::events::ServerEvent, broadcast::error::RecvError>,
+    event: std::result::Result<crate::session::events::ServerEvent, broadcast::error::RecvError>,
     announced: Announced,
 ) {
     match event {
@@ -227,7 +227,7 @@ async fn on_event(
 /// requests, running or waiting, may finish within the grace period.
 async fn finish(server: &Server, session: &Session, requests: &mut Requests) {
     session.close();
-    let grace = server.inner.options.shutdown_grace;
+    let grace = server.core.options.shutdown_grace;
     if tokio::time::timeout(grace, requests.drain()).await.is_err() {
         tracing::warn!(
             remaining = requests.len(),

@@ -74,6 +74,6 @@ impl Server {
 
     /// Serves the process's stdin and stdout (newline-delimited JSON).
     pub async fn serve_stdio(&self) -> Result<()> {
-        self.serve(crate::transport::stdio(self.inner.options.max_message_size)).await
+        self.serve(crate::transport::stdio(self.core.options.max_message_size)).await
     }
 }

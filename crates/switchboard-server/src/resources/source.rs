@@ -28,7 +28,7 @@ use switchboard_types::{ProtocolVersion, ResourceContents};
 
 use crate::context::RequestContext;
 use crate::handler_error::HandlerError;
-use crate::page_json::PageWriter;
+use crate::resources::list_page::PageWriter;
 
 /// A read in progress.
 pub type SourceRead = BoxFuture<'static, Result<Vec<ResourceContents>, HandlerError>>;

@@ -1,11 +1,6 @@
 //! Who sent a message and where messages for its client go: the
 //! [`Principal`] a transport authenticated, the [`Outbound`] queue of a
 //! connection, and what a transport knows of one message ([`Via`]).
-//!
-//! Why its own module: sessions, the request context, the dispatcher and
-//! the registries all need these plain types; here they sit below all of
-//! them (a session no longer imports the request context to name its
-//! principal).
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

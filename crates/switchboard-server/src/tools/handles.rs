@@ -32,9 +32,9 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use tokio::time::Instant;
 
-use crate::caller::Principal;
 use crate::context::RequestContext;
-use crate::tool_handler::ToolError;
+use crate::session::caller::Principal;
+use crate::tools::handler::ToolError;
 
 struct Entry<T> {
     value: Arc<tokio::sync::Mutex<T>>,
@@ -151,7 +151,7 @@ impl<T: Send + 'static> HandleStore<T> {
 
     /// Applies `change` to the value behind a handle the caller owns, under
     /// its lock: concurrent updates of one handle never lose each other.
-    /// The same call as [`SharedHandleStore::update`](crate::shared_handles::SharedHandleStore::update),
+    /// The same call as [`SharedHandleStore::update`](crate::tools::shared_handles::SharedHandleStore::update),
     /// so a tool moves between one process and several without change.
     pub async fn update<R>(
         &self,

@@ -27,7 +27,7 @@ use serde::de::DeserializeOwned;
 
 use crate::context::RequestContext;
 use crate::store::{StateError, StateStore};
-use crate::tool_handler::ToolError;
+use crate::tools::handler::ToolError;
 
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Stored<T> {

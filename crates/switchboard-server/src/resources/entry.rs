@@ -1,22 +1,18 @@
 //! One registered resource or resource template ([`ResourceEntry`],
 //! [`TemplateEntry`]): URIs and templates checked at registration, with
 //! the templates' completers.
-//!
-//! Why its own module: the server's registries hold entries, so they sit
-//! below `server.rs`; the `resources/*` methods (`resources_methods.rs`)
-//! sit above it.
 
 use std::sync::Arc;
 
 use switchboard_types::ProtocolVersion;
 use switchboard_uri_template::UriTemplate;
 
-use crate::app_views;
 use crate::completion::Completer;
 use crate::error::{Error, Result};
-use crate::resource::{Resource, ResourceHandler, ResourceTemplate};
+use crate::resources::uri::validate_uri;
+use crate::resources::views;
+use crate::resources::{Resource, ResourceHandler, ResourceTemplate};
 use crate::shape;
-use crate::uri::validate_uri;
 
 /// A registered resource.
 pub(crate) struct ResourceEntry {
@@ -36,9 +32,9 @@ impl ResourceEntry {
             .ok_or_else(|| Error::MissingHandler(format!("resource {:?}", resource.def.uri)))?;
         let def = &resource.def;
         if !resource.as_given {
-            app_views::check_resource(&def.uri, def.mime_type.as_deref(), def.meta.as_ref())?;
+            views::check_resource(&def.uri, def.mime_type.as_deref(), def.meta.as_ref())?;
         }
-        let handler = app_views::with_content_meta(handler, app_views::content_meta(def.meta.as_ref()));
+        let handler = views::with_content_meta(handler, views::content_meta(def.meta.as_ref()));
         Ok(Self { def: resource.def, handler, scopes: resource.scopes.into(), rendered: Default::default() })
     }
 
@@ -65,9 +61,9 @@ impl TemplateEntry {
         })?;
         let def = &template.def;
         if !template.as_given {
-            app_views::check_resource(&def.uri_template, def.mime_type.as_deref(), def.meta.as_ref())?;
+            views::check_resource(&def.uri_template, def.mime_type.as_deref(), def.meta.as_ref())?;
         }
-        let handler = app_views::with_content_meta(handler, app_views::content_meta(def.meta.as_ref()));
+        let handler = views::with_content_meta(handler, views::content_meta(def.meta.as_ref()));
         let known: Vec<&str> = template.template.variables().collect();
         if let Some(unknown) = template.completers.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(Error::InvalidUri {

@@ -8,11 +8,9 @@
 //! application cannot take a core name, and the dispatcher, the middleware,
 //! the request span and the cache hints read the row instead of matching
 //! on names. Adding a core method is a [`MethodFacts`] row in
-//! `switchboard-types`, a handler in its primitive's `*_methods.rs` and a
+//! `switchboard-types`, a handler in its primitive's `dispatch/*.rs` and a
 //! row here; `every_core_method_but_initialize_has_a_row` fails until all
 //! three exist.
-//!
-//! Where it sits: above the method modules it routes to, below the builder.
 
 use std::sync::Arc;
 
@@ -23,12 +21,18 @@ use switchboard_types::methods::{self as m, Request};
 use switchboard_types::{Era, ErrorObject};
 
 use crate::context::RequestContext;
+use crate::core::{Core, CoreHandler, Handler};
 use crate::methods::Method;
 use crate::output::Output;
 use crate::params::parse_params;
 use crate::registry::{Admission, CacheClass, Entry, Needs, Registry, Revisions, ScopedBy, Served};
-use crate::server::{CoreHandler, Handler, Server};
 use crate::session::Session;
+
+/// A core handler's raw params.
+type Params<'a> = Option<&'a RawValue>;
+
+/// What a core handler returns.
+type Answer<'a> = BoxFuture<'a, Result<Output, ErrorObject>>;
 
 /// The registry of a server: the core's methods, then `application`'s.
 /// A bad or reused name fails with [`crate::Error::InvalidMethod`].
@@ -117,64 +121,199 @@ fn core_rows() -> Vec<Entry<Handler>> {
     ]
 }
 
-/// A [`CoreHandler`] named `$name` whose body, an expression over the
-/// server, session, context and params, yields the method's output.
-macro_rules! handler {
-    ($($name:ident = |$server:pat_param, $session:pat_param, $ctx:pat_param, $params:pat_param| $body:expr;)*) => {$(
-        fn $name<'a>(
-            $server: &'a Server,
-            $session: &'a Arc<Session>,
-            $ctx: &'a RequestContext,
-            $params: Option<&'a RawValue>,
-        ) -> BoxFuture<'a, Result<Output, ErrorObject>> {
-            Box::pin(async move { $body })
-        }
-    )*};
+// Each handler adapts `&Core` to its method's function in the method's
+// module; boxed because a registry row holds one `fn` type for all.
+
+fn ping<'a>(_: &'a Core, _: &'a Arc<Session>, _: &'a RequestContext, _: Params<'a>) -> Answer<'a> {
+    Box::pin(async { Ok(Output::Map(Map::new())) })
 }
 
-handler! {
-    ping = |_, _, _, _| Ok(Output::Map(Map::new()));
-    discover = |server, _, _, _| server.inner.discover().map(Output::Map);
-    list_tools = |server, _, ctx, params| server.list_tools(ctx, params);
-    call_tool = |server, _, ctx, params| server.call_tool(ctx, params).await;
-    list_resources = |server, _, ctx, params| server.list_resources(ctx, params);
-    list_templates = |server, _, ctx, params| server.list_resource_templates(ctx, params);
-    read_resource = |server, _, ctx, params| server.read_resource(ctx, params).await.map(Output::Map);
-    subscribe = |server, session, ctx, params| server.subscribe(session, ctx, params, true).map(Output::Map);
-    unsubscribe = |server, session, ctx, params| server.subscribe(session, ctx, params, false).map(Output::Map);
-    list_prompts = |server, _, ctx, params| server.list_prompts(ctx, params);
-    get_prompt = |server, _, ctx, params| server.get_prompt(ctx, params).await.map(Output::Map);
-    complete = |server, _, ctx, params| server.complete(ctx, params).await.map(Output::Map);
-    listen = |server, session, ctx, params| server.listen(session, ctx, params).await.map(Output::Map);
-    set_level = |_, session, _, params| {
+fn discover<'a>(core: &'a Core, _: &'a Arc<Session>, _: &'a RequestContext, _: Params<'a>) -> Answer<'a> {
+    Box::pin(async move { core.discover().map(Output::Map) })
+}
+
+fn list_tools<'a>(
+    core: &'a Core,
+    _: &'a Arc<Session>,
+    ctx: &'a RequestContext,
+    params: Params<'a>,
+) -> Answer<'a> {
+    Box::pin(async move { crate::dispatch::tools::list_tools(core, ctx, params) })
+}
+
+fn call_tool<'a>(
+    core: &'a Core,
+    _: &'a Arc<Session>,
+    ctx: &'a RequestContext,
+    params: Params<'a>,
+) -> Answer<'a> {
+    Box::pin(crate::dispatch::tools::call_tool(core, ctx, params))
+}
+
+fn list_resources<'a>(
+    core: &'a Core,
+    _: &'a Arc<Session>,
+    ctx: &'a RequestContext,
+    params: Params<'a>,
+) -> Answer<'a> {
+    Box::pin(async move { crate::dispatch::resources::list_resources(core, ctx, params) })
+}
+
+fn list_templates<'a>(
+    core: &'a Core,
+    _: &'a Arc<Session>,
+    ctx: &'a RequestContext,
+    params: Params<'a>,
+) -> Answer<'a> {
+    Box::pin(async move { crate::dispatch::resources::list_resource_templates(core, ctx, params) })
+}
+
+fn read_resource<'a>(
+    core: &'a Core,
+    _: &'a Arc<Session>,
+    ctx: &'a RequestContext,
+    params: Params<'a>,
+) -> Answer<'a> {
+    Box::pin(
+        async move { crate::dispatch::resources::read_resource(core, ctx, params).await.map(Output::Map) },
+    )
+}
+
+fn subscribe<'a>(
+    core: &'a Core,
+    session: &'a Arc<Session>,
+    ctx: &'a RequestContext,
+    params: Params<'a>,
+) -> Answer<'a> {
+    Box::pin(async move {
+        crate::dispatch::resources::subscribe(core, session, ctx, params, true).map(Output::Map)
+    })
+}
+
+fn unsubscribe<'a>(
+    core: &'a Core,
+    session: &'a Arc<Session>,
+    ctx: &'a RequestContext,
+    params: Params<'a>,
+) -> Answer<'a> {
+    Box::pin(async move {
+        crate::dispatch::resources::subscribe(core, session, ctx, params, false).map(Output::Map)
+    })
+}
+
+fn list_prompts<'a>(
+    core: &'a Core,
+    _: &'a Arc<Session>,
+    ctx: &'a RequestContext,
+    params: Params<'a>,
+) -> Answer<'a> {
+    Box::pin(async move { crate::dispatch::prompts::list_prompts(core, ctx, params) })
+}
+
+fn get_prompt<'a>(
+    core: &'a Core,
+    _: &'a Arc<Session>,
+    ctx: &'a RequestContext,
+    params: Params<'a>,
+) -> Answer<'a> {
+    Box::pin(async move { crate::dispatch::prompts::get_prompt(core, ctx, params).await.map(Output::Map) })
+}
+
+fn complete<'a>(
+    core: &'a Core,
+    _: &'a Arc<Session>,
+    ctx: &'a RequestContext,
+    params: Params<'a>,
+) -> Answer<'a> {
+    Box::pin(async move { crate::dispatch::prompts::complete(core, ctx, params).await.map(Output::Map) })
+}
+
+fn listen<'a>(
+    core: &'a Core,
+    session: &'a Arc<Session>,
+    ctx: &'a RequestContext,
+    params: Params<'a>,
+) -> Answer<'a> {
+    Box::pin(
+        async move { crate::dispatch::listen::listen(core, session, ctx, params).await.map(Output::Map) },
+    )
+}
+
+fn set_level<'a>(
+    _: &'a Core,
+    session: &'a Arc<Session>,
+    _: &'a RequestContext,
+    params: Params<'a>,
+) -> Answer<'a> {
+    Box::pin(async move {
         let p: switchboard_types::logging::SetLevelParams = parse_params(params)?;
         session.set_log_level(p.level);
         Ok(Output::Map(Map::new()))
-    };
-    get_task = |server, session, ctx, params| task_method(server, "tasks/get", session, ctx, params).await;
-    update_task = |server, session, ctx, params| task_method(server, "tasks/update", session, ctx, params).await;
-    cancel_task = |server, session, ctx, params| task_method(server, "tasks/cancel", session, ctx, params).await;
-    task_result = |server, session, ctx, params| task_method(server, "tasks/result", session, ctx, params).await;
-    list_tasks = |server, session, ctx, params| task_method(server, "tasks/list", session, ctx, params).await;
+    })
+}
+
+fn get_task<'a>(
+    core: &'a Core,
+    session: &'a Arc<Session>,
+    ctx: &'a RequestContext,
+    params: Params<'a>,
+) -> Answer<'a> {
+    Box::pin(task_method(core, "tasks/get", session, ctx, params))
+}
+
+fn update_task<'a>(
+    core: &'a Core,
+    session: &'a Arc<Session>,
+    ctx: &'a RequestContext,
+    params: Params<'a>,
+) -> Answer<'a> {
+    Box::pin(task_method(core, "tasks/update", session, ctx, params))
+}
+
+fn cancel_task<'a>(
+    core: &'a Core,
+    session: &'a Arc<Session>,
+    ctx: &'a RequestContext,
+    params: Params<'a>,
+) -> Answer<'a> {
+    Box::pin(task_method(core, "tasks/cancel", session, ctx, params))
+}
+
+fn task_result<'a>(
+    core: &'a Core,
+    session: &'a Arc<Session>,
+    ctx: &'a RequestContext,
+    params: Params<'a>,
+) -> Answer<'a> {
+    Box::pin(task_method(core, "tasks/result", session, ctx, params))
+}
+
+fn list_tasks<'a>(
+    core: &'a Core,
+    session: &'a Arc<Session>,
+    ctx: &'a RequestContext,
+    params: Params<'a>,
+) -> Answer<'a> {
+    Box::pin(task_method(core, "tasks/list", session, ctx, params))
 }
 
 /// A `tasks/*` method: the 2025-11-25 wire shapes for a handshake-era
 /// request, the Tasks extension's for a per-request one, over one store.
 async fn task_method(
-    server: &Server,
+    core: &Core,
     method: &str,
     session: &Session,
     ctx: &RequestContext,
     params: Option<&RawValue>,
 ) -> Result<Output, ErrorObject> {
-    let tasks = &server.inner.tasks;
+    let tasks = &core.tasks;
     let caller = crate::tasks::TaskCaller {
         capabilities: ctx.client_capabilities(),
         principal: ctx.principal().map(|p| p.subject.as_str()),
     };
     let result = match ctx.protocol_version().era() {
         Era::Handshake => {
-            let page = server.inner.options.page_size;
+            let page = core.options.page_size;
             crate::tasks::v2025_11_25::serve(tasks, method, &caller, session, params, page).await
         }
         Era::PerRequest => crate::tasks::serve(tasks, method, &caller, params).await,

@@ -26,9 +26,12 @@
 //! ```
 //!
 //! Spec: `docs/specification/<rev>/server/tools.mdx`.
-//!
-//! Where it sits: above the middleware whose layers a tool takes; the
-//! handler's shape and error (`tool_handler.rs`) sit below both.
+
+pub(crate) mod entry;
+pub(crate) mod handler;
+pub(crate) mod handles;
+pub(crate) mod layer;
+pub(crate) mod shared_handles;
 
 use std::fmt;
 use std::future::Future;
@@ -44,7 +47,7 @@ use switchboard_types::tools::ToolAnnotations;
 use switchboard_types::{CallToolResult, ContentBlock, ErrorObject};
 
 use crate::context::RequestContext;
-use crate::tool_handler::{ToolError, ToolHandler};
+use crate::tools::handler::{ToolError, ToolHandler};
 
 /// Converts a handler's success value into a `CallToolResult` and says which
 /// output schema (if any) that implies.
@@ -196,7 +199,7 @@ pub struct Tool {
     pub(crate) handler: Option<Arc<dyn ToolHandler>>,
     pub(crate) scopes: Vec<String>,
     /// Tower layers around the handler, applied at registration.
-    pub(crate) layers: Vec<crate::middleware::PendingToolLayer>,
+    pub(crate) layers: Vec<crate::tools::layer::PendingToolLayer>,
     /// Whether calls may run as tasks (Tasks extension).
     pub(crate) task_support: crate::tasks::TaskSupport,
     /// The handler starts the task itself ([`RequestContext::start_task`]).
@@ -210,7 +213,7 @@ pub struct Tool {
     /// into `_meta` again at registration so a later [`Tool::meta`] keeps it.
     pub(crate) ui: Option<ToolUi>,
     /// Made by [`Tool::from_definition`]: a definition written elsewhere is
-    /// passed on as given, and the MCP Apps rules (`app_views`) check only
+    /// passed on as given, and the MCP Apps rules (`tools/entry.rs`) check only
     /// what this server declares ([`Tool::ui`]).
     pub(crate) as_given: bool,
 }
@@ -312,16 +315,17 @@ impl Tool {
     /// [tower]: https://docs.rs/tower
     pub fn layer<L>(mut self, layer: L) -> Self
     where
-        L: tower::Layer<crate::middleware::ToolStack> + Send + Sync + 'static,
-        L::Service: tower::Service<crate::middleware::ToolCall, Response = CallToolResult>
+        L: tower::Layer<crate::tools::layer::ToolStack> + Send + Sync + 'static,
+        L::Service: tower::Service<crate::tools::layer::ToolCall, Response = CallToolResult>
             + Clone
             + Send
             + Sync
             + 'static,
-        <L::Service as tower::Service<crate::middleware::ToolCall>>::Error: Into<crate::middleware::BoxError>,
-        <L::Service as tower::Service<crate::middleware::ToolCall>>::Future: Send + 'static,
+        <L::Service as tower::Service<crate::tools::layer::ToolCall>>::Error:
+            Into<crate::tools::layer::BoxError>,
+        <L::Service as tower::Service<crate::tools::layer::ToolCall>>::Future: Send + 'static,
     {
-        self.layers.push(crate::middleware::pending_tool_layer(layer));
+        self.layers.push(crate::tools::layer::pending_tool_layer(layer));
         self
     }
 

@@ -16,10 +16,12 @@
 //! and serializes the response once. Every answer is a [`Reply`]: the bytes
 //! and the [`Outcome`](crate::Outcome) they carry, so a transport that
 //! decides something from the outcome (an HTTP status) does not parse them.
-//!
-//! Where it sits: above the server's state and every method module (the
-//! `impl Server` blocks it routes to); only the transports and the builder
-//! (which hands [`method_runner`] to the middleware) are above it.
+
+pub(crate) mod listen;
+pub(crate) mod prompts;
+pub(crate) mod resources;
+pub(crate) mod rows;
+pub(crate) mod tools;
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -35,15 +37,17 @@ use switchboard_types::notifications::{CancelledParams, method};
 use switchboard_types::{Era, ErrorObject, IncomingMessage, ProtocolVersion, RequestId};
 use tokio_util::sync::CancellationToken;
 
-use crate::caller::{Outbound, Principal, Via};
 use crate::context::{ContextParts, RequestContext};
+use crate::core::{Core, Handler};
 use crate::lifecycle::RequestMeta;
 use crate::output::Output;
 use crate::params::parse_params;
 use crate::registry::{Admission, CacheClass, Route, target_in};
 use crate::reply::Reply;
-use crate::server::{Handler, Server, ServerInner};
+use crate::server::Server;
+use crate::server_layer::RequestStack;
 use crate::session::Session;
+use crate::session::caller::{Outbound, Principal, Via};
 use crate::trace_context::TraceContext;
 
 /// The outcome of [`Server::accept`].
@@ -235,7 +239,7 @@ impl Server {
 
     fn on_notification(&self, session: &Arc<Session>, method: &str, params: Option<&RawValue>) {
         self.handle_notification(session, method, params);
-        if let Some(hook) = &self.inner.notification_hook {
+        if let Some(hook) = &self.core.notification_hook {
             (hook.0)(session, method);
         }
     }
@@ -327,7 +331,7 @@ impl Server {
                 );
             }
             "initialize" => {
-                return Err(Accepted::Done(Some(match self.inner.initialize(session, request.params) {
+                return Err(Accepted::Done(Some(match self.core.initialize(session, request.params) {
                     Ok(result) => Reply::result(id, &result, false),
                     Err(e) => Reply::error(Some(id), &e),
                 })));
@@ -358,7 +362,7 @@ impl Server {
             Some(r) => r,
             None => return Err(request.refuse(ErrorObject::method_not_found(request.method))),
         };
-        if self.inner.methods.entry(route).admission == Admission::AnswerEmpty {
+        if self.core.methods.entry(route).admission == Admission::AnswerEmpty {
             return Err(Accepted::Done(Some(Reply::result(&request.id, &Map::new(), false))));
         }
         Ok(route)
@@ -367,13 +371,13 @@ impl Server {
     /// Limits: the session's requests in flight, and the caller's
     /// `tools/call` rate limit.
     fn admit_within_limits(&self, request: &Incoming<'_>, route: Route) -> Result<(), Accepted> {
-        let (inner, session) = (&self.inner, request.session);
+        let (inner, session) = (&self.core, request.session);
         // Over the line transport the connection loop stops reading before
         // this refuses anything but an oversized batch (see session.rs).
         // A stateless session's requests came each alone on its connection.
         let cap = session.in_flight_cap(inner.options.max_in_flight);
         if !session.is_stateless() && session.in_flight() >= cap {
-            return Err(request.refuse(crate::limits::too_many_in_flight(cap)));
+            return Err(request.refuse(crate::session::limits::too_many_in_flight(cap)));
         }
         if inner.methods.entry(route).admission == Admission::RateLimited {
             // A caller is its principal, or without one its connection (a
@@ -401,7 +405,7 @@ impl Server {
         route: Route,
         principal: Option<&Principal>,
     ) -> Result<Option<Arc<crate::input::InputRound>>, Accepted> {
-        let asks_input = self.inner.methods.entry(route).facts.is_some_and(|facts| facts.asks_input);
+        let asks_input = self.core.methods.entry(route).facts.is_some_and(|facts| facts.asks_input);
         if !(request.per_request && asks_input) {
             return Ok(None);
         }
@@ -409,8 +413,8 @@ impl Server {
             request.method,
             request.params,
             principal.map(|p| p.subject.as_str()),
-            self.inner.request_states.load_full(),
-            self.inner.options.request_state_ttl,
+            self.core.request_states.load_full(),
+            self.core.options.request_state_ttl,
         ) {
             Ok(round) => Ok(Some(Arc::new(round))),
             Err(e) => Err(request.refuse(e)),
@@ -426,7 +430,7 @@ impl Server {
         principal: Option<Principal>,
         input: Option<Arc<crate::input::InputRound>>,
     ) -> RequestContext {
-        let inner = &self.inner;
+        let inner = &self.core;
         let (session, per_request) = (request.session, request.per_request);
         RequestContext::new(ContextParts {
             id: request.id.clone(),
@@ -464,19 +468,19 @@ impl Server {
     ) -> Accepted {
         let (id, method, per_request) = (request.id, request.method, request.per_request);
         let params: Option<Box<RawValue>> = request.params.map(ToOwned::to_owned);
-        let server = self.clone();
+        let core = Arc::clone(&self.core);
         let session = Arc::clone(request.session);
         // Server middleware, when there is any, sees the method by name.
-        let target = self.inner.methods.entry(route).target();
-        let layered = self.inner.layered.as_ref().map(|stack| crate::middleware::ThroughLayers {
-            stack: stack.clone(),
+        let target = self.core.methods.entry(route).target();
+        let layered = self.layered.as_ref().map(|stack| crate::server_layer::ThroughLayers {
+            stack: RequestStack::clone(stack),
             method: Arc::from(method),
             target,
         });
         let span = request_span(method, &id, target, &ctx, params.as_deref());
         Accepted::Pending(Box::pin(tracing::Instrument::instrument(
             async move {
-                let work = server.run_within_timeout(route, &session, &ctx, params, layered);
+                let work = core.run_within_timeout(route, &session, &ctx, params, layered);
                 let outcome = tokio::select! {
                     biased;
                     _ = token.cancelled() => None,
@@ -490,12 +494,42 @@ impl Server {
                     r.map(|result| crate::input::settle(ctx.input_round().map(Arc::as_ref), result))
                 });
                 record_outcome(outcome.as_ref());
-                Some(server.reply_to(&id, route, per_request, &ctx, outcome?))
+                Some(core.reply_to(&id, route, per_request, &ctx, outcome?))
             },
             span,
         )))
     }
 
+    /// What `method` is (its target param, whether it streams, may ask for
+    /// input, listens), as its registry row says: a core method's facts, or
+    /// those of an application method registered as a type
+    /// ([`Method::typed`](crate::Method::typed)). `None` for an unknown
+    /// method or one registered without facts. Transports read this, never
+    /// a list of method names.
+    pub fn method_facts(&self, method: &str) -> Option<switchboard_types::methods::MethodFacts> {
+        self.core.methods.get(method)?.facts
+    }
+
+    /// True if `method` is served under `version` (what a transport checks
+    /// before dispatching, e.g. to answer `404` in 2026-07-28).
+    pub fn method_available(&self, method: &str, version: ProtocolVersion) -> bool {
+        let rules = version.rules();
+        if rules.removes(method) {
+            return false;
+        }
+        (rules.era == Era::Handshake && method == "initialize") || self.route(method, version).is_some()
+    }
+
+    /// Looks a method up in the registry. Methods of primitives the server
+    /// does not advertise are unknown (`-32601`), as are methods the
+    /// revision's row removed or does not add.
+    fn route(&self, method: &str, version: ProtocolVersion) -> Option<Route> {
+        let inner = &self.core;
+        inner.methods.lookup(method, version, |needs| inner.offers(needs))
+    }
+}
+
+impl Core {
     /// The handler's work: through the server middleware when there is
     /// any, stopped at the handler timeout when there is one.
     async fn run_within_timeout(
@@ -504,18 +538,18 @@ impl Server {
         session: &Arc<Session>,
         ctx: &RequestContext,
         params: Option<Box<RawValue>>,
-        layered: Option<crate::middleware::ThroughLayers>,
+        layered: Option<crate::server_layer::ThroughLayers>,
     ) -> Result<Output, ErrorObject> {
         let run = async {
             match layered {
                 None => self.run(route, session, ctx, params.as_deref()).await,
                 Some(layered) => {
-                    crate::middleware::run_layered(layered, route, Arc::clone(session), ctx.clone(), params)
+                    crate::server_layer::run_layered(layered, route, Arc::clone(session), ctx.clone(), params)
                         .await
                 }
             }
         };
-        match self.inner.options.handler_timeout {
+        match self.options.handler_timeout {
             None => run.await,
             Some(limit) => tokio::time::timeout(limit, run).await.unwrap_or_else(|_| {
                 Err(ErrorObject::internal(format!(
@@ -537,7 +571,7 @@ impl Server {
         ctx: &RequestContext,
         ended: std::thread::Result<Result<Output, ErrorObject>>,
     ) -> Reply {
-        let cap = self.inner.options.max_response_size;
+        let cap = self.options.max_response_size;
         match ended {
             Ok(Ok(output)) => {
                 let cache = per_request.then(|| route_cache(self, route, ctx.principal().is_some()));
@@ -561,54 +595,26 @@ impl Server {
     /// route's results may be cached for.
     fn encode_output(&self, id: &RequestId, output: Output, per_request_cache: Option<RouteCache>) -> Reply {
         let tool_error = output.is_tool_error();
-        let cap = self.inner.options.max_response_size;
+        let cap = self.options.max_response_size;
         match (output, per_request_cache) {
             (Output::Map(mut result), Some(cache)) => {
-                self.inner.decorate_per_request(&mut result, cache);
+                self.decorate_per_request(&mut result, cache);
                 Reply::result_within(id, &result, tool_error, cap)
             }
             (Output::Map(result), None) => Reply::result_within(id, &result, tool_error, cap),
             (Output::Raw(result), Some(cache)) => {
-                Reply::raw_result_within(id, &self.inner.decorate_per_request_raw(result, cache), cap)
+                Reply::raw_result_within(id, &self.decorate_per_request_raw(result, cache), cap)
             }
             (Output::Raw(result), None) => Reply::raw_result_within(id, &result, cap),
             (Output::InputRequired(mut result), _) => {
-                self.inner.decorate_as(&mut result, "input_required", None);
+                self.decorate_as(&mut result, "input_required", None);
                 Reply::result_within(id, &result, false, cap)
             }
             (Output::Task(mut result), _) => {
-                self.inner.decorate_as(&mut result, "task", None);
+                self.decorate_as(&mut result, "task", None);
                 Reply::result_within(id, &result, false, cap)
             }
         }
-    }
-
-    /// What `method` is (its target param, whether it streams, may ask for
-    /// input, listens), as its registry row says: a core method's facts, or
-    /// those of an application method registered as a type
-    /// ([`Method::typed`](crate::Method::typed)). `None` for an unknown
-    /// method or one registered without facts. Transports read this, never
-    /// a list of method names.
-    pub fn method_facts(&self, method: &str) -> Option<switchboard_types::methods::MethodFacts> {
-        self.inner.methods.get(method)?.facts
-    }
-
-    /// True if `method` is served under `version` (what a transport checks
-    /// before dispatching, e.g. to answer `404` in 2026-07-28).
-    pub fn method_available(&self, method: &str, version: ProtocolVersion) -> bool {
-        let rules = version.rules();
-        if rules.removes(method) {
-            return false;
-        }
-        (rules.era == Era::Handshake && method == "initialize") || self.route(method, version).is_some()
-    }
-
-    /// Looks a method up in the registry. Methods of primitives the server
-    /// does not advertise are unknown (`-32601`), as are methods the
-    /// revision's row removed or does not add.
-    fn route(&self, method: &str, version: ProtocolVersion) -> Option<Route> {
-        let inner = &self.inner;
-        inner.methods.lookup(method, version, |needs| inner.offers(needs))
     }
 
     /// Runs the handler of `route`.
@@ -619,7 +625,7 @@ impl Server {
         ctx: &RequestContext,
         params: Option<&RawValue>,
     ) -> Result<Output, ErrorObject> {
-        match &self.inner.methods.entry(route).handler {
+        match &self.methods.entry(route).handler {
             Handler::Core(handler) => handler(self, session, ctx, params).await,
             Handler::App(handler) => {
                 let handler = Arc::clone(handler);
@@ -694,19 +700,6 @@ fn per_request_revision(request: &Incoming<'_>) -> Result<Revision, Accepted> {
     Ok(Revision { version, client_info: meta.client_info(), client_capabilities: meta.client_capabilities() })
 }
 
-/// The dispatcher as the innermost service of the server's middleware
-/// ([`crate::middleware::server_stack`]). It holds the server weakly (the
-/// server holds the stack): once the server is gone, a request is refused.
-pub(crate) fn method_runner(server: std::sync::Weak<ServerInner>) -> crate::middleware::MethodRunner {
-    Arc::new(move |route, session, ctx, params| {
-        let server = server.upgrade().map(|inner| Server { inner });
-        Box::pin(async move {
-            let server = server.ok_or_else(|| ErrorObject::internal("the server is shutting down"))?;
-            server.run(route, &session, &ctx, params.as_deref()).await
-        })
-    })
-}
-
 /// The `mcp.request` span of one request (OpenTelemetry-style names): its
 /// method and id, what it names (tool, prompt, resource URI), the caller's
 /// principal, and (recorded when it ends) its outcome. With the `otel`
@@ -767,15 +760,15 @@ fn record_outcome(outcome: Option<&std::thread::Result<Result<Output, ErrorObjec
 /// How long, and for whom, a route's results may be cached (when at all).
 type RouteCache = Option<(std::time::Duration, switchboard_types::lifecycle::CacheScope)>;
 
-fn route_cache(server: &Server, route: Route, authenticated: bool) -> RouteCache {
+fn route_cache(core: &Core, route: Route, authenticated: bool) -> RouteCache {
     use switchboard_types::lifecycle::CacheScope;
-    let o = &server.inner.options;
+    let o = &core.options;
     // The registry row says which results are cacheable (2026-07-28
     // `server/utilities/caching.mdx`).
     // For an authenticated caller lists and reads depend on its scopes, so
     // they may be cached for that caller only; discovery never does.
     let scope = if authenticated { CacheScope::Private } else { CacheScope::Public };
-    match server.inner.methods.entry(route).cache? {
+    match core.methods.entry(route).cache? {
         CacheClass::Discovery => Some((o.discover_ttl, CacheScope::Public)),
         CacheClass::List => Some((o.list_ttl, scope)),
         CacheClass::Read => Some((o.read_ttl, scope)),

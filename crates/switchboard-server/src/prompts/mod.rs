@@ -31,6 +31,8 @@
 //!
 //! Spec: `docs/specification/<rev>/server/prompts.mdx`.
 
+pub(crate) mod entry;
+
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::future::Future;
@@ -46,7 +48,7 @@ use crate::completion::Completer;
 use crate::context::RequestContext;
 use crate::error::Error;
 use crate::handler_error::HandlerError;
-use crate::tool::schema_of;
+use crate::tools::schema_of;
 
 /// Converts a prompt handler's success value into a `prompts/get` result.
 #[diagnostic::on_unimplemented(

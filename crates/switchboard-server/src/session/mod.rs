@@ -14,11 +14,11 @@
 //! instead (backpressure, see `transport/connection.rs`) and raises the cap
 //! to what it may hold, so only a batch too big for it is refused.
 //!
-//! Where it sits: below the task registry and the request context, which
-//! hold sessions; it needs only the caller types, the event bus and the
-//! 2025-11-25 task shapes (`task_wire.rs`).
-//!
 //! [`ServerOptions::max_in_flight`]: crate::ServerOptions::max_in_flight
+
+pub(crate) mod caller;
+pub(crate) mod events;
+pub(crate) mod limits;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
@@ -36,8 +36,8 @@ use switchboard_types::subscriptions::SubscriptionFilter;
 use switchboard_types::{ClientCapabilities, Implementation, ProtocolVersion, RequestId};
 use tokio_util::sync::CancellationToken;
 
-use crate::caller::{Outbound, Principal};
-use crate::events::{ListKind, ServerEvent};
+use crate::session::caller::{Outbound, Principal};
+use crate::session::events::{ListKind, ServerEvent};
 
 /// What [`ServerBuilder::on_client_notification`](crate::ServerBuilder::on_client_notification) calls: the session the
 /// notification came on and its method.

@@ -1,10 +1,5 @@
 //! What a tool's handler is ([`ToolHandler`], type-erased) and how it fails
 //! ([`ToolError`]).
-//!
-//! Why its own module: the tool builder (`tool.rs`) makes handlers and the
-//! middleware (`middleware.rs`) wraps them, while `tool.rs` takes layers
-//! from the middleware; with the handler's shape here, below both, the
-//! middleware does not import the builder.
 
 use std::fmt;
 

@@ -18,6 +18,13 @@
 //!
 //! Spec: `docs/specification/<rev>/server/resources.mdx`.
 
+pub(crate) mod entry;
+pub(crate) mod files;
+pub(crate) mod list_page;
+pub(crate) mod source;
+pub(crate) mod uri;
+pub(crate) mod views;
+
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
@@ -121,7 +128,7 @@ pub struct Resource {
     pub(crate) scopes: Vec<String>,
     /// Made by `from_definition`: a definition written elsewhere (an
     /// upstream server, a document) is passed on as given, and the MCP Apps
-    /// rules (`app_views`) check only what this server declares.
+    /// rules (`resources/views.rs`, `tools/entry.rs`) check only what this server declares.
     pub(crate) as_given: bool,
 }
 
@@ -263,7 +270,7 @@ pub struct ResourceTemplate {
     pub(crate) scopes: Vec<String>,
     /// Made by `from_definition`: a definition written elsewhere (an
     /// upstream server, a document) is passed on as given, and the MCP Apps
-    /// rules (`app_views`) check only what this server declares.
+    /// rules (`resources/views.rs`, `tools/entry.rs`) check only what this server declares.
     pub(crate) as_given: bool,
 }
 

@@ -10,12 +10,12 @@
 //!   `CreateTaskResult` leaves, so a `tasks/get` anywhere behind the same
 //!   address resolves at once, and the record outlives the connection.
 //! - **The same handler.** A task runs the tool's ordinary handler in the
-//!   background. Its questions ([`RequestContext::input`]) park the task in
+//!   background. Its questions ([`RequestContext::input`](crate::RequestContext::input)) park the task in
 //!   `input_required` with the questions as `inputRequests`, and the handler
 //!   simply waits: `tasks/update` (on any instance) stores the answers in
 //!   the record, and the waiting handler picks them up and goes on. A tool
 //!   that should gather input synchronously first (multi round-trip) and
-//!   only then go asynchronous calls [`RequestContext::start_task`] at that
+//!   only then go asynchronous calls [`RequestContext::start_task`](crate::RequestContext::start_task) at that
 //!   point instead ([`Tool::task_started_by_handler`](crate::Tool::task_started_by_handler)).
 //! - **Server-directed, client-gated.** A task is only ever created for a
 //!   request whose own capabilities declare the extension; a tool that
@@ -38,7 +38,7 @@
 //! same records and runner: a `task` param on `tools/call`, `tasks/get`,
 //! `tasks/result` (blocks until terminal), `tasks/list`, `tasks/cancel`
 //! and `notifications/tasks/status`. Every difference of that shape lives
-//! in [`v2025_11_25`]: the `Task` view of a record (`ttl`/`pollInterval`, a
+//! in `v2025_11_25`: the `Task` view of a record (`ttl`/`pollInterval`, a
 //! tool result with `isError` reported as `failed`), the `-32601`/`-32602`
 //! rules, cancel that settles at once and refuses a terminal task, and
 //! input asked through live server-to-client requests tagged with
@@ -46,7 +46,7 @@
 //! `input_required`.
 //!
 //! Every status change is published on the server's event bus
-//! ([`ServerEvent::TaskStatus`](crate::ServerEvent::TaskStatus)), so it
+//! ([`ServerEvent::TaskStatus`]), so it
 //! reaches the creating 2025-11-25 session and 2026-07-28 listen streams
 //! that asked for the task on any instance sharing the state store.
 
@@ -60,9 +60,9 @@ use switchboard_types::{ClientCapabilities, ErrorObject};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::events::{EventBus, ServerEvent, TaskStatusEvent};
 use crate::input::{InputError, InputRequest};
 use crate::session::Session;
+use crate::session::events::{EventBus, ServerEvent, TaskStatusEvent};
 use crate::store::{StateStore, store_unavailable};
 
 /// The extension's identifier.

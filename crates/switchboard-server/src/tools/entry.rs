@@ -3,22 +3,19 @@
 //! first use: see `schema`) (names, `x-mcp-header` annotations,
 //! the 2025-11-25 `execution.taskSupport`), its handler wrapped in its
 //! layers.
-//!
-//! Why its own module: the server's registries hold entries, so they sit
-//! below `server.rs`; `tools/list` and `tools/call` (`tools_methods.rs`)
-//! sit above it.
 
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 use switchboard_types::ProtocolVersion;
+use switchboard_types::apps::{self, ToolUi};
 
 use crate::error::{Error, Result};
 use crate::schema::CompiledSchema;
 use crate::shape;
 use crate::tasks::TaskSupport;
-use crate::tool::Tool;
-use crate::tool_handler::ToolHandler;
+use crate::tools::Tool;
+use crate::tools::handler::ToolHandler;
 
 /// One registered tool, with its compiled validators.
 pub(crate) struct ToolEntry {
@@ -47,7 +44,7 @@ impl ToolEntry {
     pub(crate) fn prepare(mut tool: Tool) -> Result<Self> {
         tool.write_ui();
         if !tool.as_given {
-            crate::app_views::check_tool(&tool)?;
+            check_tool(&tool)?;
         }
         let Tool {
             mut def,
@@ -73,7 +70,7 @@ impl ToolEntry {
         }
         validate_tool_name(&def.name)?;
         let handler = handler.ok_or_else(|| Error::MissingHandler(format!("tool {:?}", def.name)))?;
-        let handler = crate::middleware::wrap_tool(&def.name, handler, layers);
+        let handler = crate::tools::layer::wrap_tool(&def.name, handler, layers);
         let schema_error =
             |which, reason: String| Error::InvalidSchema { tool: def.name.clone(), which, reason };
         if def.input_schema.get("type").and_then(Value::as_str) != Some("object") {
@@ -183,6 +180,26 @@ pub fn validate_tool_name(name: &str) -> Result<()> {
         return Ok(());
     };
     Err(Error::InvalidToolName { name: name.to_owned(), reason })
+}
+
+/// Checks a tool's view linkage at registration: `visibility` comes with
+/// a view and names someone, and `_meta.ui.resourceUri` (or the flat key)
+/// names a `ui://` URI.
+pub(crate) fn check_tool(tool: &Tool) -> Result<()> {
+    let invalid = |reason: String| Error::InvalidToolUi { tool: tool.def.name.clone(), reason };
+    if tool.ui.as_ref().is_some_and(|ui| ui.resource_uri.is_empty()) {
+        return Err(invalid("`visibility` was set without a view: call `.ui(\"ui://…\")` too".into()));
+    }
+    let Some(ui) = tool.def.meta.as_ref().and_then(ToolUi::from_meta) else { return Ok(()) };
+    if !apps::is_ui_uri(&ui.resource_uri) {
+        return Err(invalid(format!("its view {:?} is not a `ui://` URI", ui.resource_uri)));
+    }
+    if ui.visibility.as_ref().is_some_and(Vec::is_empty) {
+        return Err(invalid(
+            "an empty `visibility` lets nobody call it: name \"model\", \"app\" or both".into(),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

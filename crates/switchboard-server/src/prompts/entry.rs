@@ -1,9 +1,5 @@
 //! One registered prompt ([`PromptEntry`]): its definition checked at
 //! registration, with its argument completers.
-//!
-//! Why its own module: the server's registries hold entries, so they sit
-//! below `server.rs`; `prompts/list`, `prompts/get` and completion
-//! (`prompts_methods.rs`) sit above it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -12,7 +8,7 @@ use switchboard_types::ProtocolVersion;
 
 use crate::completion::Completer;
 use crate::error::{Error, Result};
-use crate::prompt::{Prompt, PromptHandler};
+use crate::prompts::{Prompt, PromptHandler};
 use crate::shape;
 
 /// A registered prompt.
