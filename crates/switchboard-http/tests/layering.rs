@@ -3,5 +3,5 @@
 //! here on this crate's `src/` (`CARGO_MANIFEST_DIR` is this crate's when the
 //! file is compiled here), so the two crates are held by one scanner.
 
-#[path = "../../switchboard-server/tests/layering.rs"]
+#[path = "../../../tests/layering/scan.rs"]
 mod layering;
