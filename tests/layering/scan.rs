@@ -1,26 +1,67 @@
-//! Holds the crate's layering (issue #18): modules import downward only, and
-//! no function on the request path grows past 80 lines.
+//! The workspace's layering scanner: no import circle of any size, among a
+//! crate's top-level modules or among the files of any folder of its `src/`,
+//! and (where a crate asks for it) no function past a length.
 //!
-//! The import graph is built the way `cycles.py` builds it, from the text of
-//! `src/`: a module is a top-level file or directory of `src/`, and an edge
-//! is any `crate::<module>` (or a module named inside `use crate::{...}`) in
-//! its files before their `#[cfg(test)]` part (doc links count: they are
-//! what a reader follows). A cycle fails the test with its members and
-//! their edges. Function length is counted the way `fnlen.py` counts it:
-//! from the `fn` line to the `}` at the same indentation.
+//! Every crate's `tests/layering.rs` includes this one file by `#[path]`, so
+//! one scanner holds them all; `env!("CARGO_MANIFEST_DIR")` is the including
+//! crate's. It is a file rather than a `switchboard-testkit` module so that
+//! the small crates need no dev-dependency on the server to use it.
 //!
-//! A plain line and token scan (no parser): enough for this crate's code,
+//! The import graph is built from the text of `src/`. A file's module path
+//! is its place in `src/` (`sql/run.rs` is `sql::run`; `mod.rs`, `lib.rs`
+//! and `main.rs` are their folder's own module). Every path that starts at
+//! `crate::`, `super::` or `self::` (and each item of a `use ...::{...}`
+//! group) is resolved to an absolute module path, in a file's text before its
+//! `#[cfg(test)]` part; doc links count, since they are what a reader follows.
+//! A path from module `a::b::c` to `a::d::e` is an edge `b -> d` in folder
+//! `a/`: the two files' nodes are where their paths part. A folder's own
+//! `mod.rs` (and `lib.rs` at the top) is the folder itself, above its files,
+//! so its imports of them are not edges among them. A cycle fails the test
+//! with its folder, members and their edges.
+//!
+//! Function length is counted from the `fn` line to the `}` at the same
+//! indentation.
+//!
+//! A plain line and token scan (no parser): enough for this workspace's code,
 //! which `cargo fmt` keeps in one shape.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The longest a function may be, in lines (its `fn` line to its `}`).
-const MAX_FUNCTION_LINES: usize = 80;
+/// A directed graph of module names.
+type Graph = BTreeMap<String, BTreeSet<String>>;
 
-fn src_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+/// Fails with every import cycle among the modules of the crate at
+/// `manifest_dir`, folder by folder.
+pub fn assert_no_import_cycles(manifest_dir: &str) {
+    let src = Path::new(manifest_dir).join("src");
+    let files = rust_files(&src);
+    assert!(!files.is_empty(), "the scan found the crate's source files in {}", src.display());
+    let graphs = folder_graphs(&src, &files);
+    let mut report = Vec::new();
+    for (folder, graph) in &graphs {
+        for cycle in cycles(graph) {
+            report.push(format!("in src/{folder}:\n{}", describe(graph, &cycle)));
+        }
+    }
+    assert!(
+        report.is_empty(),
+        "import cycles (each module must import downward only):\n{}",
+        report.join("\n\n")
+    );
+}
+
+/// Fails with every function of the crate at `manifest_dir` longer than
+/// `max` lines.
+pub fn assert_no_function_longer_than(manifest_dir: &str, max: usize) {
+    let long = long_functions(&Path::new(manifest_dir).join("src"), max);
+    let report: Vec<String> = long.iter().map(|(n, at, name)| format!("  {n:4} {at} {name}")).collect();
+    assert!(
+        long.is_empty(),
+        "functions over {max} lines (split them into named stages):\n{}",
+        report.join("\n")
+    );
 }
 
 /// Every `.rs` file under `dir`, recursively, sorted.
@@ -39,20 +80,60 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The top-level modules of `src/`: file stems and directory names.
-fn module_names(src: &Path) -> BTreeSet<String> {
-    fs::read_dir(src)
-        .expect("src/ is readable")
+/// A file's module path inside the crate: `sql/run.rs` is `[sql, run]`,
+/// `sql/mod.rs` is `[sql]`, `lib.rs` and `main.rs` are `[]`.
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
+    let relative = file.strip_prefix(src).expect("the file is under src/").with_extension("");
+    let mut path: Vec<String> =
+        relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    let own_module = match path.as_slice() {
+        [root] => root == "lib" || root == "main",
+        [.., last] => last == "mod",
+        [] => false,
+    };
+    if own_module {
+        path.pop();
+    }
+    path
+}
+
+/// The modules a folder holds: its files' stems (not `mod`, nor `lib` and
+/// `main` at the top) and its subfolders.
+fn child_modules(src: &Path, folder: &[String]) -> BTreeSet<String> {
+    let dir = folder.iter().fold(src.to_path_buf(), |dir, name| dir.join(name));
+    let Ok(entries) = fs::read_dir(&dir) else { return BTreeSet::new() };
+    entries
         .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.is_dir() || p.extension().is_some_and(|e| e == "rs"))
         .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .filter(|name| name != "mod" && !(folder.is_empty() && (name == "lib" || name == "main")))
         .collect()
 }
 
-/// The module a file belongs to: the first component of its path in `src/`.
-fn module_of(src: &Path, file: &Path) -> String {
-    let relative = file.strip_prefix(src).expect("the file is under src/");
-    let first = relative.components().next().expect("a path in src/");
-    Path::new(first.as_os_str()).file_stem().expect("a file name").to_string_lossy().into_owned()
+/// The import graph of each folder's modules, keyed by the folder's path
+/// (`""` for `src/` itself, `"sql/"` for `src/sql/`).
+fn folder_graphs(src: &Path, files: &[PathBuf]) -> BTreeMap<String, Graph> {
+    let mut children: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
+    let mut graphs: BTreeMap<String, Graph> = BTreeMap::new();
+    for file in files {
+        let from = module_path(src, file);
+        let text = fs::read_to_string(file).expect("a source file is readable");
+        for to in resolved_paths(&from, without_tests(&text)) {
+            let shared = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+            if shared >= from.len() || shared >= to.len() {
+                continue; // a module importing below itself, or an item of its own ancestors
+            }
+            let folder = from[..shared].to_vec();
+            let modules = children.entry(folder.clone()).or_insert_with(|| child_modules(src, &folder));
+            if !modules.contains(&to[shared]) {
+                continue; // an item of the folder's own module, not one of its files
+            }
+            let key: String = folder.iter().map(|name| format!("{name}/")).collect();
+            let graph = graphs.entry(key).or_default();
+            graph.entry(from[shared].clone()).or_default().insert(to[shared].clone());
+        }
+    }
+    graphs
 }
 
 /// The text of a file before its `#[cfg(test)]` part.
@@ -64,73 +145,108 @@ fn is_ident(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 
-/// Every name that follows `crate::` in `text`.
-fn crate_paths(text: &str) -> Vec<String> {
-    text.match_indices("crate::")
-        .filter(|(at, _)| !text[..*at].ends_with(is_ident))
-        .map(|(at, prefix)| {
-            text[at + prefix.len()..].chars().take_while(|c| is_ident(*c)).collect::<String>()
-        })
-        .filter(|name| !name.is_empty())
-        .collect()
-}
-
-/// The names at the head of each path inside `use crate::{...};` groups
-/// (`use crate::{App, sse};` names `App` and `sse`).
-fn grouped_uses(text: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    for (at, prefix) in text.match_indices("use crate::{") {
-        let rest = &text[at + prefix.len()..];
-        let group = &rest[..rest.find(';').unwrap_or(rest.len())];
-        let chars: Vec<char> = group.chars().collect();
-        let mut i = 0;
-        while i < chars.len() {
-            if !is_ident(chars[i]) {
-                i += 1;
-                continue;
+/// Every path in `text` that starts at `crate::`, `super::` or `self::`,
+/// resolved against the module `from` to an absolute module path.
+fn resolved_paths(from: &[String], text: &str) -> Vec<Vec<String>> {
+    let mut found = Vec::new();
+    for anchor in ["crate::", "super::", "self::"] {
+        for (at, _) in text.match_indices(anchor) {
+            let before = text[..at].chars().next_back();
+            if before.is_some_and(|c| is_ident(c) || c == ':') {
+                continue; // part of a longer name or of a path already read
             }
-            let start = i;
-            while i < chars.len() && is_ident(chars[i]) {
-                i += 1;
-            }
-            let heads_a_path =
-                start == 0 || matches!(chars[start - 1], ',' | '{') || chars[start - 1].is_whitespace();
-            let after: String = chars[i..].iter().collect();
-            let trimmed = after.trim_start();
-            let ends_a_segment = after.starts_with("::")
-                || trimmed.starts_with(',')
-                || trimmed.starts_with('}')
-                || trimmed.is_empty();
-            if heads_a_path && ends_a_segment {
-                names.push(chars[start..i].iter().collect());
+            let Some(base) = anchor_base(from, &text[at..]) else { continue };
+            for relative in path_tails(&text[at + anchor.len()..]) {
+                let mut path = base.clone();
+                path.extend(relative.into_iter().skip_while(|s| s == "super"));
+                found.push(path);
             }
         }
     }
-    names
+    found
 }
 
-/// The import graph of the crate's modules.
-fn import_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let modules = module_names(src);
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for file in rust_files(src) {
-        let module = module_of(src, &file);
-        let text = fs::read_to_string(&file).expect("a source file is readable");
-        let text = without_tests(&text);
-        let edges = graph.entry(module.clone()).or_default();
-        for name in crate_paths(text).into_iter().chain(grouped_uses(text)) {
-            if name != module && modules.contains(&name) {
-                edges.insert(name);
-            }
+/// Where a path starting at `text` (`crate::`, `self::` or one or more
+/// `super::`) begins, as an absolute module path; `None` above the root.
+fn anchor_base(from: &[String], text: &str) -> Option<Vec<String>> {
+    if text.starts_with("crate::") {
+        return Some(Vec::new());
+    }
+    if text.starts_with("self::") {
+        return Some(from.to_vec());
+    }
+    let mut rest = text;
+    let mut up = 0;
+    while let Some(after) = rest.strip_prefix("super::") {
+        up += 1;
+        rest = after;
+    }
+    from.len().checked_sub(up).map(|keep| from[..keep].to_vec())
+}
+
+/// The paths written at the start of `text`: `a::b::C` is `[a, b, C]`, and a
+/// group `a::{b::c, d}` is `[a, b, c]` and `[a, d]`. Bounded by the text.
+fn path_tails(text: &str) -> Vec<Vec<String>> {
+    let mut segments = Vec::new();
+    let mut rest = text;
+    loop {
+        let name: String = rest.chars().take_while(|c| is_ident(*c)).collect();
+        if name.is_empty() {
+            break;
+        }
+        rest = &rest[name.len()..];
+        if name != "self" {
+            segments.push(name);
+        }
+        match rest.strip_prefix("::") {
+            Some(after) => rest = after,
+            None => return vec![segments],
         }
     }
-    graph
+    let Some(group) = rest.strip_prefix('{') else { return vec![segments] };
+    let mut paths = Vec::new();
+    for item in group_items(group) {
+        for tail in path_tails(item.trim_start()) {
+            let mut path = segments.clone();
+            path.extend(tail);
+            paths.push(path);
+        }
+    }
+    if paths.is_empty() {
+        paths.push(segments);
+    }
+    paths
+}
+
+/// The comma-separated items of a `{...}` group whose text follows the `{`,
+/// up to its matching `}` (nested groups stay inside their item).
+fn group_items(group: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (at, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                items.push(&group[start..at]);
+                return items;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&group[start..at]);
+                start = at + 1;
+            }
+            ';' => break,
+            _ => {}
+        }
+    }
+    items
 }
 
 /// The strongly connected components with more than one module (Tarjan).
-fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
+fn cycles(graph: &Graph) -> Vec<BTreeSet<String>> {
     struct Tarjan<'a> {
-        graph: &'a BTreeMap<String, BTreeSet<String>>,
+        graph: &'a Graph,
         index: BTreeMap<&'a str, usize>,
         low: BTreeMap<&'a str, usize>,
         stack: Vec<&'a str>,
@@ -187,12 +303,17 @@ fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
 }
 
 /// A cycle's members with their edges inside it, one per line.
-fn describe(graph: &BTreeMap<String, BTreeSet<String>>, component: &BTreeSet<String>) -> String {
+fn describe(graph: &Graph, component: &BTreeSet<String>) -> String {
     component
         .iter()
         .map(|m| {
-            let inside: Vec<&str> =
-                graph[m].iter().filter(|t| component.contains(*t)).map(String::as_str).collect();
+            let inside: Vec<&str> = graph
+                .get(m)
+                .into_iter()
+                .flatten()
+                .filter(|t| component.contains(*t))
+                .map(String::as_str)
+                .collect();
             format!("  {m} -> {}", inside.join(", "))
         })
         .collect::<Vec<_>>()
@@ -244,45 +365,32 @@ fn fn_header(line: &str) -> Option<(usize, String)> {
     (!name.is_empty()).then_some((indent, name))
 }
 
-#[test]
-fn modules_import_downward_only() {
-    let src = src_dir();
-    let graph = import_graph(&src);
-    assert!(graph.len() > 5, "the scan found the crate's modules: {:?}", graph.keys());
-    let found = cycles(&graph);
-    let report: Vec<String> = found.iter().map(|c| describe(&graph, c)).collect();
-    assert!(
-        found.is_empty(),
-        "import cycles between modules (each must import downward only):\n{}",
-        report.join("\n\n")
-    );
+fn owned(names: &[&str]) -> Vec<String> {
+    names.iter().map(|n| (*n).to_owned()).collect()
 }
 
 #[test]
-fn no_function_is_longer_than_80_lines() {
-    let long = long_functions(&src_dir(), MAX_FUNCTION_LINES);
-    let report: Vec<String> = long.iter().map(|(n, at, name)| format!("  {n:4} {at} {name}")).collect();
-    assert!(
-        long.is_empty(),
-        "functions over {MAX_FUNCTION_LINES} lines (split them into named stages):\n{}",
-        report.join("\n")
-    );
-}
-
-#[test]
-fn the_scan_sees_imports_and_cycles() {
-    let text = "use crate::{App, sse};\nuse crate::peek::Body;\n/// [`x`](crate::tasks::X)\n";
-    let mut names = crate_paths(text);
-    names.extend(grouped_uses(text));
-    for expected in ["App", "sse", "peek", "tasks"] {
-        assert!(names.iter().any(|n| n == expected), "{expected} in {names:?}");
+fn the_scan_resolves_paths_and_finds_cycles() {
+    let from = owned(&["sql", "run"]);
+    let text = "use crate::{App, sse::{Event, self}};\nuse super::pool::Pool;\n\
+                /// [`x`](crate::tasks::X)\nuse super::super::top;\nuse self::inner::Y;\nfoo_crate::z;\n";
+    let paths = resolved_paths(&from, text);
+    for expected in [
+        owned(&["App"]),
+        owned(&["sse", "Event"]),
+        owned(&["sse"]),
+        owned(&["sql", "pool", "Pool"]),
+        owned(&["tasks", "X"]),
+        owned(&["top"]),
+        owned(&["sql", "run", "inner", "Y"]),
+    ] {
+        assert!(paths.contains(&expected), "{expected:?} in {paths:?}");
     }
-    assert!(!crate_paths("switchboard_crate::x").iter().any(|n| n == "x"), "only `crate::` itself");
-    let graph: BTreeMap<String, BTreeSet<String>> =
-        [("a", vec!["b"]), ("b", vec!["c"]), ("c", vec!["a"]), ("d", vec!["a"])]
-            .into_iter()
-            .map(|(m, to)| (m.to_owned(), to.into_iter().map(str::to_owned).collect()))
-            .collect();
+    assert_eq!(paths.len(), 7, "only paths at `crate::`, `super::` and `self::` themselves: {paths:?}");
+    let graph: Graph = [("a", vec!["b"]), ("b", vec!["c"]), ("c", vec!["a"]), ("d", vec!["a"])]
+        .into_iter()
+        .map(|(m, to)| (m.to_owned(), to.into_iter().map(str::to_owned).collect()))
+        .collect();
     let found = cycles(&graph);
     assert_eq!(found.len(), 1);
     assert_eq!(found[0], ["a", "b", "c"].into_iter().map(str::to_owned).collect());
