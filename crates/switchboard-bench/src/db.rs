@@ -252,41 +252,71 @@ pub(crate) struct DbRow {
     pub http_handshake: Option<Sample>,
 }
 
+/// What the `db` subcommand was asked to measure, for either engine.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DbRun<'a> {
+    /// The switchboard binary.
+    pub switchboard: &'a Path,
+    /// DBHub's command line, when it is measured too.
+    pub dbhub: Option<&'a str>,
+    /// The length of one measured window.
+    pub window: Duration,
+    /// Repetitions; the table shows medians.
+    pub reps: usize,
+    /// HTTP connections.
+    pub connections: usize,
+    /// stdio messages in flight.
+    pub in_flight: usize,
+    /// Rows of the one huge ad-hoc query, when it is measured.
+    pub huge: Option<u64>,
+}
+
+impl DbRun<'_> {
+    /// A fresh scratch folder for the run's fixture and configurations.
+    pub fn scratch_dir(&self, engine: &str) -> anyhow::Result<PathBuf> {
+        let dir = std::env::temp_dir().join(format!("switchboard-bench-{engine}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        Ok(dir)
+    }
+
+    /// The servers serving `dir`, measured; the huge query (when asked
+    /// for) is the engine's `huge_sql`.
+    pub async fn measure_servers(
+        &self,
+        dir: &Path,
+        huge_sql: fn(u64) -> String,
+    ) -> anyhow::Result<(Vec<DbRow>, Vec<Huge>)> {
+        let contenders = contenders(self.switchboard, dir, self.dbhub);
+        let huge = self.huge.map(|n| (n, huge_sql(n)));
+        measure_servers(&contenders, huge.as_ref(), self.window, self.reps, self.connections, self.in_flight)
+            .await
+    }
+
+    /// The Markdown table: the servers' medians beside the bare loop's
+    /// (`bare_name`), then the huge query's when it ran.
+    pub fn table(&self, rows: &[DbRow], huge_rows: &[Huge], bare: &[Sample], bare_name: &str) -> String {
+        let bare = medians(bare).unwrap_or_default();
+        let mut table = markdown(rows, &bare, bare_name, self.connections, self.in_flight);
+        if let Some(n) = self.huge {
+            table.push_str(&huge_markdown(huge_rows, n));
+        }
+        table
+    }
+}
+
 /// Runs the workload on every contender and returns the Markdown table.
-pub(crate) async fn run(
-    switchboard: &Path,
-    dbhub: Option<&str>,
-    window: Duration,
-    reps: usize,
-    connections: usize,
-    in_flight: usize,
-    huge: Option<u64>,
-) -> anyhow::Result<String> {
-    let dir = std::env::temp_dir().join(format!("switchboard-bench-db-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
+pub(crate) async fn run(run: DbRun<'_>) -> anyhow::Result<String> {
+    let dir = run.scratch_dir("db")?;
     let path = fixture(&dir)?;
-    let contenders = contenders(switchboard, &dir, dbhub);
-    let huge = huge.map(|n| (n, huge_sql(n)));
-    let (rows, huge_rows) =
-        measure_servers(&contenders, huge.as_ref(), window, reps, connections, in_flight).await?;
+    let (rows, huge_rows) = run.measure_servers(&dir, huge_sql).await?;
     let mut bare = Vec::new();
-    for rep in 0..reps {
-        eprintln!("bare rusqlite loop, repetition {}/{reps}", rep + 1);
-        let path = path.clone();
+    for rep in 0..run.reps {
+        eprintln!("bare rusqlite loop, repetition {}/{}", rep + 1, run.reps);
+        let (path, window) = (path.clone(), run.window);
         bare.push(tokio::task::spawn_blocking(move || bare_loop(&path, window, MAX_QUERIES)).await??);
     }
     let _ = std::fs::remove_dir_all(&dir);
-    let mut table = markdown(
-        &rows,
-        &medians(&bare).unwrap_or_default(),
-        "bare rusqlite loop (one thread, the ceiling)",
-        connections,
-        in_flight,
-    );
-    if let Some((n, _)) = huge {
-        table.push_str(&huge_markdown(&huge_rows, n));
-    }
-    Ok(table)
+    Ok(run.table(&rows, &huge_rows, &bare, "bare rusqlite loop (one thread, the ceiling)"))
 }
 
 /// switchboard serving `dir` (its `switchboard.toml`) over stdio and

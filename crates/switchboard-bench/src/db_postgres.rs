@@ -32,10 +32,7 @@ use serde_json::{Map, Value, json};
 use switchboard_testkit::postgres::PostgresServer;
 use tokio_postgres::types::Type;
 
-use crate::db::{
-    CUSTOMERS, MAX_QUERIES, ORDERS_PER_CUSTOMER, SQL, TOOL, contenders, huge_markdown, key, markdown,
-    measure_servers, medians,
-};
+use crate::db::{CUSTOMERS, DbRun, MAX_QUERIES, ORDERS_PER_CUSTOMER, SQL, TOOL, key};
 use crate::load::Sample;
 use crate::proc_stat::cpu_seconds;
 
@@ -187,46 +184,27 @@ async fn bare_loop(url: &str, window: Duration, limit: u64) -> anyhow::Result<Sa
 
 /// Runs the workload on every contender against PostgreSQL and returns
 /// the Markdown table, with a line saying where PostgreSQL ran.
-pub(crate) async fn run(
-    switchboard: &Path,
-    dbhub: Option<&str>,
-    window: Duration,
-    reps: usize,
-    connections: usize,
-    in_flight: usize,
-    huge: Option<u64>,
-) -> anyhow::Result<String> {
-    let dir = std::env::temp_dir().join(format!("switchboard-bench-db-postgres-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
+pub(crate) async fn run(run: DbRun<'_>) -> anyhow::Result<String> {
+    let dir = run.scratch_dir("db-postgres")?;
     // dbhub.toml and the env_file hold the reader's password: this user's only.
     std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
     let setup_dir = dir.clone();
     let (pg, url) = tokio::task::spawn_blocking(move || start(&setup_dir)).await??;
     let placement = place_postgres(&pg);
     eprintln!("{placement}");
-    let contenders = contenders(switchboard, &dir, dbhub);
-    let huge = huge.map(|n| (n, huge_sql(n)));
-    let measured = measure_servers(&contenders, huge.as_ref(), window, reps, connections, in_flight).await;
+    let measured = run.measure_servers(&dir, huge_sql).await;
     let mut bare = Vec::new();
     if measured.is_ok() {
-        for rep in 0..reps {
-            eprintln!("bare tokio-postgres loop, repetition {}/{reps}", rep + 1);
-            bare.push(bare_loop(&url, window, MAX_QUERIES).await?);
+        for rep in 0..run.reps {
+            eprintln!("bare tokio-postgres loop, repetition {}/{}", rep + 1, run.reps);
+            bare.push(bare_loop(&url, run.window, MAX_QUERIES).await?);
         }
     }
     drop(pg);
     let _ = std::fs::remove_dir_all(&dir);
     let (rows, huge_rows) = measured?;
-    let mut table = markdown(
-        &rows,
-        &medians(&bare).unwrap_or_default(),
-        "bare tokio-postgres loop (one connection, the ceiling)",
-        connections,
-        in_flight,
-    );
-    if let Some((n, _)) = huge {
-        table.push_str(&huge_markdown(&huge_rows, n));
-    }
+    let mut table =
+        run.table(&rows, &huge_rows, &bare, "bare tokio-postgres loop (one connection, the ceiling)");
     table.push_str(&format!("\n{placement}\n"));
     Ok(table)
 }

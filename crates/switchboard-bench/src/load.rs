@@ -14,7 +14,7 @@ use tokio::process::{Child, Command};
 
 use crate::Contender;
 use crate::proc_stat::{cpu_seconds, rss_kb};
-use crate::report::{Row, median};
+use crate::report::{ListRow, Row, median};
 
 /// Requests sent at most per window, whatever the duration.
 const MAX_REQUESTS: u64 = 20_000_000;
@@ -401,18 +401,6 @@ pub(crate) async fn list_only(
             items: items[i],
         })
         .collect())
-}
-
-/// One contender's `resources/list` walk medians.
-#[derive(Debug, Clone)]
-pub(crate) struct ListRow {
-    pub name: String,
-    /// Wall time of one sweep over every page, milliseconds.
-    pub sweep_ms: f64,
-    /// Server CPU per sweep, milliseconds.
-    pub cpu_ms: f64,
-    /// Items one sweep saw.
-    pub items: usize,
 }
 
 /// `resources/list` over stdio, following `nextCursor` from the first page

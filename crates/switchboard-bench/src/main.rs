@@ -298,26 +298,18 @@ fn main() -> anyhow::Result<()> {
     }
     let window = Duration::from_secs(cli.duration.max(1));
     if let Some(Internal::Db { dbhub, huge, engine }) = &cli.command {
-        let (dbhub, reps) = (dbhub.as_deref(), cli.reps.max(1));
+        let run = db::DbRun {
+            switchboard: &switchboard,
+            dbhub: dbhub.as_deref(),
+            window,
+            reps: cli.reps.max(1),
+            connections: cli.connections,
+            in_flight: cli.window,
+            huge: *huge,
+        };
         let table = match engine {
-            Engine::Sqlite => runtime.block_on(db::run(
-                &switchboard,
-                dbhub,
-                window,
-                reps,
-                cli.connections,
-                cli.window,
-                *huge,
-            ))?,
-            Engine::Postgres => runtime.block_on(db_postgres::run(
-                &switchboard,
-                dbhub,
-                window,
-                reps,
-                cli.connections,
-                cli.window,
-                *huge,
-            ))?,
+            Engine::Sqlite => runtime.block_on(db::run(run))?,
+            Engine::Postgres => runtime.block_on(db_postgres::run(run))?,
         };
         println!("{table}");
         println!(

@@ -95,11 +95,23 @@ pub(crate) fn markdown(rows: &[Row], _contenders: &[Contender], connections: usi
     out
 }
 
+/// One contender's `resources/list` walk medians.
+#[derive(Debug, Clone)]
+pub(crate) struct ListRow {
+    pub name: String,
+    /// Wall time of one sweep over every page, milliseconds.
+    pub sweep_ms: f64,
+    /// Server CPU per sweep, milliseconds.
+    pub cpu_ms: f64,
+    /// Items one sweep saw.
+    pub items: usize,
+}
+
 /// The `list` subcommand's table: sweep time and server CPU per sweep and
 /// per page, then switchboard's ratios to each other server.
-pub(crate) fn list_markdown(rows: &[crate::load::ListRow], page_size: usize) -> String {
+pub(crate) fn list_markdown(rows: &[ListRow], page_size: usize) -> String {
     let mut out = String::new();
-    let pages = |r: &crate::load::ListRow| (r.items.div_ceil(page_size.max(1))).max(1) as f64;
+    let pages = |r: &ListRow| (r.items.div_ceil(page_size.max(1))).max(1) as f64;
     let _ = writeln!(out, "| server | sweep ms | server CPU ms per sweep | server CPU µs per page | items |");
     let _ = writeln!(out, "|---|---|---|---|---|");
     for r in rows {
@@ -155,7 +167,7 @@ mod tests {
 
     #[test]
     fn the_list_table_has_per_page_cpu_and_ratios() {
-        let row = |name: &str, sweep_ms: f64, cpu_ms: f64| crate::load::ListRow {
+        let row = |name: &str, sweep_ms: f64, cpu_ms: f64| ListRow {
             name: name.into(),
             sweep_ms,
             cpu_ms,

@@ -100,8 +100,8 @@ pub(crate) const SOURCE_NAMES: &[(&[&str], &str)] = &[
     (&["LICENSE", "README", "CHANGELOG", "AUTHORS", "NOTICE", "COPYING"], "text/plain"),
 ];
 
-/// The MIME type `path` has by its name alone: [`SOURCE_NAMES`], then
-/// [`SOURCE_EXTENSIONS`], then `mime_guess`; `None` when none knows it.
+/// The MIME type `path` has by its name alone: `SOURCE_NAMES`, then
+/// `SOURCE_EXTENSIONS`, then `mime_guess`; `None` when none knows it.
 pub fn mime_from_name(path: &Path) -> Option<&'static str> {
     let name = path.file_name()?.to_str()?;
     if let Some((_, mime)) =

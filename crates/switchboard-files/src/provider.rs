@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use switchboard_server::types::ResourceContents;
@@ -289,21 +289,25 @@ impl FileResources {
 
     /// Waits (at most `limit`) until the first full scan is done; true if it is.
     pub fn wait_indexed(&self, limit: Duration) -> bool {
+        *self.first_scan_done(limit)
+    }
+
+    /// Waits (at most `limit`) for the first full scan, and keeps its flag
+    /// locked: a note a caller makes on a "not yet" is made before a scan
+    /// ending now can mark itself done.
+    fn first_scan_done(&self, limit: Duration) -> MutexGuard<'_, bool> {
         let (done, ready) = &self.inner.indexed;
         let guard = done.lock().unwrap_or_else(|p| p.into_inner());
         let (guard, _) =
             ready.wait_timeout_while(guard, limit, |done| !*done).unwrap_or_else(|p| p.into_inner());
-        *guard
+        guard
     }
 
     /// [`wait_indexed`](Self::wait_indexed) for a list that answers now:
     /// past `limit` it notes that a list was short, so the first index is
     /// announced when it is done.
     pub(crate) fn wait_indexed_to_list(&self, limit: Duration) -> bool {
-        let (done, ready) = &self.inner.indexed;
-        let guard = done.lock().unwrap_or_else(|p| p.into_inner());
-        let (guard, _) =
-            ready.wait_timeout_while(guard, limit, |done| !*done).unwrap_or_else(|p| p.into_inner());
+        let guard = self.first_scan_done(limit);
         if !*guard {
             self.inner.listed_short.store(true, Ordering::SeqCst);
         }

@@ -7,7 +7,7 @@
 //! problem that needs no database at once, each placed on its key, for
 //! `switchboard check` and for leaving a broken entry out at load; what
 //! needs the database (an unknown table, a privileged role) is
-//! [`crate::serve::check`]'s.
+//! the `check` of the `serve` module's.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -585,6 +585,61 @@ fn inside(file: &Path, root: &Path) -> Option<PathBuf> {
     resolved.starts_with(root).then_some(resolved)
 }
 
+impl CommandToolSpec {
+    /// Every problem of this tool at once, each placed on its key: what
+    /// [`crate::command_tool`] refuses (name, schema, placeholders, `cwd`,
+    /// limits, environment), and a program that cannot be found — on
+    /// `PATH`, or for a path with a `/`, relative to the tool's working
+    /// directory under `root` (the served folder), where it will run.
+    pub fn problems(&self, root: &Path) -> Vec<SpecProblem> {
+        let tool = self.name.as_str();
+        let mut problems: Vec<SpecProblem> = spec::name_problem(tool).into_iter().collect();
+        match spec::schema_checked(tool, self.input_schema.as_ref()) {
+            Ok(properties) => problems.extend(self.command_problems(&properties)),
+            Err(problem) => {
+                problems.push(problem);
+                if let Some(properties) = spec::declared_properties(self.input_schema.as_ref()) {
+                    problems.extend(self.command_problems(&properties));
+                }
+            }
+        }
+        let cwd = match resolve_cwd(tool, &self.cwd, root) {
+            Ok(cwd) => Some(cwd),
+            Err(error) => {
+                problems.push(SpecProblem::at(["cwd".into()], error));
+                None
+            }
+        };
+        if let (Some(cwd), Some(program)) = (cwd, self.command.first())
+            && !program.contains('{')
+            && let Err(reason) = spec::find_program(program, &cwd)
+        {
+            let error =
+                ToolsError::MissingProgram { tool: tool.to_owned(), program: program.clone(), reason };
+            problems.push(SpecProblem::at(["command".into(), Segment::Index(0)], error));
+        }
+        problems.extend(spec::limit_problems(tool, self.timeout, ("max_output", self.max_output)));
+        problems.extend(env_problems(tool, self));
+        problems
+    }
+
+    /// The argv template's problems, by element.
+    fn command_problems(&self, properties: &[String]) -> impl Iterator<Item = SpecProblem> {
+        let tool = self.name.clone();
+        crate::argv::problems(&self.command, properties).into_iter().map(move |(index, e)| {
+            let error = match e {
+                crate::argv::TemplateError::Syntax(reason) => {
+                    ToolsError::BadCommand { tool: tool.clone(), reason }
+                }
+                crate::argv::TemplateError::Unknown(placeholder) => {
+                    ToolsError::UnknownPlaceholder { tool: tool.clone(), placeholder, place: "command" }
+                }
+            };
+            SpecProblem::at(std::iter::once("command".into()).chain(index.map(Segment::Index)), error)
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

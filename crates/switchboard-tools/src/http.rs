@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use switchboard_server::uri_template::{self, UriTemplate, Variables};
 use switchboard_server::{CallToolResult, ContentBlock, RequestContext, Tool, ToolError};
 
-use crate::error::ToolsError;
+use crate::error::{Segment, SpecProblem, ToolsError};
 use crate::large::{self, LargeOutput, Total};
 use crate::spec::{self, BodyMode, HttpToolSpec};
 
@@ -474,6 +474,46 @@ fn chain(e: &dyn std::error::Error) -> String {
         source = inner.source();
     }
     s
+}
+
+impl HttpToolSpec {
+    /// Every problem of this tool at once, each placed on its key (a
+    /// header's name or value): what [`crate::http_tool`] refuses.
+    pub fn problems(&self) -> Vec<SpecProblem> {
+        let tool = self.name.as_str();
+        let mut problems: Vec<SpecProblem> = spec::name_problem(tool).into_iter().collect();
+        let properties = spec::schema_checked(tool, self.input_schema.as_ref())
+            .map_err(|p| problems.push(p))
+            .ok()
+            .or_else(|| spec::declared_properties(self.input_schema.as_ref()));
+        match parse_url(tool, &self.url) {
+            Ok(template) => {
+                let unknown = template
+                    .variables()
+                    .filter(|v| properties.as_ref().is_some_and(|p| !p.iter().any(|n| n == v)));
+                problems.extend(unknown.map(|v| {
+                    let error = ToolsError::UnknownPlaceholder {
+                        tool: tool.to_owned(),
+                        placeholder: v.to_owned(),
+                        place: "url",
+                    };
+                    SpecProblem::at(["url".into()], error)
+                }));
+            }
+            Err(error) => problems.push(SpecProblem::at(["url".into()], error)),
+        }
+        if let Err(error) = parse_method(tool, &self.method) {
+            problems.push(SpecProblem::at(["method".into()], error));
+        }
+        for (name, value) in &self.headers {
+            if let Err((in_name, error)) = header(tool, name, value) {
+                let problem = SpecProblem::at(["headers".into(), Segment::Key(name.clone())], error);
+                problems.push(if in_name { problem.on_key() } else { problem });
+            }
+        }
+        problems.extend(spec::limit_problems(tool, self.timeout, ("max_response", self.max_response)));
+        problems
+    }
 }
 
 #[cfg(test)]

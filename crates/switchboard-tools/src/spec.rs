@@ -379,7 +379,7 @@ pub(crate) fn check_limits(
 }
 
 /// Every zero timeout or size limit, placed on its key.
-fn limit_problems(
+pub(crate) fn limit_problems(
     tool: &str,
     timeout: Duration,
     (limit_name, limit): (&'static str, usize),
@@ -433,7 +433,7 @@ impl FileToolsOptions {
 }
 
 /// The name, placed on `name`, if it breaks the MCP rule.
-fn name_problem(tool: &str) -> Option<SpecProblem> {
+pub(crate) fn name_problem(tool: &str) -> Option<SpecProblem> {
     let Err(switchboard_server::Error::InvalidToolName { reason, .. }) =
         switchboard_server::validate_tool_name(tool)
     else {
@@ -444,7 +444,7 @@ fn name_problem(tool: &str) -> Option<SpecProblem> {
 }
 
 /// The input schema's problem, placed on `input_schema`, or its property names.
-fn schema_checked(tool: &str, schema: Option<&Value>) -> Result<Vec<String>, SpecProblem> {
+pub(crate) fn schema_checked(tool: &str, schema: Option<&Value>) -> Result<Vec<String>, SpecProblem> {
     input_schema(tool, schema).map(|(_, properties)| properties).map_err(|error| {
         let at: Vec<Segment> = if schema.is_some() { vec!["input_schema".into()] } else { Vec::new() };
         SpecProblem::at(at, error)
@@ -454,104 +454,9 @@ fn schema_checked(tool: &str, schema: Option<&Value>) -> Result<Vec<String>, Spe
 /// The property names a schema that is not usable still declares (the
 /// keys of its `properties` table), so a placeholder typo is reported
 /// in the same run as the schema's own problem.
-fn declared_properties(schema: Option<&Value>) -> Option<Vec<String>> {
+pub(crate) fn declared_properties(schema: Option<&Value>) -> Option<Vec<String>> {
     let properties = schema?.get("properties")?.as_object()?;
     Some(properties.keys().cloned().collect())
-}
-
-impl CommandToolSpec {
-    /// Every problem of this tool at once, each placed on its key: what
-    /// [`crate::command_tool`] refuses (name, schema, placeholders, `cwd`,
-    /// limits, environment), and a program that cannot be found — on
-    /// `PATH`, or for a path with a `/`, relative to the tool's working
-    /// directory under `root` (the served folder), where it will run.
-    pub fn problems(&self, root: &Path) -> Vec<SpecProblem> {
-        let tool = self.name.as_str();
-        let mut problems: Vec<SpecProblem> = name_problem(tool).into_iter().collect();
-        match schema_checked(tool, self.input_schema.as_ref()) {
-            Ok(properties) => problems.extend(self.command_problems(&properties)),
-            Err(problem) => {
-                problems.push(problem);
-                if let Some(properties) = declared_properties(self.input_schema.as_ref()) {
-                    problems.extend(self.command_problems(&properties));
-                }
-            }
-        }
-        let cwd = match crate::command::resolve_cwd(tool, &self.cwd, root) {
-            Ok(cwd) => Some(cwd),
-            Err(error) => {
-                problems.push(SpecProblem::at(["cwd".into()], error));
-                None
-            }
-        };
-        if let (Some(cwd), Some(program)) = (cwd, self.command.first())
-            && !program.contains('{')
-            && let Err(reason) = find_program(program, &cwd)
-        {
-            let error =
-                ToolsError::MissingProgram { tool: tool.to_owned(), program: program.clone(), reason };
-            problems.push(SpecProblem::at(["command".into(), Segment::Index(0)], error));
-        }
-        problems.extend(limit_problems(tool, self.timeout, ("max_output", self.max_output)));
-        problems.extend(crate::command::env_problems(tool, self));
-        problems
-    }
-
-    /// The argv template's problems, by element.
-    fn command_problems(&self, properties: &[String]) -> impl Iterator<Item = SpecProblem> {
-        let tool = self.name.clone();
-        crate::argv::problems(&self.command, properties).into_iter().map(move |(index, e)| {
-            let error = match e {
-                crate::argv::TemplateError::Syntax(reason) => {
-                    ToolsError::BadCommand { tool: tool.clone(), reason }
-                }
-                crate::argv::TemplateError::Unknown(placeholder) => {
-                    ToolsError::UnknownPlaceholder { tool: tool.clone(), placeholder, place: "command" }
-                }
-            };
-            SpecProblem::at(std::iter::once("command".into()).chain(index.map(Segment::Index)), error)
-        })
-    }
-}
-
-impl HttpToolSpec {
-    /// Every problem of this tool at once, each placed on its key (a
-    /// header's name or value): what [`crate::http_tool`] refuses.
-    pub fn problems(&self) -> Vec<SpecProblem> {
-        let tool = self.name.as_str();
-        let mut problems: Vec<SpecProblem> = name_problem(tool).into_iter().collect();
-        let properties = schema_checked(tool, self.input_schema.as_ref())
-            .map_err(|p| problems.push(p))
-            .ok()
-            .or_else(|| declared_properties(self.input_schema.as_ref()));
-        match crate::http::parse_url(tool, &self.url) {
-            Ok(template) => {
-                let unknown = template
-                    .variables()
-                    .filter(|v| properties.as_ref().is_some_and(|p| !p.iter().any(|n| n == v)));
-                problems.extend(unknown.map(|v| {
-                    let error = ToolsError::UnknownPlaceholder {
-                        tool: tool.to_owned(),
-                        placeholder: v.to_owned(),
-                        place: "url",
-                    };
-                    SpecProblem::at(["url".into()], error)
-                }));
-            }
-            Err(error) => problems.push(SpecProblem::at(["url".into()], error)),
-        }
-        if let Err(error) = crate::http::parse_method(tool, &self.method) {
-            problems.push(SpecProblem::at(["method".into()], error));
-        }
-        for (name, value) in &self.headers {
-            if let Err((in_name, error)) = crate::http::header(tool, name, value) {
-                let problem = SpecProblem::at(["headers".into(), Segment::Key(name.clone())], error);
-                problems.push(if in_name { problem.on_key() } else { problem });
-            }
-        }
-        problems.extend(limit_problems(tool, self.timeout, ("max_response", self.max_response)));
-        problems
-    }
 }
 
 /// Where `program` will be found when the tool runs in `cwd`: a path with

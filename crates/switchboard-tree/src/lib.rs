@@ -23,7 +23,7 @@
 //!   new file in a served folder, never a name starting with `.` (so
 //!   never `.git/`, `.switchboard/`, `.gitignore`, `.ignore`, `.env`, `.vscode/`…,
 //!   whatever `hidden` says) and never a protected path: the configuration
-//!   in use and the prompt folders ([`ServedTree::protect`]), so the model
+//!   in use and the prompt folders ([`ServedTree::with_protected`]), so the model
 //!   cannot reconfigure the server or plant code that runs later; nor a
 //!   view file of an apps folder ([`ServedTree::protecting_views`]).
 //! - **paths that need not exist** (a file at an old git revision, a name

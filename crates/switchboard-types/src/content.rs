@@ -212,7 +212,9 @@ impl ResourceContents {
 }
 
 /// `{"type":"resource"}` content: a resource embedded in a result.
-/// Annotations sit on this object, not inside `resource` (spec.md §7 item 3).
+/// Annotations sit on this object, not inside `resource`: every revision's
+/// schema (`schema/<rev>/schema.ts`) puts `annotations` on `EmbeddedResource`,
+/// though the examples in `docs/specification/<rev>/server/tools.mdx` nest it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EmbeddedResource {
     /// The embedded contents.

@@ -170,7 +170,9 @@ impl<'a> IncomingMessage<'a> {
     /// is `null` or not a string or integer, a non-string method, neither a
     /// method nor a result/error. A message with a method and no `id` member
     /// is a notification however malformed the rest is: notifications are
-    /// never answered, not even with an error (spec.md §e.9).
+    /// never answered, not even with an error (JSON-RPC 2.0 §4.1; the
+    /// cancellation page, `docs/specification/<rev>/basic/utilities/cancellation.mdx`,
+    /// says malformed ones "SHOULD be ignored").
     pub fn kind(&self) -> Result<MessageKind<'_, 'a>, ErrorObject> {
         if let (Some(method), None) = (&self.method, self.id) {
             return Ok(MessageKind::Notification { method, params: self.params });

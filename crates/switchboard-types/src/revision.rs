@@ -45,7 +45,29 @@
 //! (`github.com/modelcontextprotocol/modelcontextprotocol`).
 
 use crate::ErrorCode;
-use crate::version::ProtocolVersion;
+
+/// One revision of the MCP specification.
+///
+/// Ordered by date. Decide what a client gets from the revision's row
+/// ([`ProtocolVersion::rules`]), not by comparing dates: a comparison gives
+/// a new revision the rules of an old one without any error. The order is
+/// for rules that are about dates themselves, such as "offered from
+/// revision X on".
+///
+/// A variant's discriminant is its row's index in [`REVISIONS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ProtocolVersion {
+    /// 2024-11-05: the first revision (HTTP+SSE, no batching rules).
+    V2024_11_05,
+    /// 2025-03-26: Streamable HTTP, batching, tool annotations, audio.
+    V2025_03_26,
+    /// 2025-06-18: structured output, `resource_link`, `title`, no batching.
+    V2025_06_18,
+    /// 2025-11-25: icons, JSON Schema 2020-12 default, input validation as `isError`.
+    V2025_11_25,
+    /// 2026-07-28: stateless, per-request `_meta`, `server/discover`.
+    V2026_07_28,
+}
 
 /// How a client tells the server which revision it speaks and what it can
 /// do.

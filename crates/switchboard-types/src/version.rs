@@ -1,5 +1,6 @@
-//! Protocol revisions. What each one allows is its row in [`REVISIONS`];
-//! see the [`revision`](crate::revision) module.
+//! What a protocol revision is called and what it allows, read from its row
+//! in [`REVISIONS`]; the revisions themselves are listed in the `revision`
+//! module, beside their table.
 //!
 //! Spec: `docs/specification/<rev>/basic/lifecycle.mdx` §Version Negotiation
 //! (handshake revisions) and `docs/specification/2026-07-28/basic/versioning.mdx`
@@ -10,30 +11,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+pub use crate::revision::ProtocolVersion;
 use crate::revision::{Era, REVISIONS, Revision};
-
-/// One revision of the MCP specification.
-///
-/// Ordered by date. Decide what a client gets from the revision's row
-/// ([`ProtocolVersion::rules`]), not by comparing dates: a comparison gives
-/// a new revision the rules of an old one without any error. The order is
-/// for rules that are about dates themselves, such as "offered from
-/// revision X on".
-///
-/// A variant's discriminant is its row's index in [`REVISIONS`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ProtocolVersion {
-    /// 2024-11-05: the first revision (HTTP+SSE, no batching rules).
-    V2024_11_05,
-    /// 2025-03-26: Streamable HTTP, batching, tool annotations, audio.
-    V2025_03_26,
-    /// 2025-06-18: structured output, `resource_link`, `title`, no batching.
-    V2025_06_18,
-    /// 2025-11-25: icons, JSON Schema 2020-12 default, input validation as `isError`.
-    V2025_11_25,
-    /// 2026-07-28: stateless, per-request `_meta`, `server/discover`.
-    V2026_07_28,
-}
 
 impl ProtocolVersion {
     /// How many revisions there are: the length of [`REVISIONS`], and the

@@ -31,6 +31,7 @@ mod catalog;
 mod connect;
 mod placeholders;
 mod pool;
+mod prepared;
 mod query;
 mod role;
 mod types;

@@ -10,18 +10,17 @@
 //! kept, and checked for being closed, before reuse.
 //!
 //! Each connection carries the statements from the configuration already
-//! prepared on it ([`Prepared`]): they are the driver's own session state,
+//! prepared on it ([`Prepared`](super::prepared::Prepared)): they are the driver's own session state,
 //! made from trusted text only, and they end with the connection.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-use tokio_postgres::{CancelToken, Client, Config, Statement as PgStatement};
+use tokio_postgres::{CancelToken, Client, Config};
 
 use super::connect::{self, Tls};
-use super::query::Ready;
+use super::prepared::Prepared;
 use crate::Error;
 
 /// Open connections, at most `size` at once.
@@ -79,51 +78,6 @@ impl Pool {
 struct Conn {
     client: Client,
     prepared: Prepared,
-}
-
-/// Statements prepared on one connection, so a configured call binds and
-/// runs without a Parse/Describe round trip: the statements from the
-/// configuration by their text (with their parameter names and column
-/// schemas), and the `set_config` of call settings. Never ad-hoc text.
-#[derive(Default)]
-pub(crate) struct Prepared {
-    by_text: HashMap<String, Arc<Ready>>,
-    set_config: Option<PgStatement>,
-}
-
-impl std::fmt::Debug for Prepared {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Prepared").field("statements", &self.by_text.len()).finish_non_exhaustive()
-    }
-}
-
-/// Configured statements kept prepared per connection at most; past it the
-/// cache starts over (a configuration has far fewer).
-const MAX_PREPARED: usize = 256;
-
-impl Prepared {
-    pub(crate) fn get(&self, sql: &str) -> Option<Arc<Ready>> {
-        self.by_text.get(sql).cloned()
-    }
-
-    pub(crate) fn insert(&mut self, sql: &str, ready: Arc<Ready>) {
-        if self.by_text.len() >= MAX_PREPARED {
-            self.by_text.clear();
-        }
-        self.by_text.insert(sql.to_owned(), ready);
-    }
-
-    pub(crate) fn forget(&mut self, sql: &str) {
-        self.by_text.remove(sql);
-    }
-
-    pub(crate) fn set_config(&self) -> Option<&PgStatement> {
-        self.set_config.as_ref()
-    }
-
-    pub(crate) fn set_set_config(&mut self, statement: PgStatement) {
-        self.set_config = Some(statement);
-    }
 }
 
 /// One connection lent to one call. [`Lease::release`] returns it; dropped

@@ -65,7 +65,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::connect::{self, Tls};
 use super::placeholders;
-use super::pool::Prepared;
+use super::prepared::{Prepared, Ready};
 use super::types::{self, Cell, Encoded};
 use crate::{
     Call, Column, Commit, Described, Error, Param, Placeholders, Rows, Statement, WriteCall, Written,
@@ -109,15 +109,6 @@ pub(crate) async fn describe(client: &mut Client, sql: &str, names: &[String]) -
     drop(stmt);
     tx.rollback().await.map_err(execute_error)?;
     Ok(Described { params, columns, writes: None })
-}
-
-/// A statement prepared on one connection with what each call needs:
-/// the names of `$1`, `$2`, … and the result's columns with their schemas
-/// (described once, checked decodable once).
-pub(crate) struct Ready {
-    statement: PgStatement,
-    names: Vec<String>,
-    columns: Arc<[Column]>,
 }
 
 /// How a read failed: a cached statement whose result type changed since

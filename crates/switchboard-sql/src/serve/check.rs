@@ -10,7 +10,7 @@
 use crate::Database;
 use crate::spec::{Key, Resolved, SqlToolSpec};
 
-use super::sql_tool;
+use super::described;
 use super::supervisor::open;
 
 /// Which entry a problem belongs to.
@@ -67,7 +67,8 @@ pub async fn check(specs: &[Resolved], tools: &[SqlToolSpec]) -> Vec<CheckProble
             }
         };
         for (j, tool) in tools.iter().enumerate().filter(|(_, t)| t.database == resolved.spec.name) {
-            if let Err(found) = sql_tool::describe(db.as_ref() as &dyn Database, &resolved.spec, tool).await {
+            if let Err(found) = described::describe(db.as_ref() as &dyn Database, &resolved.spec, tool).await
+            {
                 place(Place::Tool(j), found);
             }
         }

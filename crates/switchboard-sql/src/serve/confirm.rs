@@ -24,10 +24,10 @@ use switchboard_server::{CallToolResult, InputRequest, RequestContext, ToolError
 use crate::spec::Confirm;
 use crate::{Commit, WriteCall, Written};
 
+use super::described::DescribedTool;
+use super::live::{Attached, Live};
 use super::result;
 use super::run;
-use super::sql_tool::DescribedTool;
-use super::supervisor::{Attached, Live};
 
 /// Where the first round keeps the nonce and the count.
 const NONCE: &str = "sql.confirm.nonce";

@@ -9,14 +9,17 @@
 //! reloads when [`Databases::changed`] resolves.
 //!
 //! Concerns, one file each: the supervisor (opening, state, change
-//! notices), the query tool, the configured SQL tools, running a read call
-//! (session settings, cancellation, errors as advice), results (structured
-//! content and the text table), continuation cursors, writes and their
-//! confirmation, resources, and `check`.
+//! notices), an open database as its items reach it, a configured
+//! statement described, the query tool, the configured SQL tools, running
+//! a read call (session settings, cancellation, errors as advice), results
+//! (structured content and the text table), continuation cursors, writes
+//! and their confirmation, resources, and `check`.
 
 mod check;
 mod confirm;
 mod cursor;
+mod described;
+mod live;
 mod query_tool;
 mod resources;
 mod result;

@@ -10,9 +10,9 @@ use switchboard_server::{RequestContext, Tool, ToolError};
 
 use crate::{Engine, Placeholders, Statement};
 
+use super::live::{Attached, Live};
 use super::result;
 use super::run::{self, Limits, ReadRequest};
-use super::supervisor::{Attached, Live};
 
 /// The engine's dialect, as the tool's description names it.
 fn dialect(engine: Engine) -> &'static str {

@@ -10,7 +10,7 @@ use switchboard_server::{
     CompletionRequest, HandlerError, ReadRequest, RequestContext, Resource, ResourceTemplate,
 };
 
-use super::supervisor::{Live, Slot};
+use super::live::{Live, Slot};
 
 const JSON: &str = "application/json";
 

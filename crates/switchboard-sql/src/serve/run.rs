@@ -9,8 +9,8 @@ use crate::spec::{DatabaseSpec, SUBJECT_CLAIM};
 use crate::{Call, Error, Statement};
 
 use super::cursor::{self, Binding};
+use super::live::{Attached, Live};
 use super::result;
-use super::supervisor::{Attached, Live};
 
 /// The limits of one read call.
 #[derive(Debug, Clone, Copy)]

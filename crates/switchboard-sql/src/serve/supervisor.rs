@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use switchboard_server::{Resource, ResourceTemplate, Server, Tool};
@@ -16,10 +16,11 @@ use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::spec::{Resolved, SqlToolSpec, Target};
-use crate::{Catalog, Database, Engine, Error};
+use crate::{Database, Engine, Error};
 
-use super::sql_tool::{self, DescribedTool};
-use super::{query_tool, resources};
+use super::described;
+use super::live::{Attached, Live, Slot, SlotState};
+use super::{query_tool, resources, sql_tool};
 
 /// The first wait after a failed open; it doubles up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
@@ -61,78 +62,6 @@ pub struct DatabaseStatus {
     /// What the operator should know: the engine's notes (write grants on
     /// exposed tables, say) and the tools left out, with why.
     pub notes: Vec<String>,
-}
-
-/// An open database with its catalogue and described statements.
-#[derive(Debug)]
-pub(crate) struct Live {
-    /// The configuration it was opened with.
-    pub resolved: Resolved,
-    /// The engine's handle.
-    pub db: Arc<dyn Database>,
-    /// The exposed tables and views.
-    pub catalog: Catalog,
-    /// The schema's fingerprint when `catalog` was read.
-    pub fingerprint: String,
-    /// The `[[tools.sql]]` statements that described.
-    pub tools: Vec<Arc<DescribedTool>>,
-    /// The engine's notes, then the tools left out and why.
-    pub notes: Vec<String>,
-}
-
-impl Live {
-    /// The database's name.
-    pub fn name(&self) -> &str {
-        &self.resolved.spec.name
-    }
-}
-
-/// One database's state, shared by its task, its resources and statuses.
-#[derive(Debug)]
-pub(crate) struct Slot {
-    state: Mutex<SlotState>,
-    /// Wakes the task to check the fingerprint now (the file watcher saw
-    /// an SQLite file change).
-    poke: Notify,
-}
-
-#[derive(Debug, Clone)]
-enum SlotState {
-    Connecting,
-    Open(Arc<Live>),
-    Down(String),
-}
-
-impl Slot {
-    /// The open database, if it is open.
-    pub fn live(&self) -> Option<Arc<Live>> {
-        match &*self.state.lock().expect("slot lock poisoned") {
-            SlotState::Open(live) => Some(Arc::clone(live)),
-            _ => None,
-        }
-    }
-
-    fn set(&self, state: SlotState) {
-        *self.state.lock().expect("slot lock poisoned") = state;
-    }
-
-    fn get(&self) -> SlotState {
-        self.state.lock().expect("slot lock poisoned").clone()
-    }
-}
-
-/// What every item's handler reaches: the running server, once attached
-/// (cursor signing, the state store for single-use confirmations).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Attached(Arc<OnceLock<Server>>);
-
-impl Attached {
-    /// The server, or a message for the model when it is not attached yet.
-    pub fn server(&self) -> Result<&Server, switchboard_server::ToolError> {
-        self.0.get().ok_or_else(|| {
-            switchboard_server::ToolError::new("the server is starting; try again in a moment")
-        })
-    }
 }
 
 /// One configured database and its task.
@@ -369,7 +298,7 @@ pub(crate) async fn load(
     let mut notes = db.notes();
     let mut described = Vec::new();
     for tool in tools {
-        match sql_tool::describe(db.as_ref(), &resolved.spec, tool).await {
+        match described::describe(db.as_ref(), &resolved.spec, tool).await {
             Ok(tool) => described.push(Arc::new(tool)),
             Err(problems) => {
                 let reasons: Vec<String> = problems.into_iter().map(|(_, message)| message).collect();

@@ -10,7 +10,7 @@
 //! cancels. The SQL text is never inspected to decide anything.
 //!
 //! SQLite blocks, so every call runs on one of the pool's own threads
-//! ([`worker`], with a stack deep enough for SQLite's recursions) with a
+//! (`worker`, with a stack deep enough for SQLite's recursions) with a
 //! connection of a small pool; the async side only waits. A write
 //! database has one more connection, read-write, used only by
 //! [`Database::write`], under the same authorizer (writes of non-excluded
@@ -33,7 +33,7 @@
 //! - a 20-million-row result is capped promptly with flat memory:
 //!   `a_twenty_million_row_result_is_capped_promptly_with_flat_memory`;
 //! - no statement crashes the server (SQLite's recursions stay inside the
-//!   threads' stack: [`worker`], the limits in `open.rs`):
+//!   threads' stack: `worker`, the limits in `open.rs`):
 //!   `deep_patterns_and_expressions_fail_alone_and_the_database_serves_on`;
 //! - an excluded column or table cannot be read (`SELECT *` included: the
 //!   query is refused, naming the column, rather than silently nulled), nor
