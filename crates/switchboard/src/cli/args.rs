@@ -2,6 +2,11 @@
 //! `serve`, `proxy` and `bundle` are asked to do, which project a command
 //! works on, and the fixtures and SSE modes to choose from.
 
+// The `///` comments here are the help text clap prints as written: brackets
+// (`[::1]:8080`, `[limits]`) and bare URLs in them are for a terminal, not
+// rustdoc links.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::bare_urls)]
+
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;

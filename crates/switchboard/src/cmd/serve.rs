@@ -1,6 +1,6 @@
 //! `switchboard serve`: builds the server (project folder or fixtures), its
-//! shared state, metrics and transport options ([`build_server`]), and
-//! serves it over stdio or HTTP ([`serve_transport`]) until its input ends
+//! shared state, metrics and transport options (`build_server`), and
+//! serves it over stdio or HTTP (`serve_transport`) until its input ends
 //! or a signal arrives (SIGTERM, SIGINT, SIGHUP: see [`crate::shutdown`];
 //! the child processes of command tools are killed then).
 
