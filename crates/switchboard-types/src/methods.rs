@@ -19,6 +19,8 @@
 //! (which methods may answer `InputRequiredResult`), and
 //! `basic/transports/streamable-http.mdx` (`Mcp-Name`).
 
+pub mod tasks;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -34,6 +36,7 @@ use crate::prompts::ListPromptsResult;
 use crate::resources::{ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, UriParams};
 use crate::subscriptions::ListenParams;
 use crate::tools::{CallToolParams, CallToolResult, ListToolsResult};
+use tasks::{TaskIdParams, UpdateTaskParams};
 
 /// The param that names what a request is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,13 +168,13 @@ methods! {
     /// `logging/setLevel` (handshake revisions).
     SetLevel = MethodFacts::plain("logging/setLevel"), SetLevelParams => EmptyResult;
     /// `tasks/get` (the Tasks extension, and 2025-11-25).
-    GetTask = MethodFacts::about("tasks/get", Target::TaskId), Value => Value;
+    GetTask = MethodFacts::about("tasks/get", Target::TaskId), TaskIdParams => Value;
     /// `tasks/update` (the Tasks extension).
-    UpdateTask = MethodFacts::about("tasks/update", Target::TaskId), Value => Value;
+    UpdateTask = MethodFacts::about("tasks/update", Target::TaskId), UpdateTaskParams => EmptyResult;
     /// `tasks/cancel` (the Tasks extension, and 2025-11-25).
-    CancelTask = MethodFacts::about("tasks/cancel", Target::TaskId), Value => Value;
+    CancelTask = MethodFacts::about("tasks/cancel", Target::TaskId), TaskIdParams => Value;
     /// `tasks/result` (2025-11-25).
-    TaskResult = MethodFacts::plain("tasks/result"), Value => Value;
+    TaskResult = MethodFacts::plain("tasks/result"), TaskIdParams => Value;
     /// `tasks/list` (2025-11-25).
     ListTasks = MethodFacts::plain("tasks/list"), PaginatedParams => Value;
 }

@@ -16,7 +16,6 @@
 
 use std::sync::Arc;
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use switchboard_types::jsonrpc::encode_notification;
 use switchboard_types::meta::SUBSCRIPTION_ID;
@@ -26,7 +25,7 @@ use switchboard_types::{ErrorObject, RequestId};
 
 use crate::context::RequestContext;
 use crate::core::Core;
-use crate::params::parse_params;
+use crate::params::Lazy;
 use crate::resources::uri::validate_uri;
 use crate::session::Session;
 
@@ -57,7 +56,7 @@ pub(crate) async fn listen(
     core: &Core,
     session: &Arc<Session>,
     ctx: &RequestContext,
-    params: Option<&RawValue>,
+    params: Lazy<'_, ListenParams>,
 ) -> Result<Map<String, Value>, ErrorObject> {
     if session.is_stateless() {
         // Its events would reach every request of the shared session.
@@ -65,7 +64,7 @@ pub(crate) async fn listen(
             "subscriptions/listen needs a session of its own, not the transport's shared stateless one",
         ));
     }
-    let params: ListenParams = parse_params(params)?;
+    let params = params.parse()?;
     let requested = params.notifications;
     let inner = &core;
     // Task notifications need the Tasks extension on this request

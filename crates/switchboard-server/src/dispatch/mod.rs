@@ -21,6 +21,7 @@ pub(crate) mod listen;
 pub(crate) mod prompts;
 pub(crate) mod resources;
 pub(crate) mod rows;
+pub(crate) mod tasks;
 pub(crate) mod tools;
 
 use std::panic::AssertUnwindSafe;

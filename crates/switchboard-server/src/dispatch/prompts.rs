@@ -9,44 +9,39 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
-use switchboard_types::ErrorObject;
 use switchboard_types::completion::{CompleteParams, CompletionReference};
+use switchboard_types::pagination::PaginatedParams;
 use switchboard_types::prompts::GetPromptParams;
+use switchboard_types::{ErrorObject, ProtocolVersion};
 
 use crate::completion::{CompletionRequest, MAX_VALUES};
 use crate::context::RequestContext;
 use crate::core::Core;
-use crate::dispatch::resources::list_page;
-use crate::params::{parse_params, to_map};
+use crate::dispatch::resources::{Listed, list};
+use crate::output::Output;
+use crate::params::to_map;
+use crate::prompts::entry::PromptEntry;
+use crate::session::Session;
 use crate::session::caller::permits;
 use crate::session::events::ListKind;
 use crate::shape;
 
-pub(crate) fn list_prompts(
+pub(crate) async fn list_prompts(
     core: &Core,
+    _: &Arc<Session>,
     ctx: &RequestContext,
-    params: Option<&RawValue>,
-) -> std::result::Result<crate::output::Output, ErrorObject> {
-    let version = ctx.protocol_version();
-    list_page(
-        core,
-        &core.prompts,
-        ListKind::Prompts,
-        "prompts",
-        params,
-        |e| permits(ctx.principal(), &e.scopes),
-        |e| e.rendered(version),
-    )
+    params: PaginatedParams,
+) -> Result<Output, ErrorObject> {
+    list(core, ctx, &core.prompts, params)
 }
 
 pub(crate) async fn get_prompt(
     core: &Core,
+    _: &Arc<Session>,
     ctx: &RequestContext,
-    params: Option<&RawValue>,
-) -> std::result::Result<Map<String, Value>, ErrorObject> {
-    let params: GetPromptParams = parse_params(params)?;
+    params: GetPromptParams,
+) -> Result<Map<String, Value>, ErrorObject> {
     let prompts = core.prompts.load();
     let visible = prompts.get(&params.name).filter(|item| permits(ctx.principal(), &item.value.scopes));
     let item = visible.cloned().ok_or_else(|| {
@@ -77,10 +72,10 @@ pub(crate) async fn get_prompt(
 
 pub(crate) async fn complete(
     core: &Core,
+    _: &Arc<Session>,
     ctx: &RequestContext,
-    params: Option<&RawValue>,
-) -> std::result::Result<Map<String, Value>, ErrorObject> {
-    let params: CompleteParams = parse_params(params)?;
+    params: CompleteParams,
+) -> Result<Map<String, Value>, ErrorObject> {
     let argument = params.argument.name;
     let completer = match &params.reference {
         CompletionReference::Prompt { name } => {
@@ -179,4 +174,15 @@ fn check_arguments(
         .with_data(json!({"unknown": unknown})));
     }
     Ok(())
+}
+
+impl Listed for PromptEntry {
+    const KIND: ListKind = ListKind::Prompts;
+    const KEY: &'static str = "prompts";
+    fn scopes(&self) -> &[String] {
+        &self.scopes
+    }
+    fn listed(&self, version: ProtocolVersion) -> &str {
+        self.rendered(version)
+    }
 }

@@ -10,8 +10,8 @@
 
 use std::sync::Arc;
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
+use switchboard_types::methods::EmptyResult;
 use switchboard_types::pagination::PaginatedParams;
 use switchboard_types::resources::UriParams;
 use switchboard_types::{ErrorCode, ErrorObject, ProtocolVersion, ResourceContents};
@@ -19,7 +19,7 @@ use switchboard_types::{ErrorCode, ErrorObject, ProtocolVersion, ResourceContent
 use crate::context::RequestContext;
 use crate::core::Core;
 use crate::output::Output;
-use crate::params::parse_params;
+use crate::resources::entry::{ResourceEntry, TemplateEntry};
 use crate::resources::list_page::PageWriter;
 use crate::resources::source::{ResourcePage, SOURCE_PHASE, decode_position, encode_position};
 use crate::resources::uri::validate_uri;
@@ -51,26 +51,18 @@ fn checked_uri(params: &UriParams) -> std::result::Result<(), ErrorObject> {
     })
 }
 
-pub(crate) fn list_resources(
+pub(crate) async fn list_resources(
     core: &Core,
+    _: &Arc<Session>,
     ctx: &RequestContext,
-    params: Option<&RawValue>,
-) -> std::result::Result<crate::output::Output, ErrorObject> {
-    let version = ctx.protocol_version();
+    params: PaginatedParams,
+) -> Result<Output, ErrorObject> {
     if core.sources.is_empty() {
-        return list_page(
-            core,
-            &core.resources,
-            ListKind::Resources,
-            "resources",
-            params,
-            |e| permits(ctx.principal(), &e.scopes),
-            |e| e.rendered(version),
-        );
+        return list(core, ctx, &core.resources, params);
     }
     // Registered resources first, then each source in order; a page
     // fills up across the boundaries.
-    let params: PaginatedParams = parse_params(params)?;
+    let version = ctx.protocol_version();
     let codec = core.cursors.load();
     let page_size = core.options.page_size.max(1);
     let after = match params.cursor.as_deref() {
@@ -127,21 +119,13 @@ fn next_source_position(core: &Core, index: usize, offset: usize) -> Option<(usi
     None
 }
 
-pub(crate) fn list_resource_templates(
+pub(crate) async fn list_resource_templates(
     core: &Core,
+    _: &Arc<Session>,
     ctx: &RequestContext,
-    params: Option<&RawValue>,
-) -> std::result::Result<crate::output::Output, ErrorObject> {
-    let version = ctx.protocol_version();
-    list_page(
-        core,
-        &core.templates,
-        ListKind::ResourceTemplates,
-        "resourceTemplates",
-        params,
-        |e| permits(ctx.principal(), &e.scopes),
-        |e| e.rendered(version),
-    )
+    params: PaginatedParams,
+) -> Result<Output, ErrorObject> {
+    list(core, ctx, &core.templates, params)
 }
 
 /// Finds who serves `uri` for `principal` among the registered
@@ -168,10 +152,10 @@ pub(crate) fn find_resource(
 
 pub(crate) async fn read_resource(
     core: &Core,
+    _: &Arc<Session>,
     ctx: &RequestContext,
-    params: Option<&RawValue>,
-) -> std::result::Result<Map<String, Value>, ErrorObject> {
-    let params: UriParams = parse_params(params)?;
+    params: UriParams,
+) -> Result<Map<String, Value>, ErrorObject> {
     checked_uri(&params)?;
     let version = ctx.protocol_version();
     // Registered resources, then sources, then templates.
@@ -213,49 +197,89 @@ pub(crate) async fn read_resource(
     Ok(map)
 }
 
-pub(crate) fn subscribe(
+pub(crate) async fn subscribe(
     core: &Core,
-    session: &Session,
+    session: &Arc<Session>,
     ctx: &RequestContext,
-    params: Option<&RawValue>,
-    subscribe: bool,
-) -> std::result::Result<Map<String, Value>, ErrorObject> {
-    let params: UriParams = parse_params(params)?;
+    params: UriParams,
+) -> Result<EmptyResult, ErrorObject> {
     checked_uri(&params)?;
-    if subscribe {
-        let known = find_resource(core, &params.uri, ctx.principal()).is_some()
-            || core.sources.iter().any(|s| s.read(&params.uri, ctx.clone()).is_some());
-        if !known {
-            return Err(not_found(&params.uri, ctx.protocol_version()));
-        }
-        session.subscribe(params.uri);
-    } else {
-        // Unsubscribing from something not subscribed is harmless.
-        session.unsubscribe(&params.uri);
+    let known = find_resource(core, &params.uri, ctx.principal()).is_some()
+        || core.sources.iter().any(|s| s.read(&params.uri, ctx.clone()).is_some());
+    if !known {
+        return Err(not_found(&params.uri, ctx.protocol_version()));
     }
+    session.subscribe(params.uri);
     Ok(Map::new())
 }
 
-/// One page of a list method: parses the cursor, pages the catalog and
-/// writes the result straight from each item's cached JSON for the
-/// request's revision (no per-request rendering or `Value` copies).
-pub(crate) fn list_page<T>(
+pub(crate) async fn unsubscribe(
+    _: &Core,
+    session: &Arc<Session>,
+    _: &RequestContext,
+    params: UriParams,
+) -> Result<EmptyResult, ErrorObject> {
+    checked_uri(&params)?;
+    // Unsubscribing from something not subscribed is harmless.
+    session.unsubscribe(&params.uri);
+    Ok(Map::new())
+}
+
+/// An item of a list method's catalog: who may see it, and its JSON as
+/// listed, cached per revision.
+pub(crate) trait Listed {
+    /// Its list's cursor kind.
+    const KIND: ListKind;
+    /// The key of its list result's array (`"tools"`).
+    const KEY: &'static str;
+    /// The scopes a caller needs to see it.
+    fn scopes(&self) -> &[String];
+    /// Its cached JSON for `version`.
+    fn listed(&self, version: ProtocolVersion) -> &str;
+}
+
+/// One page of a list method: pages the catalog after the cursor, keeping
+/// what the caller may see, and writes the result straight from each
+/// item's cached JSON for the request's revision (no per-request
+/// rendering or `Value` copies).
+pub(crate) fn list<T: Listed>(
     core: &Core,
+    ctx: &RequestContext,
     catalog: &crate::catalog::Catalog<T>,
-    kind: ListKind,
-    key: &str,
-    params: Option<&RawValue>,
-    keep: impl Fn(&T) -> bool,
-    render: impl Fn(&T) -> &str,
-) -> std::result::Result<Output, ErrorObject> {
-    let params: PaginatedParams = parse_params(params)?;
+    params: PaginatedParams,
+) -> Result<Output, ErrorObject> {
+    let version = ctx.protocol_version();
     let set = catalog.load();
     let (page, next) =
-        set.page_of(params.cursor.as_deref(), core.options.page_size, &core.cursors.load(), kind, keep)?;
-    let bytes = page.iter().map(|e| render(&e.value).len() + 1).sum();
-    let mut out = PageWriter::new(key, bytes);
+        set.page_of(params.cursor.as_deref(), core.options.page_size, &core.cursors.load(), T::KIND, |e| {
+            permits(ctx.principal(), e.scopes())
+        })?;
+    let bytes = page.iter().map(|e| e.value.listed(version).len() + 1).sum();
+    let mut out = PageWriter::new(T::KEY, bytes);
     for entry in &page {
-        out.item(render(&entry.value).as_bytes());
+        out.item(entry.value.listed(version).as_bytes());
     }
     Ok(out.finish(next))
+}
+
+impl Listed for ResourceEntry {
+    const KIND: ListKind = ListKind::Resources;
+    const KEY: &'static str = "resources";
+    fn scopes(&self) -> &[String] {
+        &self.scopes
+    }
+    fn listed(&self, version: ProtocolVersion) -> &str {
+        self.rendered(version)
+    }
+}
+
+impl Listed for TemplateEntry {
+    const KIND: ListKind = ListKind::ResourceTemplates;
+    const KEY: &'static str = "resourceTemplates";
+    fn scopes(&self) -> &[String] {
+        &self.scopes
+    }
+    fn listed(&self, version: ProtocolVersion) -> &str {
+        self.rendered(version)
+    }
 }

@@ -7,32 +7,131 @@
 //! the same [`Registry::register`] as the application's methods, so an
 //! application cannot take a core name, and the dispatcher, the middleware,
 //! the request span and the cache hints read the row instead of matching
-//! on names. Adding a core method is a [`MethodFacts`] row in
-//! `switchboard-types`, a handler in its primitive's `dispatch/*.rs` and a
-//! row here; `every_core_method_but_initialize_has_a_row` fails until all
-//! three exist.
+//! on names. Adding a core method is a [`MethodFacts`] row and a marker in
+//! `switchboard-types`, a [`CoreMethod`] line and a row here, and a handler
+//! in its area; `every_core_method_but_initialize_has_a_row` fails until
+//! all exist.
+//!
+//! Why typed: a row names its method's marker once, and the compiler
+//! checks the handler against it, as async-lsp's `Router::request::<R>`
+//! does. The handler takes the marker's [`CoreMethod::View`] (parsed
+//! before it runs, borrowed from the request where the type borrows, or
+//! [`Lazy`]) and answers its [`CoreMethod::Answer`]; any error type that
+//! converts into an [`ErrorObject`] is the JSON-RPC error. One generic
+//! adapter, [`typed`], does the parsing and converting for every row.
+//!
+//! [`MethodFacts`]: switchboard_types::methods::MethodFacts
 
+use std::future::Future;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use serde_json::Map;
 use serde_json::value::RawValue;
-use switchboard_types::methods::{self as m, Request};
-use switchboard_types::{Era, ErrorObject};
+use serde_json::{Map, Value};
+use switchboard_types::ErrorObject;
+use switchboard_types::completion::CompleteParams;
+use switchboard_types::logging::SetLevelParams;
+use switchboard_types::methods::tasks::{TaskIdParams, UpdateTaskParams};
+use switchboard_types::methods::{self as m, EmptyResult, Request};
+use switchboard_types::notifications::EmptyParams;
+use switchboard_types::pagination::PaginatedParams;
+use switchboard_types::prompts::GetPromptParams;
+use switchboard_types::resources::UriParams;
+use switchboard_types::subscriptions::ListenParams;
 
 use crate::context::RequestContext;
 use crate::core::{Core, CoreHandler, Handler};
+use crate::dispatch::{listen, prompts, resources, tasks, tools};
 use crate::methods::Method;
 use crate::output::Output;
-use crate::params::parse_params;
+use crate::params::{FromParams, Lazy};
 use crate::registry::{Admission, CacheClass, Entry, Needs, Registry, Revisions, ScopedBy, Served};
 use crate::session::Session;
 
-/// A core handler's raw params.
-type Params<'a> = Option<&'a RawValue>;
+/// How the core's handler of a method reads its params and what it
+/// answers: the server's side of the method's marker ([`Request`], whose
+/// `Params` and `Result` are the wire types a client sends and reads).
+pub(crate) trait CoreMethod: Request {
+    /// The params as its handler takes them (`Request::Params` is what a
+    /// client sends; this may borrow from it, or skip what the handler
+    /// does not read).
+    type View<'a>: FromParams<'a> + Send;
+    /// What its handler answers: a result map the dispatcher may still
+    /// decorate, or an [`Output`] (a list page written from cached JSON,
+    /// a `tools/call` result that may be a task or ask for input).
+    type Answer: Into<Output>;
+}
 
-/// What a core handler returns.
-type Answer<'a> = BoxFuture<'a, Result<Output, ErrorObject>>;
+/// `marker: params => answer;`, one [`CoreMethod`] each.
+macro_rules! core_methods {
+    ($($marker:ty: $params:ty => $answer:ty;)*) => {
+        $(impl CoreMethod for $marker {
+            type View<'a> = $params;
+            type Answer = $answer;
+        })*
+    };
+}
+
+core_methods! {
+    m::Ping: Lazy<'a, EmptyParams> => EmptyResult;
+    m::Discover: Lazy<'a, EmptyParams> => Map<String, Value>;
+    m::ListTools: PaginatedParams => Output;
+    m::CallTool: tools::CallParams<'a> => Output;
+    m::ListResources: PaginatedParams => Output;
+    m::ListResourceTemplates: PaginatedParams => Output;
+    m::ReadResource: UriParams => Map<String, Value>;
+    m::Subscribe: UriParams => EmptyResult;
+    m::Unsubscribe: UriParams => EmptyResult;
+    m::ListPrompts: PaginatedParams => Output;
+    m::GetPrompt: GetPromptParams => Map<String, Value>;
+    m::Complete: CompleteParams => Map<String, Value>;
+    m::Listen: Lazy<'a, ListenParams> => Map<String, Value>;
+    m::SetLevel: SetLevelParams => EmptyResult;
+    m::GetTask: Lazy<'a, TaskIdParams> => Map<String, Value>;
+    m::UpdateTask: Lazy<'a, UpdateTaskParams> => EmptyResult;
+    m::CancelTask: Lazy<'a, TaskIdParams> => Map<String, Value>;
+    m::TaskResult: Lazy<'a, TaskIdParams> => Map<String, Value>;
+    m::ListTasks: Lazy<'a, PaginatedParams> => Map<String, Value>;
+}
+
+/// The adapter of every core row: parses `M`'s params, runs `handler` and
+/// turns its answer into an [`Output`] and its error into an
+/// [`ErrorObject`]. Monomorphised per row; the one box is the future the
+/// registry's `fn` type returns, as before typing.
+fn typed<'a, M, H, Fut, E>(
+    core: &'a Core,
+    session: &'a Arc<Session>,
+    ctx: &'a RequestContext,
+    raw: Option<&'a RawValue>,
+    handler: H,
+) -> BoxFuture<'a, Result<Output, ErrorObject>>
+where
+    M: CoreMethod,
+    H: FnOnce(&'a Core, &'a Arc<Session>, &'a RequestContext, M::View<'a>) -> Fut + Send + 'a,
+    Fut: Future<Output = Result<M::Answer, E>> + Send + 'a,
+    E: Into<ErrorObject>,
+{
+    Box::pin(async move {
+        let params = M::View::from_params(raw)?;
+        match handler(core, session, ctx, params).await {
+            Ok(answer) => Ok(answer.into()),
+            Err(error) => Err(error.into()),
+        }
+    })
+}
+
+/// `row!(Marker, needs, revisions, handler)`: the row of core method
+/// `Marker`, answered by `handler` through [`typed`]. A macro because a
+/// registry row holds one plain `fn` type for all methods: the closure it
+/// writes names the handler instead of capturing it, so it is such a `fn`,
+/// and it names the marker once for both the row and the adapter.
+macro_rules! row {
+    ($marker:ty, $needs:expr, $revisions:expr, $handler:path) => {
+        entry::<$marker>($needs, $revisions, |core, session, ctx, params| {
+            typed::<$marker, _, _, _>(core, session, ctx, params, $handler)
+        })
+    };
+}
 
 /// The registry of a server: the core's methods, then `application`'s.
 /// A bad or reused name fails with [`crate::Error::InvalidMethod`].
@@ -60,8 +159,9 @@ pub(crate) fn registry(application: Vec<Method>) -> crate::Result<Registry<Handl
     Ok(registry)
 }
 
-/// One core row: method `M` with its facts.
-fn row<M: Request>(needs: Needs, revisions: Revisions, handler: CoreHandler) -> Entry<Handler> {
+/// One core row: method `M` with its facts, answered by `handler` (see
+/// [`row!`]).
+fn entry<M: Request>(needs: Needs, revisions: Revisions, handler: CoreHandler) -> Entry<Handler> {
     Entry {
         name: M::FACTS.name.into(),
         facts: Some(M::FACTS),
@@ -97,228 +197,62 @@ fn core_rows() -> Vec<Entry<Handler>> {
     use Needs::*;
     use Revisions::{Added, AddedOrPerRequest, Base, PerRequest};
     vec![
-        row::<m::Ping>(Nothing, Base, ping).admitted(Admission::AnswerEmpty),
-        row::<m::Discover>(Nothing, Added, discover).cached(Discovery),
-        row::<m::ListTools>(Tools, Base, list_tools).cached(List),
-        row::<m::CallTool>(Tools, Base, call_tool).admitted(Admission::RateLimited).scoped_by(ScopedBy::Tool),
-        row::<m::ListResources>(Resources, Base, list_resources).cached(List),
-        row::<m::ListResourceTemplates>(Resources, Base, list_templates).cached(List),
-        row::<m::ReadResource>(Resources, Base, read_resource).cached(Read).scoped_by(ScopedBy::Resource),
-        row::<m::Subscribe>(Resources, Base, subscribe).scoped_by(ScopedBy::Resource),
-        row::<m::Unsubscribe>(Resources, Base, unsubscribe),
-        row::<m::ListPrompts>(Prompts, Base, list_prompts).cached(List),
-        row::<m::GetPrompt>(Prompts, Base, get_prompt).scoped_by(ScopedBy::Prompt),
-        row::<m::Complete>(Completions, Base, complete),
-        row::<m::Listen>(Nothing, Added, listen),
-        row::<m::SetLevel>(Logging, Base, set_level),
+        row!(m::Ping, Nothing, Base, ping).admitted(Admission::AnswerEmpty),
+        row!(m::Discover, Nothing, Added, discover).cached(Discovery),
+        row!(m::ListTools, Tools, Base, tools::list_tools).cached(List),
+        row!(m::CallTool, Tools, Base, tools::call_tool)
+            .admitted(Admission::RateLimited)
+            .scoped_by(ScopedBy::Tool),
+        row!(m::ListResources, Resources, Base, resources::list_resources).cached(List),
+        row!(m::ListResourceTemplates, Resources, Base, resources::list_resource_templates).cached(List),
+        row!(m::ReadResource, Resources, Base, resources::read_resource)
+            .cached(Read)
+            .scoped_by(ScopedBy::Resource),
+        row!(m::Subscribe, Resources, Base, resources::subscribe).scoped_by(ScopedBy::Resource),
+        row!(m::Unsubscribe, Resources, Base, resources::unsubscribe),
+        row!(m::ListPrompts, Prompts, Base, prompts::list_prompts).cached(List),
+        row!(m::GetPrompt, Prompts, Base, prompts::get_prompt).scoped_by(ScopedBy::Prompt),
+        row!(m::Complete, Completions, Base, prompts::complete),
+        row!(m::Listen, Nothing, Added, listen::listen),
+        row!(m::SetLevel, Logging, Base, set_level),
         // 2025-11-25 adds tasks/get, /cancel, /result and /list; the Tasks
         // extension defines get, update and cancel for per-request revisions.
-        row::<m::GetTask>(Tasks, AddedOrPerRequest, get_task),
-        row::<m::UpdateTask>(Tasks, PerRequest, update_task),
-        row::<m::CancelTask>(Tasks, AddedOrPerRequest, cancel_task),
-        row::<m::TaskResult>(Tasks, Added, task_result),
-        row::<m::ListTasks>(Tasks, Added, list_tasks),
+        row!(m::GetTask, Tasks, AddedOrPerRequest, tasks::get),
+        row!(m::UpdateTask, Tasks, PerRequest, tasks::update),
+        row!(m::CancelTask, Tasks, AddedOrPerRequest, tasks::cancel),
+        row!(m::TaskResult, Tasks, Added, tasks::result),
+        row!(m::ListTasks, Tasks, Added, tasks::list),
     ]
 }
 
-// Each handler adapts `&Core` to its method's function in the method's
-// module; boxed because a registry row holds one `fn` type for all.
+// The methods of no primitive: the lifecycle's and the session's own.
 
-fn ping<'a>(_: &'a Core, _: &'a Arc<Session>, _: &'a RequestContext, _: Params<'a>) -> Answer<'a> {
-    Box::pin(async { Ok(Output::Map(Map::new())) })
+async fn ping(
+    _: &Core,
+    _: &Arc<Session>,
+    _: &RequestContext,
+    _: Lazy<'_, EmptyParams>,
+) -> Result<EmptyResult, ErrorObject> {
+    Ok(Map::new())
 }
 
-fn discover<'a>(core: &'a Core, _: &'a Arc<Session>, _: &'a RequestContext, _: Params<'a>) -> Answer<'a> {
-    Box::pin(async move { core.discover().map(Output::Map) })
-}
-
-fn list_tools<'a>(
-    core: &'a Core,
-    _: &'a Arc<Session>,
-    ctx: &'a RequestContext,
-    params: Params<'a>,
-) -> Answer<'a> {
-    Box::pin(async move { crate::dispatch::tools::list_tools(core, ctx, params) })
-}
-
-fn call_tool<'a>(
-    core: &'a Core,
-    _: &'a Arc<Session>,
-    ctx: &'a RequestContext,
-    params: Params<'a>,
-) -> Answer<'a> {
-    Box::pin(crate::dispatch::tools::call_tool(core, ctx, params))
-}
-
-fn list_resources<'a>(
-    core: &'a Core,
-    _: &'a Arc<Session>,
-    ctx: &'a RequestContext,
-    params: Params<'a>,
-) -> Answer<'a> {
-    Box::pin(async move { crate::dispatch::resources::list_resources(core, ctx, params) })
-}
-
-fn list_templates<'a>(
-    core: &'a Core,
-    _: &'a Arc<Session>,
-    ctx: &'a RequestContext,
-    params: Params<'a>,
-) -> Answer<'a> {
-    Box::pin(async move { crate::dispatch::resources::list_resource_templates(core, ctx, params) })
-}
-
-fn read_resource<'a>(
-    core: &'a Core,
-    _: &'a Arc<Session>,
-    ctx: &'a RequestContext,
-    params: Params<'a>,
-) -> Answer<'a> {
-    Box::pin(
-        async move { crate::dispatch::resources::read_resource(core, ctx, params).await.map(Output::Map) },
-    )
-}
-
-fn subscribe<'a>(
-    core: &'a Core,
-    session: &'a Arc<Session>,
-    ctx: &'a RequestContext,
-    params: Params<'a>,
-) -> Answer<'a> {
-    Box::pin(async move {
-        crate::dispatch::resources::subscribe(core, session, ctx, params, true).map(Output::Map)
-    })
-}
-
-fn unsubscribe<'a>(
-    core: &'a Core,
-    session: &'a Arc<Session>,
-    ctx: &'a RequestContext,
-    params: Params<'a>,
-) -> Answer<'a> {
-    Box::pin(async move {
-        crate::dispatch::resources::subscribe(core, session, ctx, params, false).map(Output::Map)
-    })
-}
-
-fn list_prompts<'a>(
-    core: &'a Core,
-    _: &'a Arc<Session>,
-    ctx: &'a RequestContext,
-    params: Params<'a>,
-) -> Answer<'a> {
-    Box::pin(async move { crate::dispatch::prompts::list_prompts(core, ctx, params) })
-}
-
-fn get_prompt<'a>(
-    core: &'a Core,
-    _: &'a Arc<Session>,
-    ctx: &'a RequestContext,
-    params: Params<'a>,
-) -> Answer<'a> {
-    Box::pin(async move { crate::dispatch::prompts::get_prompt(core, ctx, params).await.map(Output::Map) })
-}
-
-fn complete<'a>(
-    core: &'a Core,
-    _: &'a Arc<Session>,
-    ctx: &'a RequestContext,
-    params: Params<'a>,
-) -> Answer<'a> {
-    Box::pin(async move { crate::dispatch::prompts::complete(core, ctx, params).await.map(Output::Map) })
-}
-
-fn listen<'a>(
-    core: &'a Core,
-    session: &'a Arc<Session>,
-    ctx: &'a RequestContext,
-    params: Params<'a>,
-) -> Answer<'a> {
-    Box::pin(
-        async move { crate::dispatch::listen::listen(core, session, ctx, params).await.map(Output::Map) },
-    )
-}
-
-fn set_level<'a>(
-    _: &'a Core,
-    session: &'a Arc<Session>,
-    _: &'a RequestContext,
-    params: Params<'a>,
-) -> Answer<'a> {
-    Box::pin(async move {
-        let p: switchboard_types::logging::SetLevelParams = parse_params(params)?;
-        session.set_log_level(p.level);
-        Ok(Output::Map(Map::new()))
-    })
-}
-
-fn get_task<'a>(
-    core: &'a Core,
-    session: &'a Arc<Session>,
-    ctx: &'a RequestContext,
-    params: Params<'a>,
-) -> Answer<'a> {
-    Box::pin(task_method(core, "tasks/get", session, ctx, params))
-}
-
-fn update_task<'a>(
-    core: &'a Core,
-    session: &'a Arc<Session>,
-    ctx: &'a RequestContext,
-    params: Params<'a>,
-) -> Answer<'a> {
-    Box::pin(task_method(core, "tasks/update", session, ctx, params))
-}
-
-fn cancel_task<'a>(
-    core: &'a Core,
-    session: &'a Arc<Session>,
-    ctx: &'a RequestContext,
-    params: Params<'a>,
-) -> Answer<'a> {
-    Box::pin(task_method(core, "tasks/cancel", session, ctx, params))
-}
-
-fn task_result<'a>(
-    core: &'a Core,
-    session: &'a Arc<Session>,
-    ctx: &'a RequestContext,
-    params: Params<'a>,
-) -> Answer<'a> {
-    Box::pin(task_method(core, "tasks/result", session, ctx, params))
-}
-
-fn list_tasks<'a>(
-    core: &'a Core,
-    session: &'a Arc<Session>,
-    ctx: &'a RequestContext,
-    params: Params<'a>,
-) -> Answer<'a> {
-    Box::pin(task_method(core, "tasks/list", session, ctx, params))
-}
-
-/// A `tasks/*` method: the 2025-11-25 wire shapes for a handshake-era
-/// request, the Tasks extension's for a per-request one, over one store.
-async fn task_method(
+async fn discover(
     core: &Core,
-    method: &str,
-    session: &Session,
-    ctx: &RequestContext,
-    params: Option<&RawValue>,
-) -> Result<Output, ErrorObject> {
-    let tasks = &core.tasks;
-    let caller = crate::tasks::TaskCaller {
-        capabilities: ctx.client_capabilities(),
-        principal: ctx.principal().map(|p| p.subject.as_str()),
-    };
-    let result = match ctx.protocol_version().era() {
-        Era::Handshake => {
-            let page = core.options.page_size;
-            crate::tasks::v2025_11_25::serve(tasks, method, &caller, session, params, page).await
-        }
-        Era::PerRequest => crate::tasks::serve(tasks, method, &caller, params).await,
-    };
-    result.map(Output::Map)
+    _: &Arc<Session>,
+    _: &RequestContext,
+    _: Lazy<'_, EmptyParams>,
+) -> Result<Map<String, Value>, ErrorObject> {
+    core.discover()
+}
+
+async fn set_level(
+    _: &Core,
+    session: &Arc<Session>,
+    _: &RequestContext,
+    params: SetLevelParams,
+) -> Result<EmptyResult, ErrorObject> {
+    session.set_log_level(params.level);
+    Ok(Map::new())
 }
 
 #[cfg(test)]

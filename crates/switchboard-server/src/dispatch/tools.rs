@@ -10,16 +10,18 @@ use futures::future::BoxFuture;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
+use switchboard_types::pagination::PaginatedParams;
 use switchboard_types::{CallToolResult, ContentBlock, Era, ErrorObject, ProtocolVersion};
 
 use crate::catalog::Item;
 use crate::context::RequestContext;
 use crate::core::Core;
-use crate::dispatch::resources::list_page;
+use crate::dispatch::resources::{Listed, list};
 use crate::error::Result;
 use crate::options::ArgumentErrorMode;
 use crate::output::Output;
 use crate::params::to_map;
+use crate::session::Session;
 use crate::session::caller::permits;
 use crate::session::events::ListKind;
 use crate::shape;
@@ -33,7 +35,7 @@ use crate::tools::handler::ToolError;
 /// context, and `inputResponses` / `requestState` by the input round: they
 /// are skipped here, not parsed into values again.
 #[derive(serde::Deserialize)]
-struct CallParams<'a> {
+pub(crate) struct CallParams<'a> {
     #[serde(borrow)]
     name: std::borrow::Cow<'a, str>,
     #[serde(default)]
@@ -43,30 +45,21 @@ struct CallParams<'a> {
     task: Option<&'a RawValue>,
 }
 
-pub(crate) fn list_tools(
+pub(crate) async fn list_tools(
     core: &Core,
+    _: &Arc<Session>,
     ctx: &RequestContext,
-    params: Option<&RawValue>,
-) -> std::result::Result<crate::output::Output, ErrorObject> {
-    let version = ctx.protocol_version();
-    list_page(
-        core,
-        &core.tools,
-        ListKind::Tools,
-        "tools",
-        params,
-        |e| permits(ctx.principal(), &e.scopes),
-        |e| e.rendered(version),
-    )
+    params: PaginatedParams,
+) -> Result<Output, ErrorObject> {
+    list(core, ctx, &core.tools, params)
 }
 
 pub(crate) async fn call_tool(
     core: &Core,
+    _: &Arc<Session>,
     ctx: &RequestContext,
-    params: Option<&RawValue>,
+    params: CallParams<'_>,
 ) -> Result<Output, ErrorObject> {
-    let params: CallParams<'_> =
-        serde_json::from_str(params.map_or("{}", RawValue::get)).map_err(ErrorObject::invalid_params)?;
     let item = visible_tool(core, ctx, &params.name)?;
     let entry = &item.value;
     let version = ctx.protocol_version();
@@ -315,6 +308,17 @@ fn result_map(result: CallToolResult) -> Result<Map<String, Value>, ErrorObject>
         map.insert("_meta".into(), value(serde_json::to_value(meta))?);
     }
     Ok(map)
+}
+
+impl Listed for ToolEntry {
+    const KIND: ListKind = ListKind::Tools;
+    const KEY: &'static str = "tools";
+    fn scopes(&self) -> &[String] {
+        &self.scopes
+    }
+    fn listed(&self, version: ProtocolVersion) -> &str {
+        self.rendered(version)
+    }
 }
 
 #[cfg(test)]

@@ -558,46 +558,6 @@ impl TaskRun {
     }
 }
 
-/// Who asks a `tasks/*` method: the capabilities its client declared and
-/// its principal's subject (tasks are visible to their owner only).
-pub(crate) struct TaskCaller<'a> {
-    pub(crate) capabilities: &'a ClientCapabilities,
-    pub(crate) principal: Option<&'a str>,
-}
-
-/// Answers `tasks/get`, `tasks/update` and `tasks/cancel`: `-32021` unless
-/// the request declared the extension, `-32602` for a task that is not
-/// there for this caller, an empty acknowledgement for update and cancel.
-pub(crate) async fn serve(
-    tasks: &Tasks,
-    method: &str,
-    caller: &TaskCaller<'_>,
-    params: Option<&serde_json::value::RawValue>,
-) -> Result<Map<String, Value>, ErrorObject> {
-    #[derive(Deserialize)]
-    struct TaskParams {
-        #[serde(rename = "taskId")]
-        task_id: String,
-        #[serde(rename = "inputResponses", default)]
-        input_responses: Option<Map<String, Value>>,
-    }
-    if !declared(caller.capabilities) {
-        return Err(extension_required(method));
-    }
-    let p: TaskParams = crate::params::parse_params(params)?;
-    let principal = caller.principal;
-    match method {
-        "tasks/get" => tasks.get(&p.task_id, principal).await,
-        "tasks/update" => {
-            let Some(responses) = p.input_responses else {
-                return Err(ErrorObject::invalid_params("tasks/update needs inputResponses (an object)"));
-            };
-            tasks.answer(&p.task_id, principal, responses).await.map(|()| Map::new())
-        }
-        _ => tasks.cancel(&p.task_id, principal).await.map(|()| Map::new()),
-    }
-}
-
 /// The 2025-11-25 tasks (`docs/specification/2025-11-25/basic/utilities/tasks.mdx`,
 /// `schema/2025-11-25/schema.ts` `Task`, `CreateTaskResult`): every way they
 /// differ on the wire from the extension, over the same records.
@@ -669,7 +629,7 @@ pub(crate) mod v2025_11_25 {
         /// 2025-11-25 `tasks/cancel`: the task is `cancelled` before the
         /// answer (the handler is stopped here, or by the instance running
         /// it at its next look at the store); a terminal task is `-32602`.
-        async fn cancel_now(
+        pub(crate) async fn cancel_now(
             &self,
             id: &str,
             principal: Option<&str>,
@@ -736,7 +696,7 @@ pub(crate) mod v2025_11_25 {
         /// 2025-11-25 `tasks/list`: the caller's tasks (its principal's,
         /// or without one its connection's), oldest first, `page` at a
         /// time; the cursor is the position in the owner's log.
-        async fn list(
+        pub(crate) async fn list(
             &self,
             principal: Option<&str>,
             session: &Session,
@@ -775,66 +735,37 @@ pub(crate) mod v2025_11_25 {
         }
     }
 
-    /// Answers 2025-11-25 `tasks/get`, `tasks/result`, `tasks/list` and
-    /// `tasks/cancel`: `-32601` for a client that did not declare `tasks`
-    /// (it was not offered the capability), `-32602` for a task that is not
-    /// there for this caller and for cancelling a terminal one.
-    pub(crate) async fn serve(
-        tasks: &Tasks,
-        method: &str,
-        caller: &TaskCaller<'_>,
-        session: &Session,
-        params: Option<&serde_json::value::RawValue>,
-        page: usize,
-    ) -> Result<Map<String, Value>, ErrorObject> {
-        #[derive(Deserialize)]
-        struct TaskParams {
-            #[serde(rename = "taskId")]
-            task_id: String,
-        }
-        #[derive(Deserialize)]
-        struct ListParams {
-            #[serde(default)]
-            cursor: Option<String>,
-        }
-        if caller.capabilities.tasks.is_none() {
-            return Err(ErrorObject::method_not_found(method).with_data(json!({
-                "reason": "tasks are offered to clients that declare the tasks capability in initialize"
-            })));
-        }
-        let principal = caller.principal;
-        if method == "tasks/list" {
-            let p: ListParams = crate::params::parse_params(params)?;
-            return tasks.list(principal, session, p.cursor.as_deref(), page).await;
-        }
-        let p: TaskParams = crate::params::parse_params(params)?;
-        match method {
-            "tasks/get" => Ok(task_view(&tasks.get(&p.task_id, principal).await?)),
-            "tasks/result" => {
-                let record = tasks.wait_terminal(&p.task_id, principal).await?;
-                match record.status.as_str() {
-                    "completed" => {
-                        let mut result = match record.result {
-                            Some(Value::Object(map)) => map,
-                            _ => Map::new(),
-                        };
-                        let meta = result.entry("_meta").or_insert_with(|| json!({}));
-                        if let Value::Object(meta) = meta {
-                            meta.insert(RELATED_TASK.into(), related(&record.id));
-                        }
-                        Ok(result)
+    impl Tasks {
+        /// 2025-11-25 `tasks/result`: once the task is terminal, its tool
+        /// result tagged with the related task, the JSON-RPC error it
+        /// failed with, or `-32602` for a cancelled task (it has no result).
+        pub(crate) async fn result(
+            &self,
+            id: &str,
+            principal: Option<&str>,
+        ) -> Result<Map<String, Value>, ErrorObject> {
+            let record = self.wait_terminal(id, principal).await?;
+            match record.status.as_str() {
+                "completed" => {
+                    let mut result = match record.result {
+                        Some(Value::Object(map)) => map,
+                        _ => Map::new(),
+                    };
+                    let meta = result.entry("_meta").or_insert_with(|| json!({}));
+                    if let Value::Object(meta) = meta {
+                        meta.insert(RELATED_TASK.into(), related(&record.id));
                     }
-                    "failed" => Err(record
-                        .error
-                        .and_then(|e| serde_json::from_value::<ErrorObject>(e).ok())
-                        .unwrap_or_else(|| ErrorObject::internal("the task failed"))),
-                    _ => Err(ErrorObject::invalid_params(format!(
-                        "task {:?} was cancelled: it has no result",
-                        record.id
-                    ))),
+                    Ok(result)
                 }
+                "failed" => Err(record
+                    .error
+                    .and_then(|e| serde_json::from_value::<ErrorObject>(e).ok())
+                    .unwrap_or_else(|| ErrorObject::internal("the task failed"))),
+                _ => Err(ErrorObject::invalid_params(format!(
+                    "task {:?} was cancelled: it has no result",
+                    record.id
+                ))),
             }
-            _ => tasks.cancel_now(&p.task_id, principal).await,
         }
     }
 }
