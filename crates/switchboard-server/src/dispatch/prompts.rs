@@ -10,21 +10,19 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
+use switchboard_types::ErrorObject;
 use switchboard_types::completion::{CompleteParams, CompletionReference};
 use switchboard_types::pagination::PaginatedParams;
 use switchboard_types::prompts::GetPromptParams;
-use switchboard_types::{ErrorObject, ProtocolVersion};
 
 use crate::completion::{CompletionRequest, MAX_VALUES};
 use crate::context::RequestContext;
 use crate::core::Core;
-use crate::dispatch::resources::{Listed, list};
+use crate::dispatch::resources::list;
 use crate::output::Output;
 use crate::params::to_map;
-use crate::prompts::entry::PromptEntry;
 use crate::session::Session;
 use crate::session::caller::permits;
-use crate::session::events::ListKind;
 use crate::shape;
 
 pub(crate) async fn list_prompts(
@@ -174,15 +172,4 @@ fn check_arguments(
         .with_data(json!({"unknown": unknown})));
     }
     Ok(())
-}
-
-impl Listed for PromptEntry {
-    const KIND: ListKind = ListKind::Prompts;
-    const KEY: &'static str = "prompts";
-    fn scopes(&self) -> &[String] {
-        &self.scopes
-    }
-    fn listed(&self, version: ProtocolVersion) -> &str {
-        self.rendered(version)
-    }
 }

@@ -19,6 +19,7 @@ use switchboard_types::{ErrorCode, ErrorObject, ProtocolVersion, ResourceContent
 use crate::context::RequestContext;
 use crate::core::Core;
 use crate::output::Output;
+use crate::prompts::entry::PromptEntry;
 use crate::resources::entry::{ResourceEntry, TemplateEntry};
 use crate::resources::list_page::PageWriter;
 use crate::resources::source::{ResourcePage, SOURCE_PHASE, decode_position, encode_position};
@@ -28,6 +29,7 @@ use crate::session::Session;
 use crate::session::caller::permits;
 use crate::session::events::ListKind;
 use crate::shape;
+use crate::tools::entry::ToolEntry;
 
 /// Room reserved per computed item of a page: enough for a URI, a name and
 /// a MIME type, so a typical page is written without growing its buffer.
@@ -262,24 +264,26 @@ pub(crate) fn list<T: Listed>(
     Ok(out.finish(next))
 }
 
-impl Listed for ResourceEntry {
-    const KIND: ListKind = ListKind::Resources;
-    const KEY: &'static str = "resources";
-    fn scopes(&self) -> &[String] {
-        &self.scopes
-    }
-    fn listed(&self, version: ProtocolVersion) -> &str {
-        self.rendered(version)
-    }
+/// `Entry: Kind in "key";`, one [`Listed`] each: every catalog entry
+/// keeps its scopes and its cached JSON under the same names.
+macro_rules! listed {
+    ($($entry:ty: $kind:ident in $key:literal;)*) => {
+        $(impl Listed for $entry {
+            const KIND: ListKind = ListKind::$kind;
+            const KEY: &'static str = $key;
+            fn scopes(&self) -> &[String] {
+                &self.scopes
+            }
+            fn listed(&self, version: ProtocolVersion) -> &str {
+                self.rendered(version)
+            }
+        })*
+    };
 }
 
-impl Listed for TemplateEntry {
-    const KIND: ListKind = ListKind::ResourceTemplates;
-    const KEY: &'static str = "resourceTemplates";
-    fn scopes(&self) -> &[String] {
-        &self.scopes
-    }
-    fn listed(&self, version: ProtocolVersion) -> &str {
-        self.rendered(version)
-    }
+listed! {
+    ToolEntry: Tools in "tools";
+    PromptEntry: Prompts in "prompts";
+    ResourceEntry: Resources in "resources";
+    TemplateEntry: ResourceTemplates in "resourceTemplates";
 }

@@ -16,14 +16,13 @@ use switchboard_types::{CallToolResult, ContentBlock, Era, ErrorObject, Protocol
 use crate::catalog::Item;
 use crate::context::RequestContext;
 use crate::core::Core;
-use crate::dispatch::resources::{Listed, list};
+use crate::dispatch::resources::list;
 use crate::error::Result;
 use crate::options::ArgumentErrorMode;
 use crate::output::Output;
 use crate::params::to_map;
 use crate::session::Session;
 use crate::session::caller::permits;
-use crate::session::events::ListKind;
 use crate::shape;
 use crate::tasks::{TaskRun, TaskSupport};
 use crate::tools::entry::ToolEntry;
@@ -308,17 +307,6 @@ fn result_map(result: CallToolResult) -> Result<Map<String, Value>, ErrorObject>
         map.insert("_meta".into(), value(serde_json::to_value(meta))?);
     }
     Ok(map)
-}
-
-impl Listed for ToolEntry {
-    const KIND: ListKind = ListKind::Tools;
-    const KEY: &'static str = "tools";
-    fn scopes(&self) -> &[String] {
-        &self.scopes
-    }
-    fn listed(&self, version: ProtocolVersion) -> &str {
-        self.rendered(version)
-    }
 }
 
 #[cfg(test)]
