@@ -72,8 +72,11 @@ pub(crate) struct Core {
     pub notification_hook: Option<crate::session::NotificationHook>,
 }
 
-/// A core method's handler: the server's state, the request's session, context and
-/// raw params in, the method's output out.
+/// A core method's row handler: the server's state, the request's session,
+/// context and raw params in, the method's output out. Each is the one
+/// generic adapter of `dispatch/rows.rs` (`typed`) for its method, which
+/// parses the params its marker's handler takes and converts its answer
+/// and error; a plain `fn`, so a row holds no boxed closure.
 pub(crate) type CoreHandler = for<'a> fn(
     &'a Core,
     &'a Arc<Session>,

@@ -235,6 +235,12 @@ mod tests {
         let listed: <ListPrompts as Request>::Result =
             serde_json::from_value(serde_json::json!({"prompts": [], "nextCursor": "2"})).unwrap();
         assert_eq!(listed.next_cursor.as_deref(), Some("2"));
+        let get: <GetTask as Request>::Params =
+            serde_json::from_value(serde_json::json!({"taskId": "t1"})).unwrap();
+        assert_eq!(get.task_id, "t1");
+        let update: <UpdateTask as Request>::Params =
+            serde_json::from_value(serde_json::json!({"taskId": "t1", "inputResponses": {"a": {}}})).unwrap();
+        assert_eq!(update.input_responses.map(|answers| answers.len()), Some(1));
     }
 
     #[test]

@@ -37,13 +37,15 @@
 //! (`docs/specification/2025-11-25/basic/utilities/tasks.mdx`) over the
 //! same records and runner: a `task` param on `tools/call`, `tasks/get`,
 //! `tasks/result` (blocks until terminal), `tasks/list`, `tasks/cancel`
-//! and `notifications/tasks/status`. Every difference of that shape lives
-//! in `v2025_11_25`: the `Task` view of a record (`ttl`/`pollInterval`, a
-//! tool result with `isError` reported as `failed`), the `-32601`/`-32602`
-//! rules, cancel that settles at once and refuses a terminal task, and
-//! input asked through live server-to-client requests tagged with
-//! `io.modelcontextprotocol/related-task` while the task shows
-//! `input_required`.
+//! and `notifications/tasks/status`. Every difference of that shape in the
+//! store lives in `v2025_11_25`: the `Task` view of a record
+//! (`ttl`/`pollInterval`, a tool result with `isError` reported as
+//! `failed`), cancel that settles at once and refuses a terminal task, the
+//! result of a finished task, and input asked through live server-to-client
+//! requests tagged with `io.modelcontextprotocol/related-task` while the
+//! task shows `input_required`. The five methods, with the `-32601` and
+//! `-32021` rules for a client that may not use tasks, are handlers of
+//! their own rows in `dispatch/tasks.rs`.
 //!
 //! Every status change is published on the server's event bus
 //! ([`ServerEvent::TaskStatus`]), so it
