@@ -185,6 +185,24 @@ async fn a_task_is_created_only_for_requests_that_declare_the_extension() {
     }
 }
 
+/// The capability rule comes before the params: a request that may not
+/// use tasks is told so whatever its params say, and one that may gets
+/// `-32602` for params that are not a task's.
+#[tokio::test]
+async fn tasks_methods_check_the_extension_before_their_params() {
+    let server = server();
+    for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+        let refused = send(&server, None, method, json!({"taskId": 5}), caps(false)).await;
+        assert_eq!(
+            refused["error"]["code"],
+            ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY.0,
+            "{method}: {refused}"
+        );
+        let invalid = send(&server, None, method, json!({"taskId": 5}), caps(true)).await;
+        assert_eq!(invalid["error"]["code"], ErrorCode::INVALID_PARAMS.0, "{method}: {invalid}");
+    }
+}
+
 #[tokio::test]
 async fn a_task_reports_working_then_its_result_and_tool_errors_complete() {
     let server = server();
