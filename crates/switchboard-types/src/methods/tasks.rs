@@ -6,7 +6,7 @@
 //!
 //! Their results are JSON objects whose shape depends on the revision (a
 //! `DetailedTask` for the extension, a 2025-11-25 `Task`), so the markers
-//! keep them as [`Value`](serde_json::Value).
+//! keep them as [`Value`].
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
