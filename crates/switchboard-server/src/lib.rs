@@ -192,7 +192,6 @@ mod prompts;
 mod registry;
 mod reply;
 mod resources;
-mod schema;
 mod scopes;
 mod server;
 mod server_bulk;
@@ -207,7 +206,6 @@ pub mod tasks;
 mod tools;
 pub mod trace_context;
 pub mod transport;
-mod view_links;
 
 pub use builder::ServerBuilder;
 pub use completion::{Completer, CompletionRequest, complete_from, completer_fn};

@@ -11,7 +11,7 @@ use switchboard_types::ProtocolVersion;
 use switchboard_types::apps::{self, ToolUi};
 
 use crate::error::{Error, Result};
-use crate::schema::CompiledSchema;
+use crate::tools::schema::CompiledSchema;
 use crate::shape;
 use crate::tasks::TaskSupport;
 use crate::tools::Tool;
