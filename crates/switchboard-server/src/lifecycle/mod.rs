@@ -1,7 +1,9 @@
 //! The two lifecycle models: the `initialize` handshake and 2026-07-28
 //! per-request `_meta` with `server/discover`.
 //!
-//! Era is decided before method (spec.md §b.1, §e.1): a request whose
+//! Era is decided before method
+//! (`docs/specification/2026-07-28/basic/versioning.mdx` §Backward
+//! Compatibility): a request whose
 //! `_meta` carries `io.modelcontextprotocol/protocolVersion`, or any
 //! `server/discover`, is served statelessly under 2026-07-28 rules; anything
 //! else is handshake-era and needs the connection's `initialize` first.
