@@ -3,10 +3,10 @@
 //!
 //! Era is decided before method
 //! (`docs/specification/2026-07-28/basic/versioning.mdx` §Backward
-//! Compatibility): a request whose
-//! `_meta` carries `io.modelcontextprotocol/protocolVersion`, or any
-//! `server/discover`, is served statelessly under 2026-07-28 rules; anything
-//! else is handshake-era and needs the connection's `initialize` first.
+//! Compatibility): a request whose `_meta` carries
+//! `io.modelcontextprotocol/protocolVersion`, or any `server/discover`, is
+//! served statelessly under 2026-07-28 rules; anything else is
+//! handshake-era and needs the connection's `initialize` first.
 //!
 //! Version negotiation (`docs/specification/<revision>/basic/lifecycle.mdx`
 //! §Version Negotiation): a supported handshake-era version is echoed; anything
