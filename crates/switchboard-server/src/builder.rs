@@ -315,7 +315,7 @@ impl ServerBuilder {
     /// [`Error::InvalidUiResource`] and [`Error::InvalidToolUi`]).
     pub fn build(mut self) -> Result<Server> {
         self = self.with_tasks_extension_if_needed().with_ui_extension_if_needed();
-        crate::view_links::check_links(&self.tools, &self.resources, &self.templates, &self.sources)?;
+        crate::tools::view_links::check_links(&self.tools, &self.resources, &self.templates, &self.sources)?;
         let tasks_offered = self.extensions.iter().any(|e| e.id == crate::tasks::TASKS_EXTENSION);
         OfferedExtension::check_all(&self.extensions)?;
         let methods = crate::dispatch::rows::registry(std::mem::take(&mut self.methods))?;
@@ -380,7 +380,7 @@ impl ServerBuilder {
     /// settings `{}`, every revision) when a view or a tool linked to one
     /// is registered and the extension is not offered already.
     fn with_ui_extension_if_needed(self) -> Self {
-        if crate::view_links::uses_apps(&self.tools, &self.resources, &self.templates) {
+        if crate::tools::view_links::uses_apps(&self.tools, &self.resources, &self.templates) {
             return self.enable_apps();
         }
         self

@@ -190,36 +190,54 @@ mod output;
 mod params;
 mod prompts;
 mod registry;
-mod reply;
 mod resources;
-mod schema;
-mod scopes;
 mod server;
-mod server_bulk;
 mod server_layer;
 mod session;
 mod setters;
 mod shape;
-pub mod state;
+pub mod state {
+    //! Where state that must outlive one process, or be seen by several, is
+    //! kept: one small key-value, log and pub/sub abstraction ([`StateStore`])
+    //! behind every piece of server state that instances behind a load balancer
+    //! must share — stateful-tool handles ([`SharedHandleStore`]),
+    //! handshake-era HTTP sessions and their SSE event logs (`switchboard-http`), the cursor key
+    //! ([`shared_secret`]), and the change-notification bus
+    //! ([`ServerBuilder::state`](crate::ServerBuilder::state): resource updates
+    //! and list changes published on one instance reach the clients of all).
+    //!
+    //! [`MemoryStore`] is the default: one process, no configuration, entries
+    //! expire like everywhere else. `switchboard-state-redis` implements the same trait
+    //! on Redis for several instances. Every entry has a time to live, so
+    //! nothing leaks when a client just goes away.
+    //!
+    //! Keys are plain strings; implementations may prefix them (a namespace per
+    //! deployment). Values are bytes: callers choose their encoding (JSON here).
+
+    pub use crate::store::{
+        ADMIT_SAMPLE, Delivery, LogEntries, MemoryStore, STORE_RETRY_AFTER, StateError, StateStore,
+        is_store_unavailable, shared_secret, store_unavailable,
+    };
+    pub use crate::tools::shared_handles::SharedHandleStore;
+}
 mod store;
 mod task_wire;
 pub mod tasks;
 mod tools;
 pub mod trace_context;
 pub mod transport;
-mod view_links;
 
 pub use builder::ServerBuilder;
 pub use completion::{Completer, CompletionRequest, complete_from, completer_fn};
 pub use context::RequestContext;
 pub use dispatch::Accepted;
+pub use dispatch::reply::{Outcome, Reply};
 pub use error::{Error, Result};
 pub use handler_error::HandlerError;
 pub use input::{InputError, InputRequest};
 pub use methods::{Method, MethodHandler};
 pub use options::{ArgumentErrorMode, ServerOptions};
 pub use prompts::{IntoPromptResult, Prompt, PromptHandler};
-pub use reply::{Outcome, Reply};
 pub use resources::files::{FileAccessError, FileRoot};
 pub use resources::source::{ResourcePage, ResourceSource, SourceRead};
 pub use resources::uri::validate_uri;

@@ -2,9 +2,10 @@
 //!
 //! The server keeps one internal model (the newest) and renders it for the
 //! revision each client speaks, so an older, strict client never sees a field
-//! or content type its schema lacks (spec.md §b.4). Which fields and content
-//! types a revision has is its row of the revision table
-//! ([`switchboard_types::revision`]); this module only reads the row:
+//! or content type its schema lacks (`schema/<revision>/schema.ts` of the
+//! specification). Which fields and content types a revision has is its
+//! row of the revision table ([`switchboard_types::revision`]); this module
+//! only reads the row:
 //!
 //! | dropped or rewritten                         | when the row's field is false |
 //! |----------------------------------------------|-------------------------------|

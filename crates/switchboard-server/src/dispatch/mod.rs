@@ -19,6 +19,7 @@
 
 pub(crate) mod listen;
 pub(crate) mod prompts;
+pub(crate) mod reply;
 pub(crate) mod resources;
 pub(crate) mod rows;
 pub(crate) mod tasks;
@@ -40,11 +41,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::context::{ContextParts, RequestContext};
 use crate::core::{Core, Handler};
+use crate::dispatch::reply::Reply;
 use crate::lifecycle::RequestMeta;
 use crate::output::Output;
 use crate::params::parse_params;
 use crate::registry::{Admission, CacheClass, Route, target_in};
-use crate::reply::Reply;
 use crate::server::Server;
 use crate::server_layer::RequestStack;
 use crate::session::Session;

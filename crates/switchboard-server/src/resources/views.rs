@@ -2,7 +2,7 @@
 //! the checks a UI resource passes at registration and the read wrapper
 //! that copies a resource's `_meta.ui` onto every content it returns. A
 //! tool's side is `tools/entry.rs`; the build-time linkage of tools to
-//! views is `view_links.rs`.
+//! views is `tools/view_links.rs`.
 //!
 //! Spec: `specification/2026-01-26/apps.mdx` of `modelcontextprotocol/ext-apps`.
 

@@ -11,11 +11,11 @@ use switchboard_types::ProtocolVersion;
 use switchboard_types::apps::{self, ToolUi};
 
 use crate::error::{Error, Result};
-use crate::schema::CompiledSchema;
 use crate::shape;
 use crate::tasks::TaskSupport;
 use crate::tools::Tool;
 use crate::tools::handler::ToolHandler;
+use crate::tools::schema::CompiledSchema;
 
 /// One registered tool, with its compiled validators.
 pub(crate) struct ToolEntry {
