@@ -212,7 +212,7 @@ mod view_links;
 pub use builder::ServerBuilder;
 pub use completion::{Completer, CompletionRequest, complete_from, completer_fn};
 pub use context::RequestContext;
-pub use dispatch::Accepted;
+pub use dispatch::{Accepted, AdmissionCheck};
 pub use error::{Error, Result};
 pub use handler_error::HandlerError;
 pub use input::{InputError, InputRequest};

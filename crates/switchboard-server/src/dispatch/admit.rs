@@ -1,127 +1,101 @@
-//! From bytes to a response: parse, classify, route, run, answer.
+//! Admission: from one frame to a refusal, an answer given on the spot, or
+//! a request admitted to run.
 //!
-//! [`Server::accept`] does the synchronous part of handling one frame on the
-//! connection's own task: it parses the envelope (borrowing, params kept raw),
-//! applies the JSON-RPC rules, decides the era from `_meta`, checks the
-//! lifecycle, looks the method up, and registers the request's cancellation
-//! token. Errors found there, and notifications, are finished on the spot
-//! ([`Accepted::Done`]), in arrival order. A request that reaches a handler
-//! comes back as [`Accepted::Pending`]: a future the transport may run
-//! concurrently with others. Registering the token before that future
-//! exists is what makes a `notifications/cancelled` that follows right
-//! behind its request find it.
-//!
-//! The future catches panics (`-32603`), drops the handler when the request
-//! is cancelled (and then answers nothing, as the cancellation utility asks),
-//! and serializes the response once. Every answer is a [`Reply`]: the bytes
-//! and the [`Outcome`](crate::Outcome) they carry, so a transport that
-//! decides something from the outcome (an HTTP status) does not parse them.
+//! The stages, in order, each passing the request on or finishing it with
+//! its answer: the envelope (JSON, one message or a 2025-03-26 batch, the
+//! JSON-RPC rules), `_meta` an object, the era from `_meta`, the lifecycle
+//! (the handshake's negotiated revision, or 2026-07-28's required `_meta`,
+//! its version, methods the revision removed), the route (`-32601` for a
+//! method not served), the limits, the multi round-trip state, and the
+//! cancellation token. For a 2026-07-28 request the spec fixes the order
+//! (spec.md §c.4: required `_meta` → transport metadata against the body →
+//! version → method → `Mcp-Param-*` → handling); a transport that checks
+//! its own copy of the request (HTTP's mirrored headers) hands in an
+//! [`AdmissionCheck`], called at steps 5 and 8 of that order, so each rule
+//! exists once and is refused with one message.
 
-pub(crate) mod listen;
-pub(crate) mod prompts;
-pub(crate) mod resources;
-pub(crate) mod rows;
-pub(crate) mod tools;
-
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use futures::FutureExt;
-use futures::future::{BoxFuture, join_all};
+use futures::future::join_all;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
-use switchboard_types::head::ParamsHead;
+use switchboard_types::head::{ParamsHead, json_str};
 use switchboard_types::jsonrpc::MessageKind;
 use switchboard_types::methods::Target;
 use switchboard_types::notifications::{CancelledParams, method};
-use switchboard_types::{Era, ErrorObject, IncomingMessage, ProtocolVersion, RequestId};
+use switchboard_types::{Era, ErrorCode, ErrorObject, IncomingMessage, ProtocolVersion, RequestId};
 use tokio_util::sync::CancellationToken;
 
+use super::run::{Admitted, run_and_reply};
+use super::{Accepted, error_reply};
 use crate::context::{ContextParts, RequestContext};
-use crate::core::{Core, Handler};
+use crate::core::Core;
 use crate::lifecycle::RequestMeta;
-use crate::output::Output;
 use crate::params::parse_params;
-use crate::registry::{Admission, CacheClass, Route, target_in};
+use crate::registry::{Admission, Route};
 use crate::reply::Reply;
-use crate::server::Server;
 use crate::server_layer::RequestStack;
 use crate::session::Session;
-use crate::session::caller::{Outbound, Principal, Via};
+use crate::session::caller::{Principal, Via};
 use crate::trace_context::TraceContext;
 
-/// The outcome of [`Server::accept`].
-pub enum Accepted {
-    /// Fully handled; send this reply if any (a notification gets none).
-    Done(Option<Reply>),
-    /// A request for a handler: run the future, then send what it yields
-    /// (nothing when the request was cancelled).
-    Pending(BoxFuture<'static, Option<Reply>>),
+/// A transport's own checks of a 2026-07-28 request, called by the
+/// dispatcher at their place in its admission order (spec.md §c.4), with
+/// what the dispatcher has read of the request. The dispatcher owns the
+/// rules of the body (required `_meta`, version, method); a check compares
+/// the transport's copy of the request with them (HTTP: `MCP-Protocol-Version`,
+/// `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) and refuses with the error the
+/// client gets, such as `-32020` HeaderMismatch.
+///
+/// Pass one with `Server::accept_message_checked` for messages the
+/// transport serves in the 2026-07-28 model: such a request is held to the
+/// per-request `_meta` rules even when its `_meta` has no version at all.
+/// Admission is synchronous, so a check is only borrowed for it.
+pub trait AdmissionCheck {
+    /// Step 5: the transport's metadata against the body, once the
+    /// required `_meta` is there and before its version is checked:
+    /// `method`, what the request names (`params.name`, `params.uri` or
+    /// `params.taskId`, as the method's facts say), and the
+    /// `io.modelcontextprotocol/protocolVersion` the body carries.
+    fn check_metadata(&self, method: &str, target: Option<&str>, version: &str) -> Result<(), ErrorObject>;
+
+    /// Step 8: a `tools/call` of a tool that mirrors arguments into the
+    /// transport (`x-mcp-header`), once the method is known to be served:
+    /// the tool's input schema and the call's raw `arguments`.
+    fn check_arguments(&self, input_schema: &Value, arguments: Option<&RawValue>) -> Result<(), ErrorObject>;
 }
 
-impl std::fmt::Debug for Accepted {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Accepted::Done(b) => f.debug_tuple("Done").field(&b.as_ref().map(|b| b.len())).finish(),
-            Accepted::Pending(_) => f.write_str("Pending(..)"),
-        }
-    }
+/// The dispatcher of one server, borrowed for the admission of one frame:
+/// its core and, when it has middleware, its tower stack.
+#[derive(Clone, Copy)]
+pub(crate) struct Dispatch<'a> {
+    pub core: &'a Arc<Core>,
+    pub layered: Option<&'a Arc<RequestStack>>,
 }
 
-impl Accepted {
-    /// Runs a pending request to completion; the reply's bytes.
-    pub async fn resolve(self) -> Option<Vec<u8>> {
-        self.reply().await.map(Reply::into_bytes)
-    }
-
-    /// Runs a pending request to completion; the reply with its outcome.
-    pub async fn reply(self) -> Option<Reply> {
-        match self {
-            Accepted::Done(reply) => reply,
-            Accepted::Pending(fut) => fut.await,
-        }
-    }
-}
-
-fn error_reply(id: Option<&RequestId>, error: ErrorObject) -> Accepted {
-    Accepted::Done(Some(Reply::error(id, &error)))
-}
-
-impl Server {
-    /// Handles one frame (a message or a 2025-03-26 batch) from `session`.
-    pub fn accept(&self, session: &Arc<Session>, frame: &[u8]) -> Accepted {
-        self.accept_on(session, frame, None)
-    }
-
-    /// Like [`Server::accept`], but messages that belong to the request
-    /// (progress, request-scoped notifications) go to `stream` instead of
-    /// the session's queue. The HTTP transport passes the POST's own SSE
-    /// stream here; stdio has one stream for everything.
-    pub fn accept_on(&self, session: &Arc<Session>, frame: &[u8], stream: Option<&Outbound>) -> Accepted {
-        self.accept_via(session, frame, &Via { stream: stream.cloned(), ..Via::default() })
-    }
-
-    /// Like [`Server::accept`], with what the transport knows about this
-    /// message: its own stream, its authenticated principal (which
-    /// overrides the session's), its headers (handed to handlers through
-    /// [`RequestContext::headers`]).
-    pub fn accept_via(&self, session: &Arc<Session>, frame: &[u8], via: &Via) -> Accepted {
+impl Dispatch<'_> {
+    /// Handles one frame (a message or a 2025-03-26 batch) from `session`,
+    /// with what the transport knows about it.
+    pub(crate) fn accept_via(&self, session: &Arc<Session>, frame: &[u8], via: &Via) -> Accepted {
         if frame.trim_ascii_start().first() == Some(&b'[') {
             return self.accept_batch(session, frame, via);
         }
         self.accept_one(session, frame, false, via)
     }
 
-    /// Handles one frame and waits for its response: the simple entry point
-    /// for transports that answer each message on its own (and for tests).
-    pub async fn handle_frame(&self, session: &Arc<Session>, frame: &[u8]) -> Option<Vec<u8>> {
-        self.accept(session, frame).resolve().await
-    }
-
-    /// [`Server::handle_frame`] with what the transport knows about the
-    /// message (see [`Server::accept_via`]).
-    pub async fn handle_frame_via(&self, session: &Arc<Session>, frame: &[u8], via: &Via) -> Option<Vec<u8>> {
-        self.accept_via(session, frame, via).resolve().await
+    /// One message the transport has already read, with the head of its
+    /// params when it read that too, and the transport's own checks when it
+    /// has any (a 2026-07-28 transport's). The JSON-RPC rules are applied
+    /// here as for a frame.
+    pub(crate) fn accept_message(
+        &self,
+        session: &Arc<Session>,
+        message: &IncomingMessage<'_>,
+        head: Option<&ParamsHead<'_>>,
+        via: &Via,
+        check: Option<&dyn AdmissionCheck>,
+    ) -> Accepted {
+        self.accept_parsed(session, message, head, false, via, check)
     }
 
     fn accept_batch(&self, session: &Arc<Session>, frame: &[u8], via: &Via) -> Accepted {
@@ -171,22 +145,7 @@ impl Server {
                 return error_reply(None, e);
             }
         };
-        self.accept_parsed(session, &message, None, in_batch, via)
-    }
-
-    /// [`Server::accept_via`] for one message the transport has already
-    /// read, with the head of its params when it read that too (a transport
-    /// that had to read the envelope and the `_meta` to route and check it
-    /// need not have the dispatcher read them again). The JSON-RPC rules
-    /// are applied here as for a frame.
-    pub fn accept_message(
-        &self,
-        session: &Arc<Session>,
-        message: &IncomingMessage<'_>,
-        head: Option<&ParamsHead<'_>>,
-        via: &Via,
-    ) -> Accepted {
-        self.accept_parsed(session, message, head, false, via)
+        self.accept_parsed(session, &message, None, in_batch, via, None)
     }
 
     fn accept_parsed(
@@ -196,6 +155,7 @@ impl Server {
         head: Option<&ParamsHead<'_>>,
         in_batch: bool,
         via: &Via,
+        check: Option<&dyn AdmissionCheck>,
     ) -> Accepted {
         let kind = match message.kind() {
             Ok(k) => k,
@@ -232,7 +192,8 @@ impl Server {
                 Accepted::Done(None)
             }
             MessageKind::Request { id, method, params } => {
-                self.accept_request(session, id, method, params, head, in_batch, via)
+                let arrival = Arrival { session, via, in_batch, check };
+                self.accept_request(arrival, id, method, params, head)
             }
         }
     }
@@ -264,44 +225,49 @@ impl Server {
     /// with its answer (a refusal, `initialize`, `ping`). `head` is the
     /// transport's read of the params, when it made one; otherwise they are
     /// read here (params the reader refuses have no `_meta`).
-    #[allow(clippy::too_many_arguments)]
     fn accept_request(
         &self,
-        session: &Arc<Session>,
+        arrival: Arrival<'_>,
         id: RequestId,
         method: &str,
         params: Option<&RawValue>,
         head: Option<&ParamsHead<'_>>,
-        in_batch: bool,
-        via: &Via,
     ) -> Accepted {
         tracing::debug!(%id, method, "request");
-        let view = match head {
-            Some(head) => head.meta,
-            None => ParamsHead::read(params).unwrap_or_default().meta,
+        let head = match head {
+            Some(head) => *head,
+            None => ParamsHead::read(params).unwrap_or_default(),
         };
-        let meta = RequestMeta { view };
+        let meta = RequestMeta { view: head.meta };
         // `_meta` is an object wherever it appears (every revision's schema,
         // `RequestParams._meta`): one check for every method and era.
         if meta.view.is_malformed() {
             return error_reply(Some(&id), ErrorObject::invalid_params("params._meta must be an object"));
         }
-        let per_request = method == "server/discover" || meta.is_per_request();
-        let request = Incoming { session, id, method, params, via, meta, per_request };
+        // A transport's check comes with messages it serves in the
+        // 2026-07-28 model only: they are per-request with or without a
+        // version in their `_meta`.
+        let per_request = arrival.check.is_some() || method == "server/discover" || meta.is_per_request();
+        let Arrival { session, via, in_batch, check } = arrival;
+        let request = Incoming { session, id, method, params, via, head, meta, per_request, check };
         self.admit_and_run(request, in_batch).unwrap_or_else(|finished| finished)
     }
 
-    /// The stages of [`Server::accept_request`] in order; `Err` is the
+    /// The stages of [`Dispatch::accept_request`] in order; `Err` is the
     /// answer of the stage that finished the request.
     fn admit_and_run(&self, request: Incoming<'_>, in_batch: bool) -> Result<Accepted, Accepted> {
         let revision = self.admit_revision(&request, in_batch)?;
         let route = self.admit_route(&request, revision.version)?;
+        self.admit_mirrored_arguments(&request)?;
+        request.admit_log_level()?;
         self.admit_within_limits(&request, route)?;
         let principal = request.via.principal.clone().or_else(|| request.session.principal().cloned());
         let input = self.open_input_round(&request, route, principal.as_ref())?;
         let token = request.register_cancellation()?;
-        let ctx = self.request_context(&request, revision, token.clone(), principal, input);
-        Ok(self.run_and_reply(request, route, ctx, token))
+        let ctx = request_context(self.core, &request, revision, token.clone(), principal, input);
+        let Incoming { session, id, method, params, per_request, .. } = request;
+        let admitted = Admitted { session, id, method, params, route, per_request };
+        Ok(run_and_reply(self.core, self.layered, admitted, ctx, token))
     }
 
     /// Lifecycle admission: the revision the request is served under and
@@ -309,7 +275,7 @@ impl Server {
     /// from the session's handshake. `initialize` is answered here.
     fn admit_revision(&self, request: &Incoming<'_>, in_batch: bool) -> Result<Revision, Accepted> {
         if request.per_request {
-            per_request_revision(request)
+            self.per_request_revision(request)
         } else {
             self.handshake_revision(request, in_batch)
         }
@@ -421,98 +387,19 @@ impl Server {
         }
     }
 
-    /// The handler's [`RequestContext`].
-    fn request_context(
-        &self,
-        request: &Incoming<'_>,
-        revision: Revision,
-        cancel: CancellationToken,
-        principal: Option<Principal>,
-        input: Option<Arc<crate::input::InputRound>>,
-    ) -> RequestContext {
-        let inner = &self.core;
-        let (session, per_request) = (request.session, request.per_request);
-        RequestContext::new(ContextParts {
-            id: request.id.clone(),
-            version: revision.version,
-            cancel,
-            progress_token: request.meta.progress_token(),
-            outbound: request.via.stream.as_ref().unwrap_or(session.outbound()).clone(),
-            principal,
-            client_info: revision.client_info,
-            client_capabilities: revision.client_capabilities,
-            log_level: if !inner.logging_enabled {
-                None
-            } else if per_request {
-                request.meta.log_level().ok().flatten()
-            } else {
-                session.log_level().or(inner.options.default_log_level)
-            },
-            peer: (!per_request).then(|| Arc::clone(session)),
-            trace: TraceContext::from_meta(&request.meta.view),
-            meta: request.meta.raw_object(),
-            headers: request.via.headers.clone(),
-            input,
-        })
-    }
-
-    /// Run and reply: the future that runs the handler, drops it when the
-    /// request is cancelled, catches its panic, unregisters the request and
-    /// serializes its reply once, inside the request's span.
-    fn run_and_reply(
-        &self,
-        request: Incoming<'_>,
-        route: Route,
-        ctx: RequestContext,
-        token: CancellationToken,
-    ) -> Accepted {
-        let (id, method, per_request) = (request.id, request.method, request.per_request);
-        let params: Option<Box<RawValue>> = request.params.map(ToOwned::to_owned);
-        let core = Arc::clone(&self.core);
-        let session = Arc::clone(request.session);
-        // Server middleware, when there is any, sees the method by name.
-        let target = self.core.methods.entry(route).target();
-        let layered = self.layered.as_ref().map(|stack| crate::server_layer::ThroughLayers {
-            stack: RequestStack::clone(stack),
-            method: Arc::from(method),
-            target,
-        });
-        let span = request_span(method, &id, target, &ctx, params.as_deref());
-        Accepted::Pending(Box::pin(tracing::Instrument::instrument(
-            async move {
-                let work = core.run_within_timeout(route, &session, &ctx, params, layered);
-                let outcome = tokio::select! {
-                    biased;
-                    _ = token.cancelled() => None,
-                    r = AssertUnwindSafe(work).catch_unwind() => Some(r),
-                };
-                ctx.finish();
-                if !session.is_stateless() {
-                    session.unregister(&id);
-                }
-                let outcome = outcome.map(|r| {
-                    r.map(|result| crate::input::settle(ctx.input_round().map(Arc::as_ref), result))
-                });
-                record_outcome(outcome.as_ref());
-                Some(core.reply_to(&id, route, per_request, &ctx, outcome?))
-            },
-            span,
-        )))
-    }
-
     /// What `method` is (its target param, whether it streams, may ask for
     /// input, listens), as its registry row says: a core method's facts, or
     /// those of an application method registered as a type
     /// ([`Method::typed`](crate::Method::typed)). `None` for an unknown
     /// method or one registered without facts. Transports read this, never
     /// a list of method names.
-    pub fn method_facts(&self, method: &str) -> Option<switchboard_types::methods::MethodFacts> {
+    pub(crate) fn method_facts(&self, method: &str) -> Option<switchboard_types::methods::MethodFacts> {
         self.core.methods.get(method)?.facts
     }
 
     /// True if `method` is served under `version` (what a transport checks
     /// before dispatching, e.g. to answer `404` in 2026-07-28).
-    pub fn method_available(&self, method: &str, version: ProtocolVersion) -> bool {
+    pub(crate) fn method_available(&self, method: &str, version: ProtocolVersion) -> bool {
         let rules = version.rules();
         if rules.removes(method) {
             return false;
@@ -529,128 +416,45 @@ impl Server {
     }
 }
 
-impl Core {
-    /// The handler's work: through the server middleware when there is
-    /// any, stopped at the handler timeout when there is one.
-    async fn run_within_timeout(
-        &self,
-        route: Route,
-        session: &Arc<Session>,
-        ctx: &RequestContext,
-        params: Option<Box<RawValue>>,
-        layered: Option<crate::server_layer::ThroughLayers>,
-    ) -> Result<Output, ErrorObject> {
-        let run = async {
-            match layered {
-                None => self.run(route, session, ctx, params.as_deref()).await,
-                Some(layered) => {
-                    crate::server_layer::run_layered(layered, route, Arc::clone(session), ctx.clone(), params)
-                        .await
-                }
-            }
-        };
-        match self.options.handler_timeout {
-            None => run.await,
-            Some(limit) => tokio::time::timeout(limit, run).await.unwrap_or_else(|_| {
-                Err(ErrorObject::internal(format!(
-                    "the request did not finish within {} s and was stopped (handler timeout)",
-                    limit.as_secs_f64()
-                )))
-            }),
-        }
-    }
-
-    /// The reply to how the handler ended: its result (decorated and given
-    /// its cache hints in 2026-07-28), its error, or `-32603` for a panic;
-    /// written within the response size cap.
-    fn reply_to(
-        &self,
-        id: &RequestId,
-        route: Route,
-        per_request: bool,
-        ctx: &RequestContext,
-        ended: std::thread::Result<Result<Output, ErrorObject>>,
-    ) -> Reply {
-        let cap = self.options.max_response_size;
-        match ended {
-            Ok(Ok(output)) => {
-                let cache = per_request.then(|| route_cache(self, route, ctx.principal().is_some()));
-                self.encode_output(id, output, cache)
-            }
-            Ok(Err(error)) => Reply::error_within(id, &error, cap),
-            Err(panic) => {
-                let what = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "unknown panic".into());
-                tracing::error!(%id, panic = %what, "handler panicked");
-                Reply::error(Some(id), &ErrorObject::internal("the handler panicked"))
-            }
-        }
-    }
-
-    /// The reply to a handler's result. `per_request_cache` is set for
-    /// 2026-07-28 requests only (their results are decorated): what the
-    /// route's results may be cached for.
-    fn encode_output(&self, id: &RequestId, output: Output, per_request_cache: Option<RouteCache>) -> Reply {
-        let tool_error = output.is_tool_error();
-        let cap = self.options.max_response_size;
-        match (output, per_request_cache) {
-            (Output::Map(mut result), Some(cache)) => {
-                self.decorate_per_request(&mut result, cache);
-                Reply::result_within(id, &result, tool_error, cap)
-            }
-            (Output::Map(result), None) => Reply::result_within(id, &result, tool_error, cap),
-            (Output::Raw(result), Some(cache)) => {
-                Reply::raw_result_within(id, &self.decorate_per_request_raw(result, cache), cap)
-            }
-            (Output::Raw(result), None) => Reply::raw_result_within(id, &result, cap),
-            (Output::InputRequired(mut result), _) => {
-                self.decorate_as(&mut result, "input_required", None);
-                Reply::result_within(id, &result, false, cap)
-            }
-            (Output::Task(mut result), _) => {
-                self.decorate_as(&mut result, "task", None);
-                Reply::result_within(id, &result, false, cap)
-            }
-        }
-    }
-
-    /// Runs the handler of `route`.
-    pub(crate) async fn run(
-        &self,
-        route: Route,
-        session: &Arc<Session>,
-        ctx: &RequestContext,
-        params: Option<&RawValue>,
-    ) -> Result<Output, ErrorObject> {
-        match &self.methods.entry(route).handler {
-            Handler::Core(handler) => handler(self, session, ctx, params).await,
-            Handler::App(handler) => {
-                let handler = Arc::clone(handler);
-                handler.call(parse_params(params)?, ctx.clone()).await.map(Output::Map)
-            }
-        }
-    }
+/// Where a message came from: its session, what its transport knows of
+/// it, whether it came in a batch, and the transport's own checks.
+struct Arrival<'a> {
+    session: &'a Arc<Session>,
+    via: &'a Via,
+    in_batch: bool,
+    check: Option<&'a dyn AdmissionCheck>,
 }
 
-/// A request on its way through the stages of [`Server::accept_request`].
+/// A request on its way through the stages of [`Dispatch::accept_request`].
 struct Incoming<'a> {
     session: &'a Arc<Session>,
     id: RequestId,
     method: &'a str,
     params: Option<&'a RawValue>,
     via: &'a Via,
+    /// The borrowed read of its params: what it names, its `_meta`.
+    head: ParamsHead<'a>,
     meta: RequestMeta<'a>,
     /// Served in the 2026-07-28 model (per-request `_meta`), not a session's.
     per_request: bool,
+    /// The transport's own checks (2026-07-28 HTTP's headers).
+    check: Option<&'a dyn AdmissionCheck>,
 }
 
 impl Incoming<'_> {
     /// Finishes the request with `error`.
     fn refuse(&self, error: ErrorObject) -> Accepted {
         error_reply(Some(&self.id), error)
+    }
+
+    /// A 2026-07-28 request's log level, when it gives one, must be a
+    /// level (`-32602`). Checked once the method is known to be served,
+    /// after the transport's checks (spec.md §c.4: handling comes last).
+    fn admit_log_level(&self) -> Result<(), Accepted> {
+        if !self.per_request {
+            return Ok(());
+        }
+        self.meta.log_level().map(drop).map_err(|e| self.refuse(e))
     }
 
     /// Registers the request's cancellation token with its session before
@@ -679,98 +483,113 @@ struct Revision {
     client_capabilities: switchboard_types::ClientCapabilities,
 }
 
-/// A 2026-07-28 request's revision and client from its `_meta`; an invalid
-/// `_meta` (version, log level) or a method the revision removed is refused.
-fn per_request_revision(request: &Incoming<'_>) -> Result<Revision, Accepted> {
-    let (meta, method) = (&request.meta, request.method);
-    let version = match meta.validate_per_request() {
-        Ok(v) => v,
-        Err(e) => return Err(request.refuse(e)),
-    };
-    // A method the revision removed is `-32601` (spec.md §b.1,
-    // conformance `stateless.ts`).
-    if version.rules().removes(method) {
-        return Err(request.refuse(ErrorObject::method_not_found(method).with_data(serde_json::json!({
-            "reason": format!("{method} does not exist in protocol revision {version}")
-        }))));
-    }
-    if let Err(e) = meta.log_level() {
-        return Err(request.refuse(e));
-    }
-    Ok(Revision { version, client_info: meta.client_info(), client_capabilities: meta.client_capabilities() })
+/// The handler's [`RequestContext`].
+fn request_context(
+    core: &Core,
+    request: &Incoming<'_>,
+    revision: Revision,
+    cancel: CancellationToken,
+    principal: Option<Principal>,
+    input: Option<Arc<crate::input::InputRound>>,
+) -> RequestContext {
+    let inner = core;
+    let (session, per_request) = (request.session, request.per_request);
+    RequestContext::new(ContextParts {
+        id: request.id.clone(),
+        version: revision.version,
+        cancel,
+        progress_token: request.meta.progress_token(),
+        outbound: request.via.stream.as_ref().unwrap_or(session.outbound()).clone(),
+        principal,
+        client_info: revision.client_info,
+        client_capabilities: revision.client_capabilities,
+        log_level: if !inner.logging_enabled {
+            None
+        } else if per_request {
+            request.meta.log_level().ok().flatten()
+        } else {
+            session.log_level().or(inner.options.default_log_level)
+        },
+        peer: (!per_request).then(|| Arc::clone(session)),
+        trace: TraceContext::from_meta(&request.meta.view),
+        meta: request.meta.raw_object(),
+        headers: request.via.headers.clone(),
+        input,
+    })
 }
 
-/// The `mcp.request` span of one request (OpenTelemetry-style names): its
-/// method and id, what it names (tool, prompt, resource URI), the caller's
-/// principal, and (recorded when it ends) its outcome. With the `otel`
-/// feature, the trace context of the request's `_meta` becomes its parent.
-/// Disabled spans (the usual case without a subscriber at INFO) cost a check
-/// and nothing else.
-fn request_span(
-    method: &str,
-    id: &RequestId,
-    target: Option<Target>,
-    ctx: &RequestContext,
-    params: Option<&RawValue>,
-) -> tracing::Span {
-    let span = tracing::info_span!(
-        "mcp.request",
-        mcp.method = method,
-        mcp.id = %id,
-        mcp.target = tracing::field::Empty,
-        mcp.principal = tracing::field::Empty,
-        mcp.outcome = tracing::field::Empty,
-        mcp.error_code = tracing::field::Empty,
-    );
-    if span.is_disabled() {
-        return span;
+impl Dispatch<'_> {
+    /// A 2026-07-28 request's revision and client from its `_meta`, in the
+    /// spec's order: the required `_meta` (`-32602`), the transport's
+    /// metadata against the body (its [`AdmissionCheck`]), the version
+    /// (`-32022`), and `-32601` for a method the revision removed.
+    fn per_request_revision(&self, request: &Incoming<'_>) -> Result<Revision, Accepted> {
+        let (meta, method) = (&request.meta, request.method);
+        // The lifecycle applies the `_meta` rules in one go: `-32602` for a
+        // required member missing, `-32022` for a version not served per
+        // request. The transport's metadata is checked between the two.
+        let validated = match meta.validate_per_request() {
+            Err(e) if e.code != ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => return Err(request.refuse(e)),
+            validated => validated,
+        };
+        if let Some(check) = request.check {
+            self.check_metadata(request, check)?;
+        }
+        let version = validated.map_err(|e| request.refuse(e))?;
+        // A method the revision removed is `-32601` (spec.md §b.1,
+        // conformance `stateless.ts`).
+        if version.rules().removes(method) {
+            return Err(request.refuse(ErrorObject::method_not_found(method).with_data(serde_json::json!({
+                "reason": format!("{method} does not exist in protocol revision {version}")
+            }))));
+        }
+        Ok(Revision {
+            version,
+            client_info: meta.client_info(),
+            client_capabilities: meta.client_capabilities(),
+        })
     }
-    if let Some(principal) = ctx.principal() {
-        span.record("mcp.principal", principal.subject.as_str());
-    }
-    if let Some(target) = target.and_then(|target| target_in(params, target)) {
-        span.record("mcp.target", target.as_str());
-    }
-    #[cfg(feature = "otel")]
-    if let Some(trace) = ctx.trace_context() {
-        crate::trace_context::continue_trace(&span, trace);
-    }
-    span
-}
 
-/// Records how the current request ended on its span, and logs it at DEBUG.
-fn record_outcome(outcome: Option<&std::thread::Result<Result<Output, ErrorObject>>>) {
-    let span = tracing::Span::current();
-    let (what, code) = match outcome {
-        None => ("cancelled", None),
-        Some(Err(_)) => ("panic", None),
-        Some(Ok(Err(error))) => ("error", Some(error.code.0)),
-        Some(Ok(Ok(output))) if output.is_tool_error() => ("tool_error", None),
-        Some(Ok(Ok(_))) => ("ok", None),
-    };
-    if !span.is_disabled() {
-        span.record("mcp.outcome", what);
-        if let Some(code) = code {
-            span.record("mcp.error_code", code);
+    /// Step 5: the transport's check of its metadata against what the body
+    /// says: the method, what it names (a fact of the method), the version
+    /// as sent (present: the required `_meta` was checked before).
+    fn check_metadata(&self, request: &Incoming<'_>, check: &dyn AdmissionCheck) -> Result<(), Accepted> {
+        let facts = self.method_facts(request.method);
+        let target = facts.and_then(|facts| facts.target).and_then(|target| {
+            let head = &request.head;
+            json_str(match target {
+                Target::Name => head.name,
+                Target::Uri => head.uri,
+                Target::TaskId => head.task_id,
+            })
+        });
+        let version = json_str(request.meta.view.protocol_version).unwrap_or_default();
+        check.check_metadata(request.method, target.as_deref(), &version).map_err(|e| request.refuse(e))
+    }
+
+    /// Step 8: a `tools/call` of a tool that mirrors arguments into the
+    /// transport, checked by the transport against the call's arguments.
+    fn admit_mirrored_arguments(&self, request: &Incoming<'_>) -> Result<(), Accepted> {
+        let Some(check) = request.check else { return Ok(()) };
+        if request.method != "tools/call" {
+            return Ok(());
+        }
+        let name = json_str(request.head.name).unwrap_or_default();
+        let arguments = request.head.arguments;
+        match self.core.with_mirrored_schema(&name, |schema| check.check_arguments(schema, arguments)) {
+            Some(Err(e)) => Err(request.refuse(e)),
+            _ => Ok(()),
         }
     }
-    tracing::debug!(outcome = what, code, "request finished");
 }
 
-/// How long, and for whom, a route's results may be cached (when at all).
-type RouteCache = Option<(std::time::Duration, switchboard_types::lifecycle::CacheScope)>;
-
-fn route_cache(core: &Core, route: Route, authenticated: bool) -> RouteCache {
-    use switchboard_types::lifecycle::CacheScope;
-    let o = &core.options;
-    // The registry row says which results are cacheable (2026-07-28
-    // `server/utilities/caching.mdx`).
-    // For an authenticated caller lists and reads depend on its scopes, so
-    // they may be cached for that caller only; discovery never does.
-    let scope = if authenticated { CacheScope::Private } else { CacheScope::Public };
-    match core.methods.entry(route).cache? {
-        CacheClass::Discovery => Some((o.discover_ttl, CacheScope::Public)),
-        CacheClass::List => Some((o.list_ttl, scope)),
-        CacheClass::Read => Some((o.read_ttl, scope)),
+impl Core {
+    /// Calls `check` with the input schema of tool `name` when the tool
+    /// mirrors arguments into headers (`x-mcp-header`); `None` when there
+    /// is no such tool or nothing is mirrored. Nothing is cloned.
+    pub(crate) fn with_mirrored_schema<R>(&self, name: &str, check: impl FnOnce(&Value) -> R) -> Option<R> {
+        let tools = self.tools.load();
+        let entry = &tools.get(name)?.value;
+        entry.mirrors_headers.then(|| check(&entry.def.input_schema))
     }
 }
