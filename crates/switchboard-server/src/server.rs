@@ -283,8 +283,8 @@ impl Server {
     }
 }
 
-/// The dispatcher's entry points (`dispatch/`): thin wrappers over
-/// [`Dispatch`], which borrows the core and the middleware stack.
+// The dispatcher's entry points (`dispatch/`): thin wrappers over
+// `Dispatch`, which borrows the core and the middleware stack.
 impl Server {
     fn dispatch(&self) -> Dispatch<'_> {
         Dispatch { core: &self.core, layered: self.layered.as_ref() }
