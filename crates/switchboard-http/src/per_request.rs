@@ -5,18 +5,21 @@
 //! probes expect): JSON → a single valid message (both decided for every
 //! path by [`peek`](crate::peek), before routing) → a request →
 //! required `_meta` → headers against the body → version → method →
-//! `Mcp-Param-*` → handling.
+//! `Mcp-Param-*` → handling. From the required `_meta` on, the dispatcher
+//! applies them: the mirrored headers are this transport's
+//! [`AdmissionCheck`], which the dispatcher calls at their two places in
+//! that order, and the answer's status follows its outcome.
+
+use std::cell::Cell;
+use std::sync::Arc;
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Value, json};
-use switchboard_server::{Accepted, Outcome, ProtocolVersion, Reply};
-use switchboard_types::head::{ParamsHead, json_str};
-use switchboard_types::jsonrpc::IncomingMessage;
-use switchboard_types::meta::{CLIENT_CAPABILITIES, PROTOCOL_VERSION};
-use switchboard_types::methods::{MethodFacts, Target};
-use switchboard_types::{Era, ErrorCode, ErrorObject, RequestId};
+use switchboard_server::{Accepted, AdmissionCheck, Outcome, Reply, Session, Via};
+use switchboard_types::head::ParamsHead;
+use switchboard_types::{ErrorCode, ErrorObject, RequestId};
 use tokio::sync::mpsc;
 
 use crate::app::App;
@@ -44,53 +47,77 @@ fn status_for(outcome: Outcome) -> StatusCode {
 }
 
 /// The response to a reply answered without streaming.
-fn answer(reply: Option<Reply>) -> Response {
-    let status = reply.as_ref().map_or(StatusCode::OK, |r| status_for(r.outcome()));
+fn answer(reply: Option<Reply>, reached: HeadersReached) -> Response {
+    let status = reply.as_ref().map_or(StatusCode::OK, |r| reached.status(r.outcome()));
     reply_response(status, reply)
 }
 
-/// What the HTTP layer reads of a 2026-07-28 request before dispatching it,
-/// borrowed from the body in one pass (the dispatcher reads the rest):
-/// the method, what it names (`Mcp-Name`), the `_meta` fields the checks
-/// and the SSE decision need, and the raw arguments (parsed only for a tool
-/// that mirrors them into headers).
-#[derive(Default)]
-struct Head<'a> {
-    method: Option<std::borrow::Cow<'a, str>>,
-    /// `params.name`, `params.uri` or `params.taskId`, by method.
-    target: Option<std::borrow::Cow<'a, str>>,
-    version: Option<std::borrow::Cow<'a, str>>,
-    capabilities_object: bool,
-    progress: bool,
-    log_level: bool,
-    arguments: Option<&'a RawValue>,
-}
+/// Whether the dispatcher's admission got as far as the headers (then the
+/// required `_meta` was there), which decides the status of a `-32602`.
+#[derive(Clone, Copy)]
+struct HeadersReached(bool);
 
-impl<'a> Head<'a> {
-    /// The head of a message [`peek`](crate::peek) classified as one
-    /// request, from the head of its params peek read (the envelope and the
-    /// params are read once, and the same reading goes on to the
-    /// dispatcher). Members of the wrong type read as absent, exactly as the
-    /// checks treat them (a `_meta` that is not an object has no version).
-    fn of(message: &IncomingMessage<'a>, params: &ParamsHead<'a>, facts: Option<MethodFacts>) -> Self {
-        // What the request names is a fact of its method (`Mcp-Name`).
-        let target = match facts.and_then(|facts| facts.target) {
-            Some(Target::Name) => json_str(params.name),
-            Some(Target::Uri) => json_str(params.uri),
-            Some(Target::TaskId) => json_str(params.task_id),
-            None => None,
-        };
-        let meta = &params.meta;
-        Head {
-            method: message.method.clone(),
-            target,
-            version: json_str(meta.protocol_version),
-            capabilities_object: meta.client_capabilities.is_some_and(|c| c.get().starts_with('{')),
-            progress: meta.progress_token.is_some(),
-            log_level: meta.log_level.is_some(),
-            arguments: params.arguments,
+impl HeadersReached {
+    /// The status of an answer: [`status_for`] its outcome, except that a
+    /// `-32602` refusal before the headers were reached is the required
+    /// `_meta` missing or of the wrong type, which is `400` (spec.md §c.4
+    /// step 4, a MUST); a handler's `-32602` is `200`.
+    fn status(self, outcome: Outcome) -> StatusCode {
+        match outcome.error_code() {
+            Some(ErrorCode::INVALID_PARAMS) if !self.0 => StatusCode::BAD_REQUEST,
+            _ => status_for(outcome),
         }
     }
+}
+
+/// Admits one 2026-07-28 request with this transport's [`HeaderCheck`];
+/// the check lives only as long as the synchronous admission.
+fn admit(
+    app: &App,
+    session: &Arc<Session>,
+    message: &Message<'_>,
+    params: &ParamsHead<'_>,
+    via: &Via,
+    headers: &HeaderMap,
+) -> (Accepted, HeadersReached) {
+    let check = HeaderCheck { headers, reached: Cell::new(false) };
+    let accepted = app.server.accept_message_checked(session, &message.envelope, Some(params), via, &check);
+    (accepted, HeadersReached(check.reached.get()))
+}
+
+/// This transport's part of the dispatcher's admission of a 2026-07-28
+/// request: the mirrored headers against the body (`-32020`), at steps 5
+/// and 8 of spec.md §c.4. Borrowed for the synchronous admission only.
+struct HeaderCheck<'a> {
+    headers: &'a HeaderMap,
+    /// The dispatcher got to the headers: the required `_meta` was there.
+    reached: Cell<bool>,
+}
+
+impl AdmissionCheck for HeaderCheck<'_> {
+    fn check_metadata(&self, method: &str, target: Option<&str>, version: &str) -> Result<(), ErrorObject> {
+        self.reached.set(true);
+        headers::check_standard(self.headers, method, target, version)
+            .map_err(|why| ErrorObject::new(ErrorCode::HEADER_MISMATCH, why))
+    }
+
+    fn check_arguments(&self, input_schema: &Value, arguments: Option<&RawValue>) -> Result<(), ErrorObject> {
+        let arguments: Value =
+            arguments.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or(Value::Null);
+        headers::check_params(self.headers, input_schema, &arguments)
+            .map_err(|why| ErrorObject::new(ErrorCode::HEADER_MISMATCH, why))
+    }
+}
+
+/// Whether a 2026-07-28 request is answered as an SSE stream: it listens
+/// (a fact of its method), asks for progress or log messages in its
+/// `_meta`, or the server answers every request that way.
+fn answers_as_stream(app: &App, params: &ParamsHead<'_>, listens: bool) -> bool {
+    let meta = &params.meta;
+    listens
+        || meta.progress_token.is_some()
+        || meta.log_level.is_some()
+        || app.options.response_mode == ResponseMode::Sse
 }
 
 /// A 2026-07-28 POST. `peeked` is the body's classification; a body that
@@ -109,25 +136,20 @@ pub(crate) async fn post(app: App, peeked: Body, message: Option<Message<'_>>, c
         Ok(params) => params,
         Err(e) => return bad_request(None, ErrorObject::parse_error(e)),
     };
-    // What the method is, as the server's registry says (a core method, or
-    // an application's typed one): its target param and whether it listens.
-    let facts = message.envelope.method.as_deref().and_then(|method| app.server.method_facts(method));
-    let head = Head::of(&message.envelope, &params, facts);
-    if let Err(refusal) = check_request(&app, &caller.headers(), &head, &id) {
-        return refusal;
-    }
-    let listen = facts.is_some_and(|facts| facts.listens);
-    let sse = listen || head.progress || head.log_level || app.options.response_mode == ResponseMode::Sse;
-    if !sse {
+    // Whether the method listens, as the server's registry says (a core
+    // method, or an application's typed one).
+    let method = message.envelope.method.as_deref();
+    let listen = method.and_then(|method| app.server.method_facts(method)).is_some_and(|facts| facts.listens);
+    let headers = caller.headers();
+    if !answers_as_stream(&app, &params, listen) {
         // Answered as JSON: nothing is sent before the response, so the
         // request needs no stream (the shared session's queue drops what
         // a handler sends anyway). Dropping this handler (the client went
         // away) drops the request's future: the request is cancelled.
-        let accepted =
-            app.server.accept_message(&app.stateless, &message.envelope, Some(&params), &caller.via(None));
+        let (accepted, reached) = admit(&app, &app.stateless, &message, &params, &caller.via(None), &headers);
         return match accepted {
-            Accepted::Done(reply) => answer(reply),
-            Accepted::Pending(fut) => answer(fut.await),
+            Accepted::Done(reply) => answer(reply, reached),
+            Accepted::Pending(fut) => answer(fut.await, reached),
         };
     }
     let (tx, rx) = mpsc::channel::<Vec<u8>>(256);
@@ -137,11 +159,13 @@ pub(crate) async fn post(app: App, peeked: Body, message: Option<Message<'_>>, c
     let (session, via) = if listen {
         (app.server.new_session(tx, caller.principal.clone()), caller.via(None))
     } else {
-        (std::sync::Arc::clone(&app.stateless), caller.via(Some(&tx)))
+        (Arc::clone(&app.stateless), caller.via(Some(&tx)))
     };
-    let fut = match app.server.accept_message(&session, &message.envelope, Some(&params), &via) {
-        Accepted::Done(reply) => return answer(reply),
-        Accepted::Pending(fut) => fut,
+    // A refusal drops `session` here: a listen stream refused at admission
+    // leaves nothing behind.
+    let fut = match admit(&app, &session, &message, &params, &via, &headers) {
+        (Accepted::Done(reply), reached) => return answer(reply, reached),
+        (Accepted::Pending(fut), _) => fut,
     };
     crate::post_stream::stream_answer(&app, session, rx, fut, listen)
 }
@@ -171,61 +195,6 @@ fn request_id(peeked: Body) -> Result<RequestId, Response> {
     }
 }
 
-/// The checks before dispatching: the `_meta` the model requires, the
-/// mirrored headers against the body (`-32020`), the revision, and the
-/// method (`404` when it is not served).
-fn check_request(app: &App, headers: &HeaderMap, head: &Head<'_>, id: &RequestId) -> Result<(), Response> {
-    let method = head.method.as_deref().unwrap_or_default();
-    let (Some(version), true) = (head.version.as_deref(), head.capabilities_object) else {
-        return Err(bad_request(
-            Some(id),
-            ErrorObject::invalid_params(format!(
-                "2026-07-28 requests must carry params._meta[\"{PROTOCOL_VERSION}\"] and params._meta[\"{CLIENT_CAPABILITIES}\"]"
-            )),
-        ));
-    };
-    if let Err(why) = headers::check_standard(headers, method, head.target.as_deref(), version) {
-        return Err(bad_request(Some(id), ErrorObject::new(ErrorCode::HEADER_MISMATCH, why)));
-    }
-    let Some(revision) = ProtocolVersion::parse(version).filter(|v| v.era() == Era::PerRequest) else {
-        return Err(bad_request(
-            Some(id),
-            ErrorObject::new(
-                ErrorCode::UNSUPPORTED_PROTOCOL_VERSION,
-                format!("Unsupported protocol version {version:?}"),
-            )
-            .with_data(json!({"supported": ProtocolVersion::SUPPORTED, "requested": version})),
-        ));
-    };
-    if !app.server.method_available(method, revision) {
-        return Err(error_response(StatusCode::NOT_FOUND, Some(id), ErrorObject::method_not_found(method)));
-    }
-    if method == "tools/call" {
-        check_mirrored_arguments(app, headers, head, id)?;
-    }
-    Ok(())
-}
-
-/// A `tools/call` of a tool that mirrors arguments into `Mcp-Param-*`
-/// headers: the headers must match the arguments (`-32020`).
-fn check_mirrored_arguments(
-    app: &App,
-    headers: &HeaderMap,
-    head: &Head<'_>,
-    id: &RequestId,
-) -> Result<(), Response> {
-    let name = head.target.as_deref().unwrap_or_default();
-    let checked = app.server.with_mirrored_schema(name, |schema| {
-        let arguments: Value =
-            head.arguments.and_then(|raw| serde_json::from_str(raw.get()).ok()).unwrap_or(Value::Null);
-        headers::check_params(headers, schema, &arguments)
-    });
-    if let Some(Err(why)) = checked {
-        return Err(bad_request(Some(id), ErrorObject::new(ErrorCode::HEADER_MISMATCH, why)));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,36 +203,13 @@ mod tests {
         Outcome::Error { code, store_unavailable: false }
     }
 
-    /// The head of `body`: the message read, then its head.
-    fn read(body: &[u8]) -> Head<'_> {
-        let message = IncomingMessage::parse(body).unwrap();
-        let facts = message.method.as_deref().and_then(|m| switchboard_types::methods::facts(m).copied());
-        Head::of(&message, &ParamsHead::read(message.params).unwrap(), facts)
-    }
-
     #[test]
-    fn the_head_reads_what_the_checks_need_and_nothing_of_the_wrong_type() {
-        let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":1},
-            "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},
-            "progressToken":null}}}"#;
-        let head = read(body);
-        assert_eq!(head.method.as_deref(), Some("tools/call"));
-        assert_eq!(head.target.as_deref(), Some("echo"));
-        assert_eq!(head.version.as_deref(), Some("2026-07-28"));
-        assert!(head.capabilities_object && head.progress && !head.log_level);
-        assert_eq!(head.arguments.map(RawValue::get), Some(r#"{"a":1}"#));
-
-        let task = read(br#"{"method":"tasks/get","params":{"taskId":"t\u0031","name":"x"}}"#);
-        assert_eq!(task.target.as_deref(), Some("t1"), "escapes decoded; the task id, not the name");
-        for odd in [
-            &br#"{"method":"tools/call","params":[1,2]}"#[..],
-            br#"{"method":"tools/call","params":{"name":5,"_meta":"x"}}"#,
-            br#"{"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":[]}}}"#,
-        ] {
-            let head = read(odd);
-            assert_eq!(head.method.as_deref(), Some("tools/call"));
-            assert!(head.target.is_none() && head.version.is_none() && !head.capabilities_object);
-        }
+    fn invalid_params_before_the_headers_is_the_required_meta_and_400() {
+        let invalid = error(ErrorCode::INVALID_PARAMS);
+        assert_eq!(HeadersReached(false).status(invalid), StatusCode::BAD_REQUEST, "step 4");
+        assert_eq!(HeadersReached(true).status(invalid), StatusCode::OK, "a handler's -32602");
+        assert_eq!(HeadersReached(false).status(error(ErrorCode::METHOD_NOT_FOUND)), StatusCode::NOT_FOUND);
+        assert_eq!(HeadersReached(true).status(Outcome::Ok), StatusCode::OK);
     }
 
     #[test]

@@ -7,11 +7,15 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use serde_json::Value;
-use switchboard_types::Implementation;
+use switchboard_types::head::ParamsHead;
+use switchboard_types::methods::MethodFacts;
+use switchboard_types::{Implementation, IncomingMessage, ProtocolVersion};
 use tokio::sync::broadcast;
 
 use crate::catalog::{Catalog, CursorCodec};
 use crate::core::Core;
+use crate::dispatch::admit::Dispatch;
+use crate::dispatch::{Accepted, AdmissionCheck};
 use crate::error::{Error, Result};
 use crate::options::ServerOptions;
 use crate::prompts::Prompt;
@@ -21,7 +25,7 @@ use crate::resources::entry::{ResourceEntry, TemplateEntry};
 use crate::resources::{Resource, ResourceTemplate};
 use crate::server_layer::RequestStack;
 use crate::session::Session;
-use crate::session::caller::{Outbound, Principal};
+use crate::session::caller::{Outbound, Principal, Via};
 use crate::session::events::{ListKind, ServerEvent};
 use crate::tools::Tool;
 use crate::tools::entry::ToolEntry;
@@ -343,9 +347,7 @@ impl Server {
     /// mirrored. Nothing is cloned: the HTTP transport calls this on every
     /// `tools/call`.
     pub fn with_mirrored_schema<R>(&self, name: &str, check: impl FnOnce(&Value) -> R) -> Option<R> {
-        let tools = self.core.tools.load();
-        let entry = &tools.get(name)?.value;
-        entry.mirrors_headers.then(|| check(&entry.def.input_schema))
+        self.core.with_mirrored_schema(name, check)
     }
 
     /// Registers a prompt at run time (announced with `prompts/list_changed`).
@@ -512,5 +514,93 @@ impl Server {
     /// ([`Server::new_session`]) and are refused on it.
     pub fn stateless_session(&self) -> Arc<Session> {
         Arc::new(Session::stateless())
+    }
+}
+
+// The dispatcher's entry points (`dispatch/`): thin wrappers over
+// `Dispatch`, which borrows the core and the middleware stack.
+impl Server {
+    fn dispatch(&self) -> Dispatch<'_> {
+        Dispatch { core: &self.core, layered: self.layered.as_ref() }
+    }
+
+    /// Handles one frame (a message or a 2025-03-26 batch) from `session`.
+    pub fn accept(&self, session: &Arc<Session>, frame: &[u8]) -> Accepted {
+        self.accept_on(session, frame, None)
+    }
+
+    /// Like [`Server::accept`], but messages that belong to the request
+    /// (progress, request-scoped notifications) go to `stream` instead of
+    /// the session's queue. The HTTP transport passes the POST's own SSE
+    /// stream here; stdio has one stream for everything.
+    pub fn accept_on(&self, session: &Arc<Session>, frame: &[u8], stream: Option<&Outbound>) -> Accepted {
+        self.accept_via(session, frame, &Via { stream: stream.cloned(), ..Via::default() })
+    }
+
+    /// Like [`Server::accept`], with what the transport knows about this
+    /// message: its own stream, its authenticated principal (which
+    /// overrides the session's), its headers (handed to handlers through
+    /// [`RequestContext::headers`](crate::RequestContext::headers)).
+    pub fn accept_via(&self, session: &Arc<Session>, frame: &[u8], via: &Via) -> Accepted {
+        self.dispatch().accept_via(session, frame, via)
+    }
+
+    /// Handles one frame and waits for its response: the simple entry point
+    /// for transports that answer each message on its own (and for tests).
+    pub async fn handle_frame(&self, session: &Arc<Session>, frame: &[u8]) -> Option<Vec<u8>> {
+        self.accept(session, frame).resolve().await
+    }
+
+    /// [`Server::handle_frame`] with what the transport knows about the
+    /// message (see [`Server::accept_via`]).
+    pub async fn handle_frame_via(&self, session: &Arc<Session>, frame: &[u8], via: &Via) -> Option<Vec<u8>> {
+        self.accept_via(session, frame, via).resolve().await
+    }
+
+    /// [`Server::accept_via`] for one message the transport has already
+    /// read, with the head of its params when it read that too (a transport
+    /// that had to read the envelope and the `_meta` to route and check it
+    /// need not have the dispatcher read them again). The JSON-RPC rules
+    /// are applied here as for a frame.
+    pub fn accept_message(
+        &self,
+        session: &Arc<Session>,
+        message: &IncomingMessage<'_>,
+        head: Option<&ParamsHead<'_>>,
+        via: &Via,
+    ) -> Accepted {
+        self.dispatch().accept_message(session, message, head, via, None)
+    }
+
+    /// [`Server::accept_message`] for a message the transport serves in the
+    /// 2026-07-28 model, with the transport's own checks (its copy of the
+    /// request's metadata against the body), which the dispatcher calls at
+    /// their place in its admission order. The request is held to the
+    /// per-request `_meta` rules.
+    pub fn accept_message_checked(
+        &self,
+        session: &Arc<Session>,
+        message: &IncomingMessage<'_>,
+        head: Option<&ParamsHead<'_>>,
+        via: &Via,
+        check: &dyn AdmissionCheck,
+    ) -> Accepted {
+        self.dispatch().accept_message(session, message, head, via, Some(check))
+    }
+
+    /// What `method` is (its target param, whether it streams, may ask for
+    /// input, listens), as its registry row says: a core method's facts, or
+    /// those of an application method registered as a type
+    /// ([`Method::typed`](crate::Method::typed)). `None` for an unknown
+    /// method or one registered without facts. Transports read this, never
+    /// a list of method names.
+    pub fn method_facts(&self, method: &str) -> Option<MethodFacts> {
+        self.dispatch().method_facts(method)
+    }
+
+    /// True if `method` is served under `version` (what a transport checks
+    /// before dispatching, e.g. to answer `404` in 2026-07-28).
+    pub fn method_available(&self, method: &str, version: ProtocolVersion) -> bool {
+        self.dispatch().method_available(method, version)
     }
 }

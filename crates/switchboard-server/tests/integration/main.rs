@@ -1,6 +1,8 @@
 //! Integration tests of the framework through `switchboard-testkit`: every module
 //! drives a real connection loop over an in-memory pipe.
 
+/// A transport's admission check, called in the spec's order.
+mod admission;
 /// Backpressure on a line transport: pipelined requests wait for a place, cancellations get through.
 mod backpressure;
 /// Batches, malformed input, limits: every bad line gets its error and the server keeps serving.
