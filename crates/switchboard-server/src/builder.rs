@@ -1,6 +1,6 @@
 //! Building a server: [`ServerBuilder`] collects tools, prompts, resources,
 //! options, layers and extensions, and [`ServerBuilder::build`] checks
-//! them and assembles the [`Server`].
+//! them and assembles the [`Server`](crate::Server).
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -11,6 +11,7 @@ use switchboard_types::content::Icon;
 
 use crate::catalog::{Catalog, CursorCodec};
 use crate::core::Core;
+use crate::dispatch::layers::RequestStack;
 use crate::error::{Error, Result};
 use crate::extensions::OfferedExtension;
 use crate::options::ServerOptions;
@@ -18,11 +19,10 @@ use crate::prompts::Prompt;
 use crate::resources::entry::ResourceEntry;
 use crate::resources::source::ResourceSource;
 use crate::resources::{Resource, ResourceTemplate};
-use crate::server::Server;
 use crate::session::events::{EventBus, ListKind};
 use crate::tools::Tool;
 
-/// Builds a [`Server`].
+/// Builds a [`Server`](crate::Server).
 #[derive(Debug)]
 #[must_use]
 pub struct ServerBuilder {
@@ -38,7 +38,7 @@ pub struct ServerBuilder {
     prompts_enabled: bool,
     resources_enabled: bool,
     logging_enabled: bool,
-    layers: Vec<crate::server_layer::PendingServerLayer>,
+    layers: Vec<crate::dispatch::layers::PendingServerLayer>,
     state: Option<Arc<dyn crate::store::StateStore>>,
     extensions: Vec<OfferedExtension>,
     methods: Vec<crate::methods::Method>,
@@ -121,17 +121,17 @@ impl ServerBuilder {
     /// [tower]: https://docs.rs/tower
     pub fn layer<L>(mut self, layer: L) -> Self
     where
-        L: tower::Layer<crate::server_layer::RequestStack> + Send + Sync + 'static,
-        L::Service: tower::Service<crate::server_layer::Request, Response = crate::server_layer::Response>
+        L: tower::Layer<crate::dispatch::layers::RequestStack> + Send + Sync + 'static,
+        L::Service: tower::Service<crate::dispatch::layers::Request, Response = crate::dispatch::layers::Response>
             + Clone
             + Send
             + Sync
             + 'static,
-        <L::Service as tower::Service<crate::server_layer::Request>>::Error:
+        <L::Service as tower::Service<crate::dispatch::layers::Request>>::Error:
             Into<crate::tools::layer::BoxError>,
-        <L::Service as tower::Service<crate::server_layer::Request>>::Future: Send + 'static,
+        <L::Service as tower::Service<crate::dispatch::layers::Request>>::Future: Send + 'static,
     {
-        self.layers.push(crate::server_layer::pending_server_layer(layer));
+        self.layers.push(crate::dispatch::layers::pending_server_layer(layer));
         self
     }
 
@@ -309,11 +309,10 @@ impl ServerBuilder {
         self
     }
 
-    /// Builds the server. Fails on a bad or duplicate name, URI or
-    /// extension identifier, an item without a handler, a schema that
-    /// does not compile, or an MCP Apps view that breaks its rules (see
-    /// [`Error::InvalidUiResource`] and [`Error::InvalidToolUi`]).
-    pub fn build(mut self) -> Result<Server> {
+    /// Checks what was collected and assembles the server's core and its
+    /// middleware stack ([`ServerBuilder::build`](crate::ServerBuilder::build)
+    /// wraps them).
+    pub(crate) fn assemble(mut self) -> Result<(Arc<Core>, Option<Arc<RequestStack>>)> {
         self = self.with_tasks_extension_if_needed().with_ui_extension_if_needed();
         crate::tools::view_links::check_links(&self.tools, &self.resources, &self.templates, &self.sources)?;
         let tasks_offered = self.extensions.iter().any(|e| e.id == crate::tasks::TASKS_EXTENSION);
@@ -357,8 +356,8 @@ impl ServerBuilder {
         core.add_registered(self.tools, self.prompts, self.resources, self.templates)?;
         core.events.go_live();
         let core = Arc::new(core);
-        let layered = crate::server_layer::server_stack(Arc::clone(&core), self.layers).map(Arc::new);
-        Ok(Server { core, layered })
+        let layered = crate::dispatch::layers::server_stack(Arc::clone(&core), self.layers).map(Arc::new);
+        Ok((core, layered))
     }
 
     /// The builder, offering the Tasks extension if a tool needs it.
@@ -455,9 +454,10 @@ impl Core {
     }
 }
 
-impl Server {
-    /// Starts building a server that calls itself `name` `version`.
-    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+impl ServerBuilder {
+    /// An empty builder of a server that calls itself `name` `version`
+    /// ([`Server::builder`](crate::Server::builder)).
+    pub(crate) fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         ServerBuilder {
             info: Implementation::new(name, version),
             instructions: None,

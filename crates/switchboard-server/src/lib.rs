@@ -182,7 +182,7 @@ pub mod middleware {
     //! [`Tool::layer`]: crate::Tool::layer
     //! [`ServerBuilder::layer`]: crate::ServerBuilder::layer
 
-    pub use crate::server_layer::{Request, RequestStack, Response};
+    pub use crate::dispatch::layers::{Request, RequestStack, Response};
     pub use crate::tools::layer::{BoxError, ToolCall, ToolFailure, ToolService, ToolStack};
 }
 mod options;
@@ -192,7 +192,6 @@ mod prompts;
 mod registry;
 mod resources;
 mod server;
-mod server_layer;
 mod session;
 mod setters;
 mod shape;

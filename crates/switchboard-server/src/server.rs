@@ -1,7 +1,8 @@
 //! [`Server`], the handle an application keeps: its state ([`Core`]) and
-//! its middleware stack, and its run-time API: registering, removing and
+//! its middleware stack, and its whole API: building it, serving a
+//! transport, the dispatcher's entry points, registering, removing and
 //! switching items one at a time or in bulk, announcing changes, the
-//! scopes a caller lacks, sessions and their events.
+//! scopes a caller lacks, sessions and their events. The only `impl Server`.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -12,9 +13,11 @@ use switchboard_types::methods::MethodFacts;
 use switchboard_types::{Implementation, IncomingMessage, ProtocolVersion};
 use tokio::sync::broadcast;
 
+use crate::builder::ServerBuilder;
 use crate::catalog::{Catalog, CursorCodec};
 use crate::core::Core;
 use crate::dispatch::admit::Dispatch;
+use crate::dispatch::layers::RequestStack;
 use crate::dispatch::{Accepted, AdmissionCheck};
 use crate::error::{Error, Result};
 use crate::options::ServerOptions;
@@ -23,7 +26,6 @@ use crate::prompts::entry::PromptEntry;
 use crate::registry::ScopedBy;
 use crate::resources::entry::{ResourceEntry, TemplateEntry};
 use crate::resources::{Resource, ResourceTemplate};
-use crate::server_layer::RequestStack;
 use crate::session::Session;
 use crate::session::caller::{Outbound, Principal, Via};
 use crate::session::events::{ListKind, ServerEvent};
@@ -38,6 +40,37 @@ pub struct Server {
     /// layers). Held here, not in [`Core`]: its innermost service holds the
     /// core.
     pub(crate) layered: Option<Arc<RequestStack>>,
+}
+
+impl Server {
+    /// Starts building a server that calls itself `name` `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder::new(name, version)
+    }
+
+    /// Serves one connection until its input ends: reads its requests,
+    /// at most [`ServerOptions::max_in_flight`](crate::ServerOptions::max_in_flight) running at once, and stops
+    /// reading while they and as many queued behind them are unanswered
+    /// (backpressure; see `transport/connection.rs`).
+    pub async fn serve<T: crate::transport::Transport>(&self, transport: T) -> Result<()> {
+        crate::transport::serve(self.dispatch(), transport).await
+    }
+
+    /// Serves the process's stdin and stdout (newline-delimited JSON).
+    pub async fn serve_stdio(&self) -> Result<()> {
+        self.serve(crate::transport::stdio(self.core.options.max_message_size)).await
+    }
+}
+
+impl ServerBuilder {
+    /// Builds the server. Fails on a bad or duplicate name, URI or
+    /// extension identifier, an item without a handler, a schema that
+    /// does not compile, or an MCP Apps view that breaks its rules (see
+    /// [`Error::InvalidUiResource`] and [`Error::InvalidToolUi`]).
+    pub fn build(self) -> Result<Server> {
+        let (core, layered) = self.assemble()?;
+        Ok(Server { core, layered })
+    }
 }
 
 impl std::fmt::Debug for Server {

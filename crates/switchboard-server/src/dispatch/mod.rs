@@ -19,9 +19,10 @@
 //! HTTP status) does not parse them. The method rows ([`rows`]) and the
 //! handlers of the core methods (`tools`, `prompts`, `resources`,
 //! `listen`, `tasks`) are the files beside these; [`reply`] is what every
-//! answer is.
+//! answer is; [`layers`] is the server middleware around them.
 
 pub(crate) mod admit;
+pub(crate) mod layers;
 pub(crate) mod listen;
 pub(crate) mod prompts;
 pub(crate) mod reply;

@@ -20,11 +20,11 @@ use tokio_util::sync::CancellationToken;
 use super::Accepted;
 use crate::context::RequestContext;
 use crate::core::{Core, Handler};
+use crate::dispatch::layers::RequestStack;
+use crate::dispatch::reply::Reply;
 use crate::output::Output;
 use crate::params::parse_params;
 use crate::registry::{CacheClass, Route, target_in};
-use crate::dispatch::reply::Reply;
-use crate::server_layer::RequestStack;
 use crate::session::Session;
 
 /// One admitted request, as its run needs it: what admission found.
@@ -55,7 +55,7 @@ pub(crate) fn run_and_reply(
     let session = Arc::clone(session);
     // Server middleware, when there is any, sees the method by name.
     let target = core.methods.entry(route).target();
-    let layered = layered.map(|stack| crate::server_layer::ThroughLayers {
+    let layered = layered.map(|stack| crate::dispatch::layers::ThroughLayers {
         stack: RequestStack::clone(stack),
         method: Arc::from(method),
         target,
@@ -91,14 +91,20 @@ impl Core {
         session: &Arc<Session>,
         ctx: &RequestContext,
         params: Option<Box<RawValue>>,
-        layered: Option<crate::server_layer::ThroughLayers>,
+        layered: Option<crate::dispatch::layers::ThroughLayers>,
     ) -> Result<Output, ErrorObject> {
         let run = async {
             match layered {
                 None => self.run(route, session, ctx, params.as_deref()).await,
                 Some(layered) => {
-                    crate::server_layer::run_layered(layered, route, Arc::clone(session), ctx.clone(), params)
-                        .await
+                    crate::dispatch::layers::run_layered(
+                        layered,
+                        route,
+                        Arc::clone(session),
+                        ctx.clone(),
+                        params,
+                    )
+                    .await
                 }
             }
         };

@@ -53,9 +53,10 @@ use tokio::task::JoinSet;
 
 use super::{Frame, FrameReader, FrameWriter, Transport};
 use crate::dispatch::Accepted;
+use crate::dispatch::admit::Dispatch;
 use crate::error::Result;
-use crate::server::Server;
 use crate::session::caller::Outbound;
+use crate::session::caller::Via;
 use crate::session::limits;
 use crate::session::{Announced, Session};
 
@@ -140,12 +141,12 @@ impl Requests {
 }
 
 /// Serves one connection until its input ends (see the module docs).
-pub(crate) async fn serve<T: Transport>(server: &Server, transport: T) -> Result<()> {
+pub(crate) async fn serve<T: Transport>(server: Dispatch<'_>, transport: T) -> Result<()> {
     let options = &server.core.options;
     let (mut reader, writer) = transport.split();
     let (tx, rx) = mpsc::channel::<Vec<u8>>(options.outbound_queue.max(1));
     let writer_task = tokio::spawn(write_loop(writer, rx));
-    let session = server.new_session(tx.clone(), None);
+    let session = Arc::new(Session::new(tx.clone(), None));
     let window = limits::Window::for_max_in_flight(options.max_in_flight);
     session.set_in_flight_cap(window.capacity());
     let mut requests = Requests::new(window, tx.clone());
@@ -180,14 +181,14 @@ pub(crate) async fn serve<T: Transport>(server: &Server, transport: T) -> Result
 
 /// Dispatches one frame; `Break` when the output is gone.
 async fn on_frame(
-    server: &Server,
+    server: Dispatch<'_>,
     session: &Arc<Session>,
     requests: &mut Requests,
     tx: &Outbound,
     frame: Frame,
 ) -> ControlFlow<()> {
     let reply = match frame {
-        Frame::Message(bytes) => match server.accept(session, &bytes) {
+        Frame::Message(bytes) => match server.accept_via(session, &bytes, &Via::default()) {
             Accepted::Done(reply) => reply.map(crate::Reply::into_bytes),
             Accepted::Pending(reply) => {
                 requests.push(reply);
@@ -225,7 +226,7 @@ async fn on_event(
 
 /// Input ended: listen streams finish with their result, and the other
 /// requests, running or waiting, may finish within the grace period.
-async fn finish(server: &Server, session: &Session, requests: &mut Requests) {
+async fn finish(server: Dispatch<'_>, session: &Session, requests: &mut Requests) {
     session.close();
     let grace = server.core.options.shutdown_grace;
     if tokio::time::timeout(grace, requests.drain()).await.is_err() {

@@ -18,8 +18,6 @@ mod stdio;
 use std::future::Future;
 use std::io;
 
-use crate::error::Result;
-use crate::server::Server;
 
 pub(crate) use connection::serve;
 
@@ -61,19 +59,4 @@ pub trait Transport: Send + 'static {
     type Writer: FrameWriter;
     /// Splits into halves that run on different tasks.
     fn split(self) -> (Self::Reader, Self::Writer);
-}
-
-impl Server {
-    /// Serves one connection until its input ends: reads its requests,
-    /// at most [`ServerOptions::max_in_flight`](crate::ServerOptions::max_in_flight) running at once, and stops
-    /// reading while they and as many queued behind them are unanswered
-    /// (backpressure; see `transport/connection.rs`).
-    pub async fn serve<T: Transport>(&self, transport: T) -> Result<()> {
-        crate::transport::serve(self, transport).await
-    }
-
-    /// Serves the process's stdin and stdout (newline-delimited JSON).
-    pub async fn serve_stdio(&self) -> Result<()> {
-        self.serve(crate::transport::stdio(self.core.options.max_message_size)).await
-    }
 }
