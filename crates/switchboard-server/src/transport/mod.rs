@@ -18,7 +18,6 @@ mod stdio;
 use std::future::Future;
 use std::io;
 
-
 pub(crate) use connection::serve;
 
 pub use hold::PROGRESS_HOLD;
