@@ -9,7 +9,8 @@
 //! when the id could be read and to `null` otherwise. Streamable HTTP: "If the
 //! server cannot accept the input, it MUST return an HTTP error status code
 //! (e.g., 400 Bad Request)" (`docs/specification/<rev>/basic/transports.mdx`
-//! §Sending Messages to the Server; spec.md §c.2, §c.4 steps 2–3, §d).
+//! §Sending Messages to the Server; in 2026-07-28 the body must be one
+//! request or notification).
 //!
 //! The JSON-RPC rules are the dispatcher's own ([`IncomingMessage::kind`]),
 //! so HTTP and stdio cannot disagree about what a valid message is. HTTP
@@ -185,7 +186,7 @@ impl Body {
 impl Batch {
     /// The refusal of a batch under `revision` (`None`: not negotiated yet,
     /// and `initialize` must not be batched): only 2025-03-26 takes batches
-    /// (spec.md §c.6; 2025-06-18 changelog: batching removed).
+    /// (the 2025-06-18 changelog: batching removed).
     pub(crate) fn refusal_at(self, revision: Option<ProtocolVersion>) -> Option<Refusal> {
         (!revision.is_some_and(ProtocolVersion::allows_batches)).then(Refusal::no_batches)
     }

@@ -1,7 +1,7 @@
 //! Streamable HTTP in the 2026-07-28 model: stateless POST, mirrored
 //! headers, SSE only when the request needs it, disconnect = cancel.
 //!
-//! The validation order follows spec.md §c.4 (it is what the conformance
+//! The validation order follows the 2026-07-28 Streamable HTTP page (`basic/transports/streamable-http`) (it is what the conformance
 //! probes expect): JSON → a single valid message (both decided for every
 //! path by [`peek`](crate::peek), before routing) → a request →
 //! required `_meta` → headers against the body → version → method →
@@ -60,8 +60,8 @@ struct HeadersReached(bool);
 impl HeadersReached {
     /// The status of an answer: [`status_for`] its outcome, except that a
     /// `-32602` refusal before the headers were reached is the required
-    /// `_meta` missing or of the wrong type, which is `400` (spec.md §c.4
-    /// step 4, a MUST); a handler's `-32602` is `200`.
+    /// `_meta` missing or of the wrong type, which is `400` (a MUST of
+    /// the 2026-07-28 Streamable HTTP page (`basic/transports/streamable-http`)); a handler's `-32602` is `200`.
     fn status(self, outcome: Outcome) -> StatusCode {
         match outcome.error_code() {
             Some(ErrorCode::INVALID_PARAMS) if !self.0 => StatusCode::BAD_REQUEST,
@@ -87,7 +87,7 @@ fn admit(
 
 /// This transport's part of the dispatcher's admission of a 2026-07-28
 /// request: the mirrored headers against the body (`-32020`), at steps 5
-/// and 8 of spec.md §c.4. Borrowed for the synchronous admission only.
+/// and 8 of the 2026-07-28 Streamable HTTP page (`basic/transports/streamable-http`). Borrowed for the synchronous admission only.
 struct HeaderCheck<'a> {
     headers: &'a HeaderMap,
     /// The dispatcher got to the headers: the required `_meta` was there.

@@ -2,7 +2,7 @@
 //!
 //! `Host` must name an allowed host (any port), and a present `Origin` must
 //! too or be one of the CORS origins (`HttpOptions::allowed_origins`); otherwise `403` with a JSON-RPC error body, never an empty one
-//! (spec.md §c.1, §e.32: clients tell a 2026-07-28 server from a
+//! (the Streamable HTTP page's security warning; clients tell a 2026-07-28 server from a
 //! handshake-era one by the body).
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};

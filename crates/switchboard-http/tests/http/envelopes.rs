@@ -210,7 +210,7 @@ async fn valid_envelopes_keep_200_and_202_in_every_era() {
         assert!(r.bytes().await.unwrap().is_empty(), "{era:?}: 202 has no body");
 
         // A response: legacy clients answer server requests this way; a
-        // 2026-07-28 server sends none, so it cannot take one (spec.md §d).
+        // 2026-07-28 server sends none, so it cannot take one (no client responses in 2026-07-28).
         let r = s.post(r#"{"jsonrpc":"2.0","id":99,"result":{}}"#).send().await.unwrap();
         if era == Era::PerRequest {
             assert_refused(r, -32600, &Value::Null, "2026-07-28 response").await;

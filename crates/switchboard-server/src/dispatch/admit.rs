@@ -8,7 +8,7 @@
 //! its version, methods the revision removed), the route (`-32601` for a
 //! method not served), the limits, the multi round-trip state, and the
 //! cancellation token. For a 2026-07-28 request the spec fixes the order
-//! (spec.md §c.4: required `_meta` → transport metadata against the body →
+//! (the 2026-07-28 Streamable HTTP page (`basic/transports/streamable-http`): required `_meta` → transport metadata against the body →
 //! version → method → `Mcp-Param-*` → handling); a transport that checks
 //! its own copy of the request (HTTP's mirrored headers) hands in an
 //! [`AdmissionCheck`], called at steps 5 and 8 of that order, so each rule
@@ -40,7 +40,7 @@ use crate::session::caller::{Principal, Via};
 use crate::trace_context::TraceContext;
 
 /// A transport's own checks of a 2026-07-28 request, called by the
-/// dispatcher at their place in its admission order (spec.md §c.4), with
+/// dispatcher at their place in its admission order (the 2026-07-28 Streamable HTTP page (`basic/transports/streamable-http`)), with
 /// what the dispatcher has read of the request. The dispatcher owns the
 /// rules of the body (required `_meta`, version, method); a check compares
 /// the transport's copy of the request with them (HTTP: `MCP-Protocol-Version`,
@@ -449,7 +449,7 @@ impl Incoming<'_> {
 
     /// A 2026-07-28 request's log level, when it gives one, must be a
     /// level (`-32602`). Checked once the method is known to be served,
-    /// after the transport's checks (spec.md §c.4: handling comes last).
+    /// after the transport's checks (the 2026-07-28 Streamable HTTP page (`basic/transports/streamable-http`): handling comes last).
     fn admit_log_level(&self) -> Result<(), Accepted> {
         if !self.per_request {
             return Ok(());
@@ -536,8 +536,8 @@ impl Dispatch<'_> {
             self.check_metadata(request, check)?;
         }
         let version = validated.map_err(|e| request.refuse(e))?;
-        // A method the revision removed is `-32601` (spec.md §b.1,
-        // conformance `stateless.ts`).
+        // A method the revision removed is `-32601` (`basic/versioning`
+        // of 2026-07-28, conformance `stateless.ts`).
         if version.rules().removes(method) {
             return Err(request.refuse(ErrorObject::method_not_found(method).with_data(serde_json::json!({
                 "reason": format!("{method} does not exist in protocol revision {version}")

@@ -9,7 +9,8 @@
 //! id. The client ends it with `notifications/cancelled` (stdio), after which
 //! nothing more is sent for it; when the server closes the connection it
 //! answers the request with its result (the SHOULD of the subscriptions
-//! page; spec.md §7 item 1 records the conflict with the cancellation page).
+//! page; the cancellation page says a cancelled request gets no answer, which
+//! the subscriptions page overrides for listen streams).
 //! With the Tasks extension declared, `notifications.taskIds` subscribes to
 //! `notifications/tasks` for the caller's own tasks (`ext-tasks`
 //! `specification/draft/tasks.md` §Task Status Notifications).

@@ -1,5 +1,5 @@
 //! A transport's [`AdmissionCheck`] is called at its place in the
-//! dispatcher's order (spec.md §c.4): required `_meta` → the transport's
+//! dispatcher's order (the 2026-07-28 Streamable HTTP page (`basic/transports/streamable-http`)): required `_meta` → the transport's
 //! metadata → version → method → `Mcp-Param-*` → handling. Each case
 //! breaks two rules at once and checks that the earlier one answers, and
 //! what the check was shown.

@@ -11,7 +11,7 @@ use switchboard_testkit::TestClient;
 
 use crate::common::{self, ALL_VERSIONS, LEGACY_VERSIONS};
 
-/// `supportedVersions`, newest first (spec.md §b.1).
+/// `supportedVersions`, newest first (`basic/versioning` of 2026-07-28).
 const SUPPORTED: [&str; 5] = ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
