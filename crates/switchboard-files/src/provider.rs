@@ -18,7 +18,7 @@ use switchboard_server::{
 use switchboard_tree::{ServedTree, TreeError};
 
 use crate::index::{self, Change, Entry};
-use crate::watch::WatchBatch;
+use crate::watch::{FolderWatch, WatchBatch};
 use crate::{FilesError, FilesOptions, mime};
 
 /// Completion candidates computed at most (the server sends the first 100).
@@ -202,14 +202,9 @@ impl FileResources {
                 completer_fn(move |request: CompletionRequest, _ctx: RequestContext| {
                     let completer = completer.clone();
                     async move {
-                        // Asked during the first index: wait for it (off the
-                        // async threads), as a list does, so the candidates
-                        // are never silently fewer than the folder serves.
-                        if !completer.wait_indexed(Duration::ZERO) {
-                            let waiting = completer.clone();
-                            let wait = move || waiting.wait_indexed(crate::source::FIRST_INDEX_WAIT);
-                            let _ = tokio::task::spawn_blocking(wait).await;
-                        }
+                        // The candidates are never silently fewer than the
+                        // folder serves.
+                        completer.wait_first_index().await;
                         Ok(completer.complete(&request.value))
                     }
                 }),
@@ -232,10 +227,24 @@ impl FileResources {
     /// files came or went; `resources/updated` for changed files). Returns
     /// the changes.
     pub async fn sync(&self, server: &Server, batch: &WatchBatch) -> Result<Vec<Change>, FilesError> {
+        self.sync_watching(server, batch, None).await
+    }
+
+    /// [`sync`](Self::sync), and when `folders` is given a full rescan
+    /// watches each folder as the walk enters it, before reading it
+    /// ([`ServedTree::scan_entering`]): the first scan of a served folder
+    /// runs while clients are already answered, and an edit made during
+    /// it is either found by the walk or reported by a watch.
+    pub async fn sync_watching(
+        &self,
+        server: &Server,
+        batch: &WatchBatch,
+        folders: Option<FolderWatch>,
+    ) -> Result<Vec<Change>, FilesError> {
         let first = !self.wait_indexed(Duration::ZERO);
         let this = self.clone();
         let batch = batch.clone();
-        let changes = tokio::task::spawn_blocking(move || this.update(&batch))
+        let changes = tokio::task::spawn_blocking(move || this.update_watching(&batch, folders))
             .await
             .map_err(|e| FilesError::Watch { path: PathBuf::new(), reason: e.to_string() })?;
         // The first index: no list was shorter than it unless one gave up
@@ -255,7 +264,13 @@ impl FileResources {
     /// edited `.gitignore` rescans its folder); an empty batch (the first
     /// scan), an overflow or a huge burst rescans everything.
     pub fn update(&self, batch: &WatchBatch) -> Vec<Change> {
-        let Some(plan) = index::plan(batch) else { return self.rescan(batch) };
+        self.update_watching(batch, None)
+    }
+
+    /// [`update`](Self::update), a full rescan watching each folder as it
+    /// enters it when `folders` is given.
+    fn update_watching(&self, batch: &WatchBatch, folders: Option<FolderWatch>) -> Vec<Change> {
+        let Some(plan) = index::plan(batch) else { return self.rescan_watching(batch, folders) };
         let tree = &self.inner.tree;
         let looked = index::look(tree, &plan);
         let touched = self.touched(batch);
@@ -271,7 +286,20 @@ impl FileResources {
 
     /// Rescans the roots (blocking) and returns what changed since the last scan.
     pub fn rescan(&self, batch: &WatchBatch) -> Vec<Change> {
-        let scan = self.inner.tree.scan();
+        self.rescan_watching(batch, None)
+    }
+
+    /// [`rescan`](Self::rescan), watching each folder (flat) as the walk
+    /// enters it when `folders` is given.
+    fn rescan_watching(&self, batch: &WatchBatch, folders: Option<FolderWatch>) -> Vec<Change> {
+        let scan = match folders {
+            None => self.inner.tree.scan(),
+            Some(folders) => self.inner.tree.scan_entering(Arc::new(move |dir: &Path| {
+                if let Err(e) = folders.watch_flat(dir) {
+                    tracing::warn!(error = %e, "not watched");
+                }
+            })),
+        };
         let touched = self.touched(batch);
         *self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner()) = scan.dirs;
         self.inner.dirs_version.fetch_add(1, Ordering::AcqRel);
@@ -285,6 +313,17 @@ impl FileResources {
         *done.lock().unwrap_or_else(|p| p.into_inner()) = true;
         ready.notify_all();
         changes
+    }
+
+    /// Waits (off the async threads, at most
+    /// [`FIRST_INDEX_WAIT`](crate::source::FIRST_INDEX_WAIT)) for the first
+    /// index when it is still being built.
+    async fn wait_first_index(&self) {
+        if !self.wait_indexed(Duration::ZERO) {
+            let waiting = self.clone();
+            let wait = move || waiting.wait_indexed(crate::source::FIRST_INDEX_WAIT);
+            let _ = tokio::task::spawn_blocking(wait).await;
+        }
     }
 
     /// Waits (at most `limit`) until the first full scan is done; true if it is.
@@ -363,6 +402,10 @@ impl FileResources {
     /// Reads a served file, answering for `uri`: it must be listed, and
     /// the policy must still serve it now.
     async fn read(&self, served: &str, uri: String) -> Result<Vec<ResourceContents>, HandlerError> {
+        // Asked during the first index (the server answers from the start):
+        // wait for it, as a list does, rather than call an unindexed file
+        // not found.
+        self.wait_first_index().await;
         let Some(entry) = self.index().get(served).copied() else {
             return Err(HandlerError::NotFound);
         };
