@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use switchboard_server::types::ResourceContents;
 use switchboard_server::types::content::Annotations;
@@ -23,6 +23,13 @@ use crate::{FilesError, FilesOptions, mime};
 
 /// Completion candidates computed at most (the server sends the first 100).
 const MAX_CANDIDATES: usize = 10_000;
+
+/// How far a file's modification time may lag the clock it is compared
+/// with: Linux stamps files from a coarse clock (one tick, 1–10 ms, behind
+/// the fine one), so a save made just after a scan began can carry a time
+/// a little before it. (File systems with coarser times, such as FAT's two
+/// seconds, are not covered.)
+const FILE_TIME_LAG: Duration = Duration::from_millis(50);
 
 /// The files of one or more roots, served as `file://` resources.
 #[derive(Clone)]
@@ -52,6 +59,10 @@ pub(crate) struct Inner {
     /// folder; set while holding `indexed`'s lock. Only then is the first
     /// index announced (`list_changed`): every other list waited for it.
     listed_short: AtomicBool,
+    /// When these files were set up to be served (before any client could
+    /// ask for one): a file modified since then while the first index was
+    /// built is announced when it is done.
+    created: SystemTime,
 }
 
 /// The next index's id (see [`WatchDirsVersion`]).
@@ -95,6 +106,7 @@ impl FileResources {
                 resume: Mutex::new(None),
                 indexed: (Mutex::new(false), Condvar::new()),
                 listed_short: AtomicBool::new(false),
+                created: SystemTime::now(),
             }),
         }
     }
@@ -242,11 +254,16 @@ impl FileResources {
         folders: Option<FolderWatch>,
     ) -> Result<Vec<Change>, FilesError> {
         let first = !self.wait_indexed(Duration::ZERO);
+        let since = self.inner.created.checked_sub(FILE_TIME_LAG).unwrap_or(SystemTime::UNIX_EPOCH);
         let this = self.clone();
         let batch = batch.clone();
-        let changes = tokio::task::spawn_blocking(move || this.update_watching(&batch, folders))
-            .await
-            .map_err(|e| FilesError::Watch { path: PathBuf::new(), reason: e.to_string() })?;
+        let (changes, saved_during) = tokio::task::spawn_blocking(move || {
+            let changes = this.update_watching(&batch, folders);
+            let saved_during = if first { this.modified_since(since) } else { Vec::new() };
+            (changes, saved_during)
+        })
+        .await
+        .map_err(|e| FilesError::Watch { path: PathBuf::new(), reason: e.to_string() })?;
         // The first index: no list was shorter than it unless one gave up
         // waiting, so there is nothing to announce otherwise.
         let listed_short = {
@@ -256,7 +273,25 @@ impl FileResources {
         if !first || listed_short {
             self.apply(server, &changes)?;
         }
+        // A file saved while the first scan ran may have been saved after a
+        // client subscribed to it, before the walk reached its folder (so
+        // before its watch): the walk read it as saved, and no watch saw
+        // the save. Its subscribers hear of it now (a file saved just
+        // before serving began is announced too: harmless, nobody could
+        // have read it through the server yet).
+        for served in saved_during {
+            server.notify_resource_updated(Self::uri_of(&served));
+        }
         Ok(changes)
+    }
+
+    /// The served paths whose modification time is `since` or later.
+    fn modified_since(&self, since: SystemTime) -> Vec<String> {
+        self.index()
+            .iter()
+            .filter(|(_, entry)| entry.modified.is_some_and(|m| m >= since))
+            .map(|(served, _)| served.clone())
+            .collect()
     }
 
     /// Updates the index after `batch` (blocking) and returns what changed:
