@@ -13,6 +13,10 @@ use std::time::SystemTime;
 use crate::ServedTree;
 use crate::rules::Root;
 
+/// What a scan calls with each folder as it enters it
+/// ([`ServedTree::scan_entering`]).
+pub type Entering = Arc<dyn Fn(&Path) + Send + Sync>;
+
 /// One served file found by a scan.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScannedFile {
@@ -74,7 +78,7 @@ impl ServedTree {
     /// sees every change the walk's reading of the folder could miss, so
     /// an index built from this scan and then kept up to date by those
     /// watches misses no edit made while the walk went.
-    pub fn scan_entering(&self, entering: Arc<dyn Fn(&Path) + Send + Sync>) -> Scan {
+    pub fn scan_entering(&self, entering: Entering) -> Scan {
         let mut scan = Scan::default();
         for root in self.roots() {
             entering(&root.dir);
@@ -119,13 +123,7 @@ impl ServedTree {
     /// the walk reads it: the walker's filter sees a folder after it is
     /// opened and before its entries and ignore files are read (walkdir
     /// reads a folder lazily when it is not sorted, and this walk is not).
-    fn scan_from(
-        &self,
-        root: &Arc<Root>,
-        start: &Path,
-        scan: &mut Scan,
-        entering: Option<&Arc<dyn Fn(&Path) + Send + Sync>>,
-    ) {
+    fn scan_from(&self, root: &Arc<Root>, start: &Path, scan: &mut Scan, entering: Option<&Entering>) {
         let entering = entering.cloned();
         let keep = move |entry: &ignore::DirEntry| {
             if let Some(entering) = &entering
