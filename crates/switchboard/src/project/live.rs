@@ -56,10 +56,10 @@ pub(crate) async fn run(
         watcher
     });
     let folders = watcher.as_ref().filter(|_| project.config.files.watch).map(DebouncedWatcher::folder_watch);
-    if let Some(files) = &project.files {
-        if let Err(e) = files.sync_watching(&server, &WatchBatch::default(), folders).await {
-            tracing::warn!(error = %e, "updating file resources");
-        }
+    if let Some(files) = &project.files
+        && let Err(e) = files.sync_watching(&server, &WatchBatch::default(), folders).await
+    {
+        tracing::warn!(error = %e, "updating file resources");
     }
     // Zero-config: the SQLite files just scanned become databases; they
     // join (a reload) once open.
