@@ -35,7 +35,7 @@ pub use mime::{mime_from_content, mime_from_name, mime_of_file};
 pub use provider::{FileResources, WatchDirsVersion};
 pub use source::{FIRST_INDEX_WAIT, FileSource};
 pub use switchboard_tree::{FilesOptions, RootSpec, ServedTree, TreeError, is_view_file_name};
-pub use watch::{DebouncedWatcher, WatchBatch};
+pub use watch::{DebouncedWatcher, FolderWatch, WatchBatch};
 
 /// Why the files could not be served.
 #[derive(Debug, thiserror::Error)]

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use switchboard_server::types::ResourceContents;
 use switchboard_server::types::content::Annotations;
@@ -18,11 +18,18 @@ use switchboard_server::{
 use switchboard_tree::{ServedTree, TreeError};
 
 use crate::index::{self, Change, Entry};
-use crate::watch::WatchBatch;
+use crate::watch::{FolderWatch, WatchBatch};
 use crate::{FilesError, FilesOptions, mime};
 
 /// Completion candidates computed at most (the server sends the first 100).
 const MAX_CANDIDATES: usize = 10_000;
+
+/// How far a file's modification time may lag the clock it is compared
+/// with: Linux stamps files from a coarse clock (one tick, 1–10 ms, behind
+/// the fine one), so a save made just after a scan began can carry a time
+/// a little before it. (File systems with coarser times, such as FAT's two
+/// seconds, are not covered.)
+const FILE_TIME_LAG: Duration = Duration::from_millis(50);
 
 /// The files of one or more roots, served as `file://` resources.
 #[derive(Clone)]
@@ -52,6 +59,10 @@ pub(crate) struct Inner {
     /// folder; set while holding `indexed`'s lock. Only then is the first
     /// index announced (`list_changed`): every other list waited for it.
     listed_short: AtomicBool,
+    /// When these files were set up to be served (before any client could
+    /// ask for one): a file modified since then while the first index was
+    /// built is announced when it is done.
+    created: SystemTime,
 }
 
 /// The next index's id (see [`WatchDirsVersion`]).
@@ -95,6 +106,7 @@ impl FileResources {
                 resume: Mutex::new(None),
                 indexed: (Mutex::new(false), Condvar::new()),
                 listed_short: AtomicBool::new(false),
+                created: SystemTime::now(),
             }),
         }
     }
@@ -202,14 +214,9 @@ impl FileResources {
                 completer_fn(move |request: CompletionRequest, _ctx: RequestContext| {
                     let completer = completer.clone();
                     async move {
-                        // Asked during the first index: wait for it (off the
-                        // async threads), as a list does, so the candidates
-                        // are never silently fewer than the folder serves.
-                        if !completer.wait_indexed(Duration::ZERO) {
-                            let waiting = completer.clone();
-                            let wait = move || waiting.wait_indexed(crate::source::FIRST_INDEX_WAIT);
-                            let _ = tokio::task::spawn_blocking(wait).await;
-                        }
+                        // The candidates are never silently fewer than the
+                        // folder serves.
+                        completer.wait_first_index().await;
                         Ok(completer.complete(&request.value))
                     }
                 }),
@@ -232,12 +239,31 @@ impl FileResources {
     /// files came or went; `resources/updated` for changed files). Returns
     /// the changes.
     pub async fn sync(&self, server: &Server, batch: &WatchBatch) -> Result<Vec<Change>, FilesError> {
+        self.sync_watching(server, batch, None).await
+    }
+
+    /// [`sync`](Self::sync), and when `folders` is given a full rescan
+    /// watches each folder as the walk enters it, before reading it
+    /// ([`ServedTree::scan_entering`]): the first scan of a served folder
+    /// runs while clients are already answered, and an edit made during
+    /// it is either found by the walk or reported by a watch.
+    pub async fn sync_watching(
+        &self,
+        server: &Server,
+        batch: &WatchBatch,
+        folders: Option<FolderWatch>,
+    ) -> Result<Vec<Change>, FilesError> {
         let first = !self.wait_indexed(Duration::ZERO);
+        let since = self.inner.created.checked_sub(FILE_TIME_LAG).unwrap_or(SystemTime::UNIX_EPOCH);
         let this = self.clone();
         let batch = batch.clone();
-        let changes = tokio::task::spawn_blocking(move || this.update(&batch))
-            .await
-            .map_err(|e| FilesError::Watch { path: PathBuf::new(), reason: e.to_string() })?;
+        let (changes, saved_during) = tokio::task::spawn_blocking(move || {
+            let changes = this.update_watching(&batch, folders);
+            let saved_during = if first { this.modified_since(since) } else { Vec::new() };
+            (changes, saved_during)
+        })
+        .await
+        .map_err(|e| FilesError::Watch { path: PathBuf::new(), reason: e.to_string() })?;
         // The first index: no list was shorter than it unless one gave up
         // waiting, so there is nothing to announce otherwise.
         let listed_short = {
@@ -247,7 +273,25 @@ impl FileResources {
         if !first || listed_short {
             self.apply(server, &changes)?;
         }
+        // A file saved while the first scan ran may have been saved after a
+        // client subscribed to it, before the walk reached its folder (so
+        // before its watch): the walk read it as saved, and no watch saw
+        // the save. Its subscribers hear of it now (a file saved just
+        // before serving began is announced too: harmless, nobody could
+        // have read it through the server yet).
+        for served in saved_during {
+            server.notify_resource_updated(Self::uri_of(&served));
+        }
         Ok(changes)
+    }
+
+    /// The served paths whose modification time is `since` or later.
+    fn modified_since(&self, since: SystemTime) -> Vec<String> {
+        self.index()
+            .iter()
+            .filter(|(_, entry)| entry.modified.is_some_and(|m| m >= since))
+            .map(|(served, _)| served.clone())
+            .collect()
     }
 
     /// Updates the index after `batch` (blocking) and returns what changed:
@@ -255,7 +299,13 @@ impl FileResources {
     /// edited `.gitignore` rescans its folder); an empty batch (the first
     /// scan), an overflow or a huge burst rescans everything.
     pub fn update(&self, batch: &WatchBatch) -> Vec<Change> {
-        let Some(plan) = index::plan(batch) else { return self.rescan(batch) };
+        self.update_watching(batch, None)
+    }
+
+    /// [`update`](Self::update), a full rescan watching each folder as it
+    /// enters it when `folders` is given.
+    fn update_watching(&self, batch: &WatchBatch, folders: Option<FolderWatch>) -> Vec<Change> {
+        let Some(plan) = index::plan(batch) else { return self.rescan_watching(batch, folders) };
         let tree = &self.inner.tree;
         let looked = index::look(tree, &plan);
         let touched = self.touched(batch);
@@ -271,7 +321,20 @@ impl FileResources {
 
     /// Rescans the roots (blocking) and returns what changed since the last scan.
     pub fn rescan(&self, batch: &WatchBatch) -> Vec<Change> {
-        let scan = self.inner.tree.scan();
+        self.rescan_watching(batch, None)
+    }
+
+    /// [`rescan`](Self::rescan), watching each folder (flat) as the walk
+    /// enters it when `folders` is given.
+    fn rescan_watching(&self, batch: &WatchBatch, folders: Option<FolderWatch>) -> Vec<Change> {
+        let scan = match folders {
+            None => self.inner.tree.scan(),
+            Some(folders) => self.inner.tree.scan_entering(Arc::new(move |dir: &Path| {
+                if let Err(e) = folders.watch_flat(dir) {
+                    tracing::warn!(error = %e, "not watched");
+                }
+            })),
+        };
         let touched = self.touched(batch);
         *self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner()) = scan.dirs;
         self.inner.dirs_version.fetch_add(1, Ordering::AcqRel);
@@ -285,6 +348,17 @@ impl FileResources {
         *done.lock().unwrap_or_else(|p| p.into_inner()) = true;
         ready.notify_all();
         changes
+    }
+
+    /// Waits (off the async threads, at most
+    /// [`FIRST_INDEX_WAIT`](crate::source::FIRST_INDEX_WAIT)) for the first
+    /// index when it is still being built.
+    async fn wait_first_index(&self) {
+        if !self.wait_indexed(Duration::ZERO) {
+            let waiting = self.clone();
+            let wait = move || waiting.wait_indexed(crate::source::FIRST_INDEX_WAIT);
+            let _ = tokio::task::spawn_blocking(wait).await;
+        }
     }
 
     /// Waits (at most `limit`) until the first full scan is done; true if it is.
@@ -363,6 +437,10 @@ impl FileResources {
     /// Reads a served file, answering for `uri`: it must be listed, and
     /// the policy must still serve it now.
     async fn read(&self, served: &str, uri: String) -> Result<Vec<ResourceContents>, HandlerError> {
+        // Asked during the first index (the server answers from the start):
+        // wait for it, as a list does, rather than call an unindexed file
+        // not found.
+        self.wait_first_index().await;
         let Some(entry) = self.index().get(served).copied() else {
             return Err(HandlerError::NotFound);
         };

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use notify::event::{AccessKind, AccessMode};
@@ -45,7 +46,7 @@ enum Signal {
 
 /// Watches folders and files and yields debounced batches of changes.
 pub struct DebouncedWatcher {
-    watcher: notify::RecommendedWatcher,
+    watcher: FolderWatch,
     events: mpsc::UnboundedReceiver<Signal>,
     debounce: Duration,
 }
@@ -81,26 +82,32 @@ impl DebouncedWatcher {
             }
         })
         .map_err(|e| FilesError::Watch { path: PathBuf::new(), reason: e.to_string() })?;
-        Ok(Self { watcher, events, debounce })
+        Ok(Self { watcher: FolderWatch(Arc::new(Mutex::new(watcher))), events, debounce })
+    }
+
+    /// A handle that adds watches from another thread (a scan watching
+    /// each folder as it walks into it); its changes come out of
+    /// [`next`](Self::next) like any other.
+    pub fn folder_watch(&self) -> FolderWatch {
+        self.watcher.clone()
     }
 
     /// Watches a folder and everything below it.
     pub fn watch_dir(&mut self, dir: &Path) -> Result<(), FilesError> {
         self.watcher
+            .lock()
             .watch(dir, RecursiveMode::Recursive)
             .map_err(|e| FilesError::Watch { path: dir.to_path_buf(), reason: e.to_string() })
     }
 
     /// Watches one folder's entries (not its subfolders' contents).
     pub fn watch_dir_flat(&mut self, dir: &Path) -> Result<(), FilesError> {
-        self.watcher
-            .watch(dir, RecursiveMode::NonRecursive)
-            .map_err(|e| FilesError::Watch { path: dir.to_path_buf(), reason: e.to_string() })
+        self.watcher.watch_flat(dir)
     }
 
     /// Stops watching a folder or file added before (no error if it is gone).
     pub fn unwatch(&mut self, path: &Path) {
-        let _ = self.watcher.unwatch(path);
+        let _ = self.watcher.lock().unwatch(path);
     }
 
     /// Watches one file, through its folder (so saves by rename are seen);
@@ -111,6 +118,7 @@ impl DebouncedWatcher {
             _ => Path::new("."),
         };
         self.watcher
+            .lock()
             .watch(dir, RecursiveMode::NonRecursive)
             .map_err(|e| FilesError::Watch { path: file.to_path_buf(), reason: e.to_string() })
     }
@@ -138,6 +146,30 @@ impl DebouncedWatcher {
                 return Some(batch);
             }
         }
+    }
+}
+
+/// The watches of a [`DebouncedWatcher`], shareable with the thread that
+/// scans the folder ([`DebouncedWatcher::folder_watch`]).
+#[derive(Clone)]
+pub struct FolderWatch(Arc<Mutex<notify::RecommendedWatcher>>);
+
+impl std::fmt::Debug for FolderWatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FolderWatch").finish_non_exhaustive()
+    }
+}
+
+impl FolderWatch {
+    /// Watches one folder's entries (not its subfolders' contents).
+    pub fn watch_flat(&self, dir: &Path) -> Result<(), FilesError> {
+        self.lock()
+            .watch(dir, RecursiveMode::NonRecursive)
+            .map_err(|e| FilesError::Watch { path: dir.to_path_buf(), reason: e.to_string() })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, notify::RecommendedWatcher> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 

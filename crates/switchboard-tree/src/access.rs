@@ -252,7 +252,9 @@ impl ServedTree {
     /// the walk reach it.
     pub(crate) fn reach(&self, root: &Arc<Root>, target: &Path) -> Option<DirEntry> {
         let goal = target.to_path_buf();
-        self.walker(root, &root.dir, move |p| goal.starts_with(p)).flatten().find(|e| e.path() == target)
+        self.walker(root, &root.dir, move |e| goal.starts_with(e.path()))
+            .flatten()
+            .find(|e| e.path() == target)
     }
 
     /// A walked entry as a served file: a regular file, or a symlink whose

@@ -155,12 +155,14 @@ impl ServedTree {
 
     /// The walker every decision uses: ripgrep's ignore rules plus the name
     /// rules, symlinks not followed, starting at `start` (inside `root`);
-    /// `keep` prunes it further (e.g. to the way to one path).
+    /// `keep` prunes it further (e.g. to the way to one path). `keep` sees
+    /// an entry the rules let through, before a folder's entries or its
+    /// ignore files are read (a scan watches each folder there).
     pub(crate) fn walker(
         &self,
         root: &Arc<Root>,
         start: &Path,
-        keep: impl Fn(&Path) -> bool + Send + Sync + 'static,
+        keep: impl Fn(&DirEntry) -> bool + Send + Sync + 'static,
     ) -> Walk {
         self.walk_builder(root, start, keep).build()
     }
@@ -171,7 +173,7 @@ impl ServedTree {
         &self,
         root: &Arc<Root>,
         start: &Path,
-        keep: impl Fn(&Path) -> bool + Send + Sync + 'static,
+        keep: impl Fn(&DirEntry) -> bool + Send + Sync + 'static,
     ) -> WalkBuilder {
         let gitignore = self.inner.gitignore;
         let tree = self.clone();
@@ -190,7 +192,7 @@ impl ServedTree {
             .filter_entry(move |entry: &DirEntry| {
                 let Ok(relative) = entry.path().strip_prefix(&rules_root.dir) else { return false };
                 let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-                tree.name_allowed(&rules_root, relative, is_dir) && keep(entry.path())
+                tree.name_allowed(&rules_root, relative, is_dir) && keep(entry)
             });
         builder
     }

@@ -13,6 +13,10 @@ use std::time::SystemTime;
 use crate::ServedTree;
 use crate::rules::Root;
 
+/// What a scan calls with each folder as it enters it
+/// ([`ServedTree::scan_entering`]).
+pub type Entering = Arc<dyn Fn(&Path) + Send + Sync>;
+
 /// One served file found by a scan.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScannedFile {
@@ -63,7 +67,22 @@ impl ServedTree {
     pub fn scan(&self) -> Scan {
         let mut scan = Scan::default();
         for root in self.roots() {
-            self.scan_from(root, &root.dir, &mut scan);
+            self.scan_from(root, &root.dir, &mut scan, None);
+        }
+        scan
+    }
+
+    /// [`ServedTree::scan`], calling `entering` with each folder the walk
+    /// enters (every root, then each folder it goes into) *before* the
+    /// folder's entries and ignore files are read. A watch added there
+    /// sees every change the walk's reading of the folder could miss, so
+    /// an index built from this scan and then kept up to date by those
+    /// watches misses no edit made while the walk went.
+    pub fn scan_entering(&self, entering: Entering) -> Scan {
+        let mut scan = Scan::default();
+        for root in self.roots() {
+            entering(&root.dir);
+            self.scan_from(root, &root.dir, &mut scan, Some(&entering));
         }
         scan
     }
@@ -87,11 +106,11 @@ impl ServedTree {
             let walk = dir == root.dir
                 || self.reach(root, dir).is_some_and(|e| e.file_type().is_some_and(|t| t.is_dir()));
             if walk {
-                self.scan_from(root, dir, &mut scan);
+                self.scan_from(root, dir, &mut scan, None);
             }
             for other in self.roots() {
                 if !Arc::ptr_eq(other, root) && other.mount != prefix && covers(&prefix, &other.mount) {
-                    self.scan_from(other, &other.dir, &mut scan);
+                    self.scan_from(other, &other.dir, &mut scan, None);
                 }
             }
             parts.push(PartialScan { prefix, scan });
@@ -99,9 +118,22 @@ impl ServedTree {
         parts
     }
 
-    /// Adds what the walk of `root` from `start` (inside it) finds to `scan`.
-    fn scan_from(&self, root: &Arc<Root>, start: &Path, scan: &mut Scan) {
-        for entry in self.walker(root, start, |_| true).flatten() {
+    /// Adds what the walk of `root` from `start` (inside it) finds to
+    /// `scan`, telling `entering` about each folder below `start` before
+    /// the walk reads it: the walker's filter sees a folder after it is
+    /// opened and before its entries and ignore files are read (walkdir
+    /// reads a folder lazily when it is not sorted, and this walk is not).
+    fn scan_from(&self, root: &Arc<Root>, start: &Path, scan: &mut Scan, entering: Option<&Entering>) {
+        let entering = entering.cloned();
+        let keep = move |entry: &ignore::DirEntry| {
+            if let Some(entering) = &entering
+                && entry.file_type().is_some_and(|t| t.is_dir())
+            {
+                entering(entry.path());
+            }
+            true
+        };
+        for entry in self.walker(root, start, keep).flatten() {
             let Some(file_type) = entry.file_type() else { continue };
             if file_type.is_dir() {
                 scan.dirs.insert(entry.into_path());

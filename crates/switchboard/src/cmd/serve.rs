@@ -27,16 +27,13 @@ use crate::transport::{self, HttpArgs, Served, show_banner};
 /// How long serving waits for the upstreams' first connection attempts.
 const UPSTREAM_GRACE: Duration = Duration::from_secs(5);
 
-/// How long serving waits for the first scan of the served files (and
-/// the watches on its folders) before answering a host: a project of a few
-/// thousand files is indexed and watched in that time, so its first
-/// `tools/list` already has the tools found by the scan (zero-config
-/// databases) and an edit made right after `initialize` is seen. A larger
-/// folder is served at once: a list or a completion asked during the scan
-/// waits for it, and the tools it finds are announced with `list_changed`.
-const FIRST_SCAN_GRACE: Duration = Duration::from_millis(100);
-/// The same wait when a person ran `serve` in a terminal: longer, so the
-/// banner counts the files.
+/// How long serving waits for the first scan of the served files when a
+/// person ran `serve` in a terminal, so the banner counts the files. A
+/// host (stdin not a terminal) is answered at once: the scan watches each
+/// folder as it walks into it, so an edit made right after `initialize`
+/// is not missed, and a list or a completion asked during the scan waits
+/// for it; the tools the scan finds (zero-config databases) are announced
+/// with `list_changed`.
 const FIRST_SCAN_GRACE_IN_A_TERMINAL: Duration = Duration::from_millis(500);
 
 /// The state every instance shares: in memory for one process, or a Redis
@@ -320,7 +317,7 @@ fn decorate(builder: ServerBuilder, metrics: Option<&Arc<Metrics>>, shared: &Sha
 
 /// Starts the live-reload loop of a project's server (and, following a
 /// client's roots, the loop that switches to them), then waits a little
-/// for the first scan (see [`FIRST_SCAN_GRACE`]).
+/// for the first scan in a terminal (see [`FIRST_SCAN_GRACE_IN_A_TERMINAL`]).
 fn start_live(
     runtime: &Runtime,
     built: &mut Built,
@@ -340,10 +337,11 @@ fn start_live(
         retargeted
     });
     runtime.spawn(live::run(built.server.clone(), loaded, source, scanned, retarget));
-    // A large folder must not hold up `initialize` (see FIRST_SCAN_GRACE).
-    let grace =
-        if std::io::stdin().is_terminal() { FIRST_SCAN_GRACE_IN_A_TERMINAL } else { FIRST_SCAN_GRACE };
-    let _ = runtime.block_on(tokio::time::timeout(grace, first_scan));
+    // A folder, large or not, does not hold up a host's `initialize` (see
+    // FIRST_SCAN_GRACE_IN_A_TERMINAL).
+    if std::io::stdin().is_terminal() {
+        let _ = runtime.block_on(tokio::time::timeout(FIRST_SCAN_GRACE_IN_A_TERMINAL, first_scan));
+    }
 }
 
 /// Serves the built server over stdio, or over HTTP with `--http`, until

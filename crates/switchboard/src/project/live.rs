@@ -45,17 +45,22 @@ pub(crate) async fn run(
     let watcher = DebouncedWatcher::new(debounce)
         .inspect_err(|e| tracing::warn!(error = %e, "not watching for changes"))
         .ok();
-    // The configuration, the served roots and the other sources are
-    // watched before the first scan, so an edit made while a big folder
-    // is walked (the server already answers) is not missed; the folders
-    // the scan finds are watched after it.
+    // The configuration and the other sources are watched before the
+    // first scan; the scan watches each served folder as it walks into it,
+    // before reading it, so an edit made while a big folder is walked (the
+    // server already answers) is either found by the walk or reported by
+    // a watch: nothing to look at again afterwards.
     let mut watched = Watched::default();
     let mut watcher = watcher.map(|mut watcher| {
         watched.update(&mut watcher, &project, &source);
         watcher
     });
-    let scan_started = std::time::SystemTime::now();
-    sync_files(&server, &project, &WatchBatch::default()).await;
+    let folders = watcher.as_ref().filter(|_| project.config.files.watch).map(DebouncedWatcher::folder_watch);
+    if let Some(files) = &project.files
+        && let Err(e) = files.sync_watching(&server, &WatchBatch::default(), folders).await
+    {
+        tracing::warn!(error = %e, "updating file resources");
+    }
     // Zero-config: the SQLite files just scanned become databases; they
     // join (a reload) once open.
     project.detect_databases(None);
@@ -64,16 +69,8 @@ pub(crate) async fn run(
         let _ = scanned.send(());
         return;
     };
-    let added = watched.update(&mut watcher, &project, &source);
-    // A folder the scan had walked before it was watched may have changed
-    // since: look again in those whose entries changed after the scan
-    // began (a folder's modification time moves when a file in it is
-    // created, removed or renamed).
-    let changed = changed_since(added, scan_started);
-    if !changed.is_empty() {
-        sync_files(&server, &project, &WatchBatch { paths: changed, overflow: false }).await;
-        watched.update(&mut watcher, &project, &source);
-    }
+    watched.adopt_scanned(&project);
+    watched.update(&mut watcher, &project, &source);
     // Indexed and watched: a client answered from here on misses no edit.
     let _ = scanned.send(());
     loop {
@@ -152,17 +149,6 @@ pub(crate) async fn run(
             watched.update(&mut watcher, &project, &source);
         }
     }
-}
-
-/// The folders of `dirs` whose entries changed after `since` (a second
-/// earlier, for file systems with coarse times).
-fn changed_since(dirs: BTreeSet<PathBuf>, since: std::time::SystemTime) -> BTreeSet<PathBuf> {
-    let since = since - Duration::from_secs(1);
-    dirs.into_iter()
-        .filter(|dir| {
-            std::fs::metadata(dir).and_then(|m| m.modified()).is_ok_and(|modified| modified >= since)
-        })
-        .collect()
 }
 
 /// The SQLite files of the databases served (their real paths).
@@ -255,6 +241,16 @@ struct Watched {
 }
 
 impl Watched {
+    /// Counts the folders the first scan of `project`'s files entered as
+    /// watched: the scan watched each as it walked into it
+    /// ([`FileResources::sync_watching`]).
+    fn adopt_scanned(&mut self, project: &Project) {
+        let Some(files) = project.files.as_ref().filter(|_| project.config.files.watch) else { return };
+        self.flat.extend(files.watch_dirs());
+        self.flat.extend(files.dirs());
+        self.files_version = Some(files.watch_dirs_version());
+    }
+
     /// Brings the watches in line with `project`; returns the folders
     /// newly watched on their own.
     fn update(

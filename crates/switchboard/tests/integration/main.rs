@@ -48,6 +48,8 @@ mod config_secrets;
 mod databases;
 /// A real PostgreSQL served by the binary.
 mod databases_postgres;
+/// Edits made while a big folder's first scan runs (after `initialize`) are never missed.
+mod first_scan;
 /// Changes in a served folder as a subscribed client hears them.
 mod folder_changes;
 /// The folder tools (list, find, info, read, write) against every kind of unserved path.
