@@ -23,14 +23,9 @@
 
 pub(crate) mod admit;
 pub(crate) mod layers;
-pub(crate) mod listen;
-pub(crate) mod prompts;
 pub(crate) mod reply;
-pub(crate) mod resources;
 pub(crate) mod rows;
 pub(crate) mod run;
-pub(crate) mod tasks;
-pub(crate) mod tools;
 
 use futures::future::BoxFuture;
 use switchboard_types::{ErrorObject, RequestId};

@@ -41,7 +41,11 @@ use switchboard_types::subscriptions::ListenParams;
 
 use crate::context::RequestContext;
 use crate::core::{Core, CoreHandler, Handler};
-use crate::dispatch::{listen, prompts, resources, tasks, tools};
+use crate::lifecycle::listen;
+use crate::prompts::methods as prompts;
+use crate::resources::methods as resources;
+use crate::tasks::methods as tasks;
+use crate::tools::methods as tools;
 use crate::methods::Method;
 use crate::output::Output;
 use crate::params::{FromParams, Lazy};

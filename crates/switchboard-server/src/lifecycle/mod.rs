@@ -22,6 +22,7 @@
 
 mod capabilities;
 mod decorate;
+pub(crate) mod listen;
 mod meta;
 
 use switchboard_types::{Era, ProtocolVersion};

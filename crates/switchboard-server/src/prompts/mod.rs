@@ -32,6 +32,7 @@
 //! Spec: `docs/specification/<rev>/server/prompts.mdx`.
 
 pub(crate) mod entry;
+pub(crate) mod methods;
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;

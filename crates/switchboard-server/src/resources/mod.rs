@@ -21,6 +21,7 @@
 pub(crate) mod entry;
 pub(crate) mod files;
 pub(crate) mod list_page;
+pub(crate) mod methods;
 pub(crate) mod source;
 pub(crate) mod uri;
 pub(crate) mod views;

@@ -52,6 +52,7 @@
 //! reaches the creating 2025-11-25 session and 2026-07-28 listen streams
 //! that asked for the task on any instance sharing the state store.
 
+pub(crate) mod methods;
 pub(crate) mod v2025_11_25;
 
 use std::collections::{BTreeMap, HashMap};

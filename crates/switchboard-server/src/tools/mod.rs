@@ -31,6 +31,7 @@ pub(crate) mod entry;
 pub(crate) mod handler;
 pub(crate) mod handles;
 pub(crate) mod layer;
+pub(crate) mod methods;
 pub(crate) mod schema;
 pub(crate) mod shared_handles;
 pub(crate) mod view_links;

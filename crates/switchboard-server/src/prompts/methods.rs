@@ -18,7 +18,7 @@ use switchboard_types::prompts::GetPromptParams;
 use crate::completion::{CompletionRequest, MAX_VALUES};
 use crate::context::RequestContext;
 use crate::core::Core;
-use crate::dispatch::resources::list;
+use crate::resources::methods::list;
 use crate::output::Output;
 use crate::params::to_map;
 use crate::session::Session;

@@ -16,7 +16,7 @@ use switchboard_types::{CallToolResult, ContentBlock, Era, ErrorObject, Protocol
 use crate::catalog::Item;
 use crate::context::RequestContext;
 use crate::core::Core;
-use crate::dispatch::resources::list;
+use crate::resources::methods::list;
 use crate::error::Result;
 use crate::options::ArgumentErrorMode;
 use crate::output::Output;
