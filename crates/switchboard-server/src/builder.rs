@@ -3,24 +3,28 @@
 //! them and assembles the [`Server`](crate::Server).
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 use serde_json::Value;
 use switchboard_types::Implementation;
 use switchboard_types::content::Icon;
 
 use crate::catalog::{Catalog, CursorCodec};
+use crate::completion::CompleterFlag;
 use crate::core::Core;
 use crate::dispatch::layers::RequestStack;
 use crate::error::{Error, Result};
 use crate::extensions::OfferedExtension;
 use crate::options::ServerOptions;
 use crate::prompts::Prompt;
+use crate::prompts::area::Prompts;
+use crate::resources::area::Resources;
 use crate::resources::entry::ResourceEntry;
 use crate::resources::source::ResourceSource;
 use crate::resources::{Resource, ResourceTemplate};
 use crate::session::events::{EventBus, ListKind};
+use crate::shared::Shared;
 use crate::tools::Tool;
+use crate::tools::area::Tools;
 
 /// Builds a [`Server`](crate::Server).
 #[derive(Debug)]
@@ -318,7 +322,7 @@ impl ServerBuilder {
         let tasks_offered = self.extensions.iter().any(|e| e.id == crate::tasks::TASKS_EXTENSION);
         OfferedExtension::check_all(&self.extensions)?;
         let methods = crate::dispatch::rows::registry(std::mem::take(&mut self.methods))?;
-        let (events, tasks) = self.events_and_tasks();
+        let (events, tasks) = self.events_and_tasks(tasks_offered);
         let key = self.cursor_key();
         let per_request_info = serde_json::to_value(&self.info).expect("Implementation serializes; qed");
         let limits = crate::session::limits::Limiters::new(
@@ -326,35 +330,43 @@ impl ServerBuilder {
             self.options.tool_rate_global,
         );
         let core = Core {
-            info: self.info,
-            per_request_info,
-            instructions: self.instructions,
-            cursors: arc_swap::ArcSwap::from_pointee(CursorCodec::new(key)),
-            request_states: arc_swap::ArcSwap::from_pointee(crate::input::StateCodec::new(key)),
-            tools: Catalog::new(ListKind::Tools, events.clone()),
-            prompts: Catalog::new(ListKind::Prompts, events.clone()),
-            resources: Catalog::new(ListKind::Resources, events.clone()),
-            templates: Catalog::new(ListKind::ResourceTemplates, events.clone()),
-            events,
-            options: self.options,
-            tools_enabled: self.tools_enabled || !self.tools.is_empty(),
-            prompts_enabled: self.prompts_enabled || !self.prompts.is_empty(),
-            resources_enabled: self.resources_enabled
-                || !self.resources.is_empty()
-                || !self.templates.is_empty()
-                || !self.sources.is_empty(),
+            tools: Tools {
+                catalog: Catalog::new(ListKind::Tools, events.clone()),
+                enabled: self.tools_enabled || !self.tools.is_empty(),
+                limits,
+            },
+            prompts: Prompts {
+                catalog: Catalog::new(ListKind::Prompts, events.clone()),
+                enabled: self.prompts_enabled || !self.prompts.is_empty(),
+                completers: CompleterFlag::default(),
+            },
+            resources: Resources {
+                catalog: Catalog::new(ListKind::Resources, events.clone()),
+                templates: Catalog::new(ListKind::ResourceTemplates, events.clone()),
+                enabled: self.resources_enabled
+                    || !self.resources.is_empty()
+                    || !self.templates.is_empty()
+                    || !self.sources.is_empty(),
+                sources: self.sources,
+                completers: CompleterFlag::default(),
+            },
+            shared: Shared {
+                info: self.info,
+                per_request_info,
+                instructions: self.instructions,
+                cursors: arc_swap::ArcSwap::from_pointee(CursorCodec::new(key)),
+                request_states: arc_swap::ArcSwap::from_pointee(crate::input::StateCodec::new(key)),
+                events,
+                options: self.options,
+            },
             logging_enabled: self.logging_enabled,
-            has_completers: AtomicBool::new(false),
-            sources: self.sources,
-            limits,
             extensions: self.extensions,
             methods,
             tasks,
-            tasks_offered,
             notification_hook: self.notification_hook,
         };
         core.add_registered(self.tools, self.prompts, self.resources, self.templates)?;
-        core.events.go_live();
+        core.shared.events.go_live();
         let core = Arc::new(core);
         let layered = crate::dispatch::layers::server_stack(Arc::clone(&core), self.layers).map(Arc::new);
         Ok((core, layered))
@@ -387,7 +399,7 @@ impl ServerBuilder {
 
     /// The server's event bus and task registry: in the state store when
     /// there is one (shared between instances), in memory otherwise.
-    fn events_and_tasks(&self) -> (EventBus, Arc<crate::tasks::Tasks>) {
+    fn events_and_tasks(&self, tasks_offered: bool) -> (EventBus, Arc<crate::tasks::Tasks>) {
         let events = match &self.state {
             Some(store) => EventBus::shared(
                 self.options.event_capacity,
@@ -405,6 +417,7 @@ impl ServerBuilder {
             events.clone(),
             self.options.task_ttl,
             self.options.task_poll_interval,
+            tasks_offered,
         ));
         (events, tasks)
     }
@@ -433,10 +446,10 @@ impl Core {
         templates: Vec<ResourceTemplate>,
     ) -> Result<()> {
         for tool in tools {
-            self.add_tool(tool)?;
+            self.tools.add(tool)?;
         }
         for prompt in prompts {
-            self.add_prompt(prompt)?;
+            self.prompts.add(prompt)?;
         }
         // Resources come in bulk (thousands, for some servers): one snapshot.
         let mut entries = Vec::with_capacity(resources.len());
@@ -444,11 +457,11 @@ impl Core {
             let entry = ResourceEntry::prepare(resource)?;
             entries.push((entry.def.uri.clone(), entry));
         }
-        if let Err(duplicate) = self.resources.insert_many(entries, false) {
+        if let Err(duplicate) = self.resources.catalog.insert_many(entries, false) {
             return Err(Error::DuplicateResource(duplicate.0));
         }
         for template in templates {
-            self.add_template(template)?;
+            self.resources.add_template(template)?;
         }
         Ok(())
     }

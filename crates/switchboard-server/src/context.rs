@@ -487,3 +487,17 @@ impl RequestContext {
         self.inner.finished.store(true, Ordering::Release);
     }
 }
+
+impl crate::tasks::methods::TaskCaller for RequestContext {
+    fn era(&self) -> switchboard_types::Era {
+        self.inner.version.era()
+    }
+
+    fn declared_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.client_capabilities
+    }
+
+    fn owner(&self) -> Option<&str> {
+        self.inner.principal.as_ref().map(|p| p.subject.as_str())
+    }
+}

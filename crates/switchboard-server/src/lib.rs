@@ -195,6 +195,7 @@ mod server;
 mod session;
 mod setters;
 mod shape;
+mod shared;
 pub mod state {
     //! Where state that must outlive one process, or be seen by several, is
     //! kept: one small key-value, log and pub/sub abstraction ([`StateStore`])

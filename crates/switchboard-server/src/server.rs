@@ -5,7 +5,6 @@
 //! scopes a caller lacks, sessions and their events. The only `impl Server`.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use serde_json::Value;
 use switchboard_types::head::ParamsHead;
@@ -58,7 +57,7 @@ impl Server {
 
     /// Serves the process's stdin and stdout (newline-delimited JSON).
     pub async fn serve_stdio(&self) -> Result<()> {
-        self.serve(crate::transport::stdio(self.core.options.max_message_size)).await
+        self.serve(crate::transport::stdio(self.core.shared.options.max_message_size)).await
     }
 }
 
@@ -75,7 +74,7 @@ impl ServerBuilder {
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Server").field("info", &self.core.info).finish_non_exhaustive()
+        f.debug_struct("Server").field("info", &self.core.shared.info).finish_non_exhaustive()
     }
 }
 
@@ -111,14 +110,14 @@ impl Server {
         let scoped_by = entry.scoped_by?;
         let target = params?.get(entry.target()?.param())?.as_str()?;
         let required: Vec<String> = match scoped_by {
-            ScopedBy::Tool => self.core.tools.load().get(target)?.value.scopes.to_vec(),
-            ScopedBy::Prompt => self.core.prompts.load().get(target)?.value.scopes.to_vec(),
+            ScopedBy::Tool => self.core.tools.catalog.load().get(target)?.value.scopes.to_vec(),
+            ScopedBy::Prompt => self.core.prompts.catalog.load().get(target)?.value.scopes.to_vec(),
             ScopedBy::Resource => {
                 let uri = target;
-                match self.core.resources.load().get(uri) {
+                match self.core.resources.catalog.load().get(uri) {
                     Some(item) => item.value.scopes.to_vec(),
                     None => {
-                        let templates = self.core.templates.load();
+                        let templates = self.core.resources.templates.load();
                         let item = templates.iter().find(|t| t.value.template.matches(uri).is_some())?;
                         item.value.scopes.to_vec()
                     }
@@ -194,7 +193,7 @@ impl Server {
         }
         unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicatePrompt)?;
         if completers {
-            self.core.has_completers.store(true, Ordering::Release);
+            self.core.prompts.completers.note();
         }
         Ok(entries)
     }
@@ -211,7 +210,7 @@ impl Server {
         }
         unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateResource)?;
         if completers {
-            self.core.has_completers.store(true, Ordering::Release);
+            self.core.resources.completers.note();
         }
         Ok(entries)
     }
@@ -227,7 +226,8 @@ impl Server {
             entries.push((entry.def.uri.clone(), entry));
         }
         unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateResource)?;
-        let replaced = self.core.resources.apply(entries, removals, |added, removed| added || removed);
+        let replaced =
+            self.core.resources.catalog.apply(entries, removals, |added, removed| added || removed);
         for uri in replaced {
             self.notify_resource_updated(uri);
         }
@@ -239,18 +239,26 @@ impl Server {
     /// went, or changed its definition; handlers are replaced either way.
     /// Returns whether it announced. Nothing changes if a tool is invalid.
     pub fn replace_tools(&self, tools: Vec<Tool>) -> Result<bool> {
-        Ok(self.core.tools.replace_all(Self::tool_entries(tools)?, |old, new| old.def != new.def))
+        Ok(self.core.tools.catalog.replace_all(Self::tool_entries(tools)?, |old, new| old.def != new.def))
     }
 
     /// Makes the prompt list exactly `prompts`, like [`Server::replace_tools`].
     pub fn replace_prompts(&self, prompts: Vec<Prompt>) -> Result<bool> {
-        Ok(self.core.prompts.replace_all(self.prompt_entries(prompts)?, |old, new| old.def != new.def))
+        Ok(self
+            .core
+            .prompts
+            .catalog
+            .replace_all(self.prompt_entries(prompts)?, |old, new| old.def != new.def))
     }
 
     /// Makes the resource-template list exactly `templates`, like
     /// [`Server::replace_tools`].
     pub fn replace_resource_templates(&self, templates: Vec<ResourceTemplate>) -> Result<bool> {
-        Ok(self.core.templates.replace_all(self.template_entries(templates)?, |old, new| old.def != new.def))
+        Ok(self
+            .core
+            .resources
+            .templates
+            .replace_all(self.template_entries(templates)?, |old, new| old.def != new.def))
     }
 
     /// Adds or replaces (in place) every tool of `upserts` and removes the
@@ -260,12 +268,16 @@ impl Server {
     /// definition; returns whether it announced. Nothing changes if a tool
     /// is invalid.
     pub fn update_tools(&self, upserts: Vec<Tool>, removals: &[String]) -> Result<bool> {
-        Ok(upsert(&self.core.tools, Self::tool_entries(upserts)?, removals, |old, new| old.def != new.def))
+        Ok(upsert(&self.core.tools.catalog, Self::tool_entries(upserts)?, removals, |old, new| {
+            old.def != new.def
+        }))
     }
 
     /// [`Server::update_tools`] for prompts.
     pub fn update_prompts(&self, upserts: Vec<Prompt>, removals: &[String]) -> Result<bool> {
-        Ok(upsert(&self.core.prompts, self.prompt_entries(upserts)?, removals, |old, new| old.def != new.def))
+        Ok(upsert(&self.core.prompts.catalog, self.prompt_entries(upserts)?, removals, |old, new| {
+            old.def != new.def
+        }))
     }
 
     /// [`Server::update_tools`] for resource templates (keyed by their
@@ -276,17 +288,17 @@ impl Server {
         removals: &[String],
     ) -> Result<bool> {
         let entries = self.template_entries(upserts)?;
-        Ok(upsert(&self.core.templates, entries, removals, |old, new| old.def != new.def))
+        Ok(upsert(&self.core.resources.templates, entries, removals, |old, new| old.def != new.def))
     }
 
     /// The registered prompts' definitions, in listing order.
     pub fn prompts(&self) -> Vec<switchboard_types::Prompt> {
-        self.core.prompts.load().iter().map(|e| e.value.def.clone()).collect()
+        self.core.prompts.catalog.load().iter().map(|e| e.value.def.clone()).collect()
     }
 
     /// The registered resources' definitions, in listing order.
     pub fn resources(&self) -> Vec<switchboard_types::resources::Resource> {
-        self.core.resources.load().iter().map(|e| e.value.def.clone()).collect()
+        self.core.resources.catalog.load().iter().map(|e| e.value.def.clone()).collect()
     }
 
     /// Every resource `resources/list` shows, in listing order: the
@@ -295,7 +307,7 @@ impl Server {
     /// request path).
     pub fn listed_resources(&self) -> Vec<switchboard_types::resources::Resource> {
         let mut all = self.resources();
-        for source in &self.core.sources {
+        for source in &self.core.resources.sources {
             all.extend(source.list(0..source.len()));
         }
         all
@@ -303,19 +315,19 @@ impl Server {
 
     /// The registered resource templates' definitions, in listing order.
     pub fn resource_templates(&self) -> Vec<switchboard_types::resources::ResourceTemplate> {
-        self.core.templates.load().iter().map(|e| e.value.def.clone()).collect()
+        self.core.resources.templates.load().iter().map(|e| e.value.def.clone()).collect()
     }
 }
 
 impl Server {
     /// The server's identity.
     pub fn info(&self) -> &Implementation {
-        &self.core.info
+        &self.core.shared.info
     }
 
     /// The options in force.
     pub fn options(&self) -> &ServerOptions {
-        &self.core.options
+        &self.core.shared.options
     }
 
     /// Signs pagination cursors and 2026-07-28 `requestState` values with
@@ -325,8 +337,8 @@ impl Server {
     /// store was unreachable and learn the shared key later
     /// ([`shared_secret`](crate::store::shared_secret)).
     pub fn set_cursor_key(&self, key: [u8; 32]) {
-        self.core.cursors.store(std::sync::Arc::new(CursorCodec::new(key)));
-        self.core.request_states.store(std::sync::Arc::new(crate::input::StateCodec::new(key)));
+        self.core.shared.cursors.store(std::sync::Arc::new(CursorCodec::new(key)));
+        self.core.shared.request_states.store(std::sync::Arc::new(crate::input::StateCodec::new(key)));
     }
 
     /// An HMAC-SHA256 tag of `data` under a key derived from the server's
@@ -335,12 +347,12 @@ impl Server {
     /// to clients and must get back unaltered, like continuation cursors.
     /// Distinct from the keys of list cursors and `requestState`.
     pub fn sign(&self, data: &[u8]) -> [u8; 32] {
-        self.core.cursors.load().application_tag(data)
+        self.core.shared.cursors.load().application_tag(data)
     }
 
     /// Whether `tag` is [`Server::sign`]'s tag of `data` (constant time).
     pub fn verify(&self, data: &[u8], tag: &[u8]) -> bool {
-        self.core.cursors.load().verify_application_tag(data, tag)
+        self.core.shared.cursors.load().verify_application_tag(data, tag)
     }
 
     /// The server's state store: the shared one given to
@@ -355,23 +367,23 @@ impl Server {
     /// `notifications/tools/list_changed` (handshake-era clients after their
     /// handshake; 2026-07-28 clients on listen streams that asked for it).
     pub fn add_tool(&self, tool: Tool) -> Result<()> {
-        self.core.add_tool(tool)
+        self.core.tools.add(tool)
     }
 
     /// Removes a tool at run time; true if it existed. Announced like
     /// [`Server::add_tool`].
     pub fn remove_tool(&self, name: &str) -> bool {
-        self.core.tools.remove(name)
+        self.core.tools.catalog.remove(name)
     }
 
     /// The registered tools' definitions, in listing order.
     pub fn tools(&self) -> Vec<switchboard_types::Tool> {
-        self.core.tools.load().iter().map(|e| e.value.def.clone()).collect()
+        self.core.tools.catalog.load().iter().map(|e| e.value.def.clone()).collect()
     }
 
     /// One tool's definition.
     pub fn tool_definition(&self, name: &str) -> Option<switchboard_types::Tool> {
-        self.core.tools.load().get(name).map(|e| e.value.def.clone())
+        self.core.tools.catalog.load().get(name).map(|e| e.value.def.clone())
     }
 
     /// Runs `check` on the input schema of tool `name` when that schema
@@ -380,46 +392,46 @@ impl Server {
     /// mirrored. Nothing is cloned: the HTTP transport calls this on every
     /// `tools/call`.
     pub fn with_mirrored_schema<R>(&self, name: &str, check: impl FnOnce(&Value) -> R) -> Option<R> {
-        self.core.with_mirrored_schema(name, check)
+        self.core.tools.with_mirrored_schema(name, check)
     }
 
     /// Registers a prompt at run time (announced with `prompts/list_changed`).
     pub fn add_prompt(&self, prompt: Prompt) -> Result<()> {
-        self.core.add_prompt(prompt)
+        self.core.prompts.add(prompt)
     }
 
     /// Removes a prompt; true if it existed.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        self.core.prompts.remove(name)
+        self.core.prompts.catalog.remove(name)
     }
 
     /// Registers a resource at run time (announced with `resources/list_changed`).
     pub fn add_resource(&self, resource: Resource) -> Result<()> {
-        self.core.add_resource(resource, false)
+        self.core.resources.add(resource, false)
     }
 
     /// Registers or replaces the resource with this URI, keeping its place in
     /// the list, and tells subscribers it was updated.
     pub fn upsert_resource(&self, resource: Resource) -> Result<()> {
         let uri = resource.def.uri.clone();
-        self.core.add_resource(resource, true)?;
+        self.core.resources.add(resource, true)?;
         self.notify_resource_updated(uri);
         Ok(())
     }
 
     /// Removes a resource; true if it existed.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        self.core.resources.remove(uri)
+        self.core.resources.catalog.remove(uri)
     }
 
     /// Registers a resource template at run time.
     pub fn add_resource_template(&self, template: ResourceTemplate) -> Result<()> {
-        self.core.add_template(template)
+        self.core.resources.add_template(template)
     }
 
     /// Removes a resource template (by its template text); true if it existed.
     pub fn remove_resource_template(&self, uri_template: &str) -> bool {
-        self.core.templates.remove(uri_template)
+        self.core.resources.templates.remove(uri_template)
     }
 
     /// Switches a registration off or on at run time, by its key: a tool's or
@@ -444,10 +456,10 @@ impl Server {
     /// ```
     pub fn set_enabled(&self, kind: ListKind, key: &str, enabled: bool) -> bool {
         match kind {
-            ListKind::Tools => self.core.tools.set_enabled(key, enabled),
-            ListKind::Prompts => self.core.prompts.set_enabled(key, enabled),
-            ListKind::Resources => self.core.resources.set_enabled(key, enabled),
-            ListKind::ResourceTemplates => self.core.templates.set_enabled(key, enabled),
+            ListKind::Tools => self.core.tools.catalog.set_enabled(key, enabled),
+            ListKind::Prompts => self.core.prompts.catalog.set_enabled(key, enabled),
+            ListKind::Resources => self.core.resources.catalog.set_enabled(key, enabled),
+            ListKind::ResourceTemplates => self.core.resources.templates.set_enabled(key, enabled),
         }
     }
 
@@ -455,10 +467,10 @@ impl Server {
     /// true for keys never switched off, registered or not).
     pub fn is_enabled(&self, kind: ListKind, key: &str) -> bool {
         match kind {
-            ListKind::Tools => self.core.tools.is_enabled(key),
-            ListKind::Prompts => self.core.prompts.is_enabled(key),
-            ListKind::Resources => self.core.resources.is_enabled(key),
-            ListKind::ResourceTemplates => self.core.templates.is_enabled(key),
+            ListKind::Tools => self.core.tools.catalog.is_enabled(key),
+            ListKind::Prompts => self.core.prompts.catalog.is_enabled(key),
+            ListKind::Resources => self.core.resources.catalog.is_enabled(key),
+            ListKind::ResourceTemplates => self.core.resources.templates.is_enabled(key),
         }
     }
 
@@ -468,7 +480,7 @@ impl Server {
     /// `notifications/resources/updated`.
     /// Call it from anywhere: a file watcher, a database trigger, a handler.
     pub fn notify_resource_updated(&self, uri: impl Into<String>) {
-        self.core.events.send(ServerEvent::ResourceUpdated(uri.into()));
+        self.core.shared.events.send(ServerEvent::ResourceUpdated(uri.into()));
     }
 
     /// Sends a log message (`notifications/message`) to every connected
@@ -485,13 +497,17 @@ impl Server {
         data: Value,
     ) {
         let logger = logger.map(str::to_owned);
-        self.core.events.send(ServerEvent::Log(crate::session::events::LogEvent { level, logger, data }));
+        self.core.shared.events.send(ServerEvent::Log(crate::session::events::LogEvent {
+            level,
+            logger,
+            data,
+        }));
     }
 
     /// Announces that a list changed without going through the registries
     /// (for lists whose contents a handler computes).
     pub fn notify_list_changed(&self, kind: ListKind) {
-        self.core.events.send(ServerEvent::ListChanged(kind));
+        self.core.shared.events.send(ServerEvent::ListChanged(kind));
     }
 
     /// Delivers one event to a session's client (what the connection loop
@@ -516,7 +532,7 @@ impl Server {
         session: Arc<Session>,
     ) -> impl std::future::Future<Output = ()> + Send + 'static {
         let server = self.clone();
-        let mut events = self.core.events.subscribe();
+        let mut events = self.core.shared.events.subscribe();
         async move {
             loop {
                 match events.recv().await {
@@ -530,7 +546,7 @@ impl Server {
 
     /// Receives every event the server publishes (for transports and tests).
     pub fn subscribe_events(&self) -> broadcast::Receiver<ServerEvent> {
-        self.core.events.subscribe()
+        self.core.shared.events.subscribe()
     }
 
     /// A new session whose outgoing messages go to `outbound`. Transports

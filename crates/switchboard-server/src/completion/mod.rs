@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures::future::BoxFuture;
 
@@ -79,3 +80,19 @@ where
 
 /// The most values one `completion/complete` result may carry.
 pub(crate) const MAX_VALUES: usize = 100;
+
+/// Whether some registered prompt or template has a completer, so the
+/// server offers `completions`: set by registration, never cleared.
+#[derive(Debug, Default)]
+pub(crate) struct CompleterFlag(AtomicBool);
+
+impl CompleterFlag {
+    /// Records that an item with a completer was registered.
+    pub(crate) fn note(&self) {
+        self.0.store(true, Ordering::Release);
+    }
+
+    pub(crate) fn is_set(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+}

@@ -341,7 +341,7 @@ impl Dispatch<'_> {
         // Over the line transport the connection loop stops reading before
         // this refuses anything but an oversized batch (see session.rs).
         // A stateless session's requests came each alone on its connection.
-        let cap = session.in_flight_cap(inner.options.max_in_flight);
+        let cap = session.in_flight_cap(inner.shared.options.max_in_flight);
         if !session.is_stateless() && session.in_flight() >= cap {
             return Err(request.refuse(crate::session::limits::too_many_in_flight(cap)));
         }
@@ -354,7 +354,7 @@ impl Dispatch<'_> {
                 None if session.is_stateless() => None,
                 None => Some(format!("connection:{:p}", Arc::as_ptr(session))),
             };
-            if let Err(e) = inner.limits.admit_tool_call(caller) {
+            if let Err(e) = inner.tools.limits.admit_tool_call(caller) {
                 return Err(request.refuse(e));
             }
         }
@@ -379,8 +379,8 @@ impl Dispatch<'_> {
             request.method,
             request.params,
             principal.map(|p| p.subject.as_str()),
-            self.core.request_states.load_full(),
-            self.core.options.request_state_ttl,
+            self.core.shared.request_states.load_full(),
+            self.core.shared.options.request_state_ttl,
         ) {
             Ok(round) => Ok(Some(Arc::new(round))),
             Err(e) => Err(request.refuse(e)),
@@ -508,7 +508,7 @@ fn request_context(
         } else if per_request {
             request.meta.log_level().ok().flatten()
         } else {
-            session.log_level().or(inner.options.default_log_level)
+            session.log_level().or(inner.shared.options.default_log_level)
         },
         peer: (!per_request).then(|| Arc::clone(session)),
         trace: TraceContext::from_meta(&request.meta.view),
@@ -576,20 +576,9 @@ impl Dispatch<'_> {
         }
         let name = json_str(request.head.name).unwrap_or_default();
         let arguments = request.head.arguments;
-        match self.core.with_mirrored_schema(&name, |schema| check.check_arguments(schema, arguments)) {
+        match self.core.tools.with_mirrored_schema(&name, |schema| check.check_arguments(schema, arguments)) {
             Some(Err(e)) => Err(request.refuse(e)),
             _ => Ok(()),
         }
-    }
-}
-
-impl Core {
-    /// Calls `check` with the input schema of tool `name` when the tool
-    /// mirrors arguments into headers (`x-mcp-header`); `None` when there
-    /// is no such tool or nothing is mirrored. Nothing is cloned.
-    pub(crate) fn with_mirrored_schema<R>(&self, name: &str, check: impl FnOnce(&Value) -> R) -> Option<R> {
-        let tools = self.tools.load();
-        let entry = &tools.get(name)?.value;
-        entry.mirrors_headers.then(|| check(&entry.def.input_schema))
     }
 }

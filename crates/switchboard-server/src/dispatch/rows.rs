@@ -40,17 +40,18 @@ use switchboard_types::resources::UriParams;
 use switchboard_types::subscriptions::ListenParams;
 
 use crate::context::RequestContext;
-use crate::core::{Core, CoreHandler, Handler};
+use crate::core::{CoreHandler, Handler};
 use crate::lifecycle::listen;
-use crate::prompts::methods as prompts;
-use crate::resources::methods as resources;
-use crate::tasks::methods as tasks;
-use crate::tools::methods as tools;
+use crate::lifecycle::methods as lifecycle;
 use crate::methods::Method;
 use crate::output::Output;
 use crate::params::{FromParams, Lazy};
+use crate::prompts::methods as prompts;
 use crate::registry::{Admission, CacheClass, Entry, Needs, Registry, Revisions, ScopedBy, Served};
+use crate::resources::methods as resources;
 use crate::session::Session;
+use crate::tasks::methods as tasks;
+use crate::tools::methods as tools;
 
 /// How the core's handler of a method reads its params and what it
 /// answers: the server's side of the method's marker ([`Request`], whose
@@ -98,12 +99,14 @@ core_methods! {
     m::ListTasks: Lazy<'a, PaginatedParams> => Map<String, Value>;
 }
 
-/// The adapter of every core row: parses `M`'s params, runs `handler` and
-/// turns its answer into an [`Output`] and its error into an
-/// [`ErrorObject`]. Monomorphised per row; the one box is the future the
-/// registry's `fn` type returns, as before typing.
-fn typed<'a, M, H, Fut, E>(
-    core: &'a Core,
+/// The adapter of every core row: parses `M`'s params, runs `handler` on
+/// the `parts` of the core its row hands it, and turns its answer into an
+/// [`Output`] and its error into an [`ErrorObject`]. Monomorphised per row;
+/// the one box is the future the registry's `fn` type returns, as before
+/// typing. `parts` are references into the core (or a copy of a flag), so
+/// handing them over clones nothing.
+fn typed<'a, M, P, H, Fut, E>(
+    parts: P,
     session: &'a Arc<Session>,
     ctx: &'a RequestContext,
     raw: Option<&'a RawValue>,
@@ -111,28 +114,31 @@ fn typed<'a, M, H, Fut, E>(
 ) -> BoxFuture<'a, Result<Output, ErrorObject>>
 where
     M: CoreMethod,
-    H: FnOnce(&'a Core, &'a Arc<Session>, &'a RequestContext, M::View<'a>) -> Fut + Send + 'a,
+    P: Send + 'a,
+    H: FnOnce(P, &'a Arc<Session>, &'a RequestContext, M::View<'a>) -> Fut + Send + 'a,
     Fut: Future<Output = Result<M::Answer, E>> + Send + 'a,
     E: Into<ErrorObject>,
 {
     Box::pin(async move {
         let params = M::View::from_params(raw)?;
-        match handler(core, session, ctx, params).await {
+        match handler(parts, session, ctx, params).await {
             Ok(answer) => Ok(answer.into()),
             Err(error) => Err(error.into()),
         }
     })
 }
 
-/// `row!(Marker, needs, revisions, handler)`: the row of core method
-/// `Marker`, answered by `handler` through [`typed`]. A macro because a
-/// registry row holds one plain `fn` type for all methods: the closure it
-/// writes names the handler instead of capturing it, so it is such a `fn`,
-/// and it names the marker once for both the row and the adapter.
+/// `row!(Marker, needs, revisions, |core| parts, handler)`: the row of core
+/// method `Marker`, answered by `handler` through [`typed`] with the `parts`
+/// of the core it reads (its area, the shared part, a lower area it needs).
+/// A macro because a registry row holds one plain `fn` type for all
+/// methods: the closure it writes names the handler and the parts instead
+/// of capturing them, so it is such a `fn`, and it names the marker once
+/// for both the row and the adapter.
 macro_rules! row {
-    ($marker:ty, $needs:expr, $revisions:expr, $handler:path) => {
-        entry::<$marker>($needs, $revisions, |core, session, ctx, params| {
-            typed::<$marker, _, _, _>(core, session, ctx, params, $handler)
+    ($marker:ty, $needs:expr, $revisions:expr, |$core:ident| $parts:expr, $handler:path) => {
+        entry::<$marker>($needs, $revisions, |$core, session, ctx, params| {
+            typed::<$marker, _, _, _, _>($parts, session, ctx, params, $handler)
         })
     };
 }
@@ -201,62 +207,61 @@ fn core_rows() -> Vec<Entry<Handler>> {
     use Needs::*;
     use Revisions::{Added, AddedOrPerRequest, Base, PerRequest};
     vec![
-        row!(m::Ping, Nothing, Base, ping).admitted(Admission::AnswerEmpty),
-        row!(m::Discover, Nothing, Added, discover).cached(Discovery),
-        row!(m::ListTools, Tools, Base, tools::list_tools).cached(List),
-        row!(m::CallTool, Tools, Base, tools::call_tool)
+        row!(m::Ping, Nothing, Base, |_core| (), lifecycle::ping).admitted(Admission::AnswerEmpty),
+        row!(m::Discover, Nothing, Added, |core| core, lifecycle::discover).cached(Discovery),
+        row!(m::ListTools, Tools, Base, |core| (&core.tools, &core.shared), tools::list_tools).cached(List),
+        row!(m::CallTool, Tools, Base, |core| (&core.tools, &core.shared, &core.tasks), tools::call_tool)
             .admitted(Admission::RateLimited)
             .scoped_by(ScopedBy::Tool),
-        row!(m::ListResources, Resources, Base, resources::list_resources).cached(List),
-        row!(m::ListResourceTemplates, Resources, Base, resources::list_resource_templates).cached(List),
-        row!(m::ReadResource, Resources, Base, resources::read_resource)
-            .cached(Read)
-            .scoped_by(ScopedBy::Resource),
-        row!(m::Subscribe, Resources, Base, resources::subscribe).scoped_by(ScopedBy::Resource),
-        row!(m::Unsubscribe, Resources, Base, resources::unsubscribe),
-        row!(m::ListPrompts, Prompts, Base, prompts::list_prompts).cached(List),
-        row!(m::GetPrompt, Prompts, Base, prompts::get_prompt).scoped_by(ScopedBy::Prompt),
-        row!(m::Complete, Completions, Base, prompts::complete),
-        row!(m::Listen, Nothing, Added, listen::listen),
-        row!(m::SetLevel, Logging, Base, set_level),
+        row!(
+            m::ListResources,
+            Resources,
+            Base,
+            |core| core.resources.with_shared(&core.shared),
+            resources::list_resources
+        )
+        .cached(List),
+        row!(
+            m::ListResourceTemplates,
+            Resources,
+            Base,
+            |core| core.resources.with_shared(&core.shared),
+            resources::list_resource_templates
+        )
+        .cached(List),
+        row!(
+            m::ReadResource,
+            Resources,
+            Base,
+            |core| core.resources.with_shared(&core.shared),
+            resources::read_resource
+        )
+        .cached(Read)
+        .scoped_by(ScopedBy::Resource),
+        row!(
+            m::Subscribe,
+            Resources,
+            Base,
+            |core| core.resources.with_shared(&core.shared),
+            resources::subscribe
+        )
+        .scoped_by(ScopedBy::Resource),
+        row!(m::Unsubscribe, Resources, Base, |_core| (), resources::unsubscribe),
+        row!(m::ListPrompts, Prompts, Base, |core| (&core.prompts, &core.shared), prompts::list_prompts)
+            .cached(List),
+        row!(m::GetPrompt, Prompts, Base, |core| &core.prompts, prompts::get_prompt)
+            .scoped_by(ScopedBy::Prompt),
+        row!(m::Complete, Completions, Base, |core| (&core.prompts, &core.resources), prompts::complete),
+        row!(m::Listen, Nothing, Added, |core| (core.announced(), &*core.tasks), listen::listen),
+        row!(m::SetLevel, Logging, Base, |_core| (), lifecycle::set_level),
         // 2025-11-25 adds tasks/get, /cancel, /result and /list; the Tasks
         // extension defines get, update and cancel for per-request revisions.
-        row!(m::GetTask, Tasks, AddedOrPerRequest, tasks::get),
-        row!(m::UpdateTask, Tasks, PerRequest, tasks::update),
-        row!(m::CancelTask, Tasks, AddedOrPerRequest, tasks::cancel),
-        row!(m::TaskResult, Tasks, Added, tasks::result),
-        row!(m::ListTasks, Tasks, Added, tasks::list),
+        row!(m::GetTask, Tasks, AddedOrPerRequest, |core| &*core.tasks, tasks::get),
+        row!(m::UpdateTask, Tasks, PerRequest, |core| &*core.tasks, tasks::update),
+        row!(m::CancelTask, Tasks, AddedOrPerRequest, |core| &*core.tasks, tasks::cancel),
+        row!(m::TaskResult, Tasks, Added, |core| &*core.tasks, tasks::result),
+        row!(m::ListTasks, Tasks, Added, |core| (&*core.tasks, core.shared.options.page_size), tasks::list),
     ]
-}
-
-// The methods of no primitive: the lifecycle's and the session's own.
-
-async fn ping(
-    _: &Core,
-    _: &Arc<Session>,
-    _: &RequestContext,
-    _: Lazy<'_, EmptyParams>,
-) -> Result<EmptyResult, ErrorObject> {
-    Ok(Map::new())
-}
-
-async fn discover(
-    core: &Core,
-    _: &Arc<Session>,
-    _: &RequestContext,
-    _: Lazy<'_, EmptyParams>,
-) -> Result<Map<String, Value>, ErrorObject> {
-    core.discover()
-}
-
-async fn set_level(
-    _: &Core,
-    session: &Arc<Session>,
-    _: &RequestContext,
-    params: SetLevelParams,
-) -> Result<EmptyResult, ErrorObject> {
-    session.set_log_level(params.level);
-    Ok(Map::new())
 }
 
 #[cfg(test)]

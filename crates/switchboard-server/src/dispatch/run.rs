@@ -108,7 +108,7 @@ impl Core {
                 }
             }
         };
-        match self.options.handler_timeout {
+        match self.shared.options.handler_timeout {
             None => run.await,
             Some(limit) => tokio::time::timeout(limit, run).await.unwrap_or_else(|_| {
                 Err(ErrorObject::internal(format!(
@@ -130,7 +130,7 @@ impl Core {
         ctx: &RequestContext,
         ended: std::thread::Result<Result<Output, ErrorObject>>,
     ) -> Reply {
-        let cap = self.options.max_response_size;
+        let cap = self.shared.options.max_response_size;
         match ended {
             Ok(Ok(output)) => {
                 let cache = per_request.then(|| route_cache(self, route, ctx.principal().is_some()));
@@ -154,7 +154,7 @@ impl Core {
     /// route's results may be cached for.
     fn encode_output(&self, id: &RequestId, output: Output, per_request_cache: Option<RouteCache>) -> Reply {
         let tool_error = output.is_tool_error();
-        let cap = self.options.max_response_size;
+        let cap = self.shared.options.max_response_size;
         match (output, per_request_cache) {
             (Output::Map(mut result), Some(cache)) => {
                 self.decorate_per_request(&mut result, cache);
@@ -256,7 +256,7 @@ type RouteCache = Option<(std::time::Duration, switchboard_types::lifecycle::Cac
 
 fn route_cache(core: &Core, route: Route, authenticated: bool) -> RouteCache {
     use switchboard_types::lifecycle::CacheScope;
-    let o = &core.options;
+    let o = &core.shared.options;
     // The registry row says which results are cacheable (2026-07-28
     // `server/utilities/caching.mdx`).
     // For an authenticated caller lists and reads depend on its scopes, so

@@ -26,10 +26,11 @@ impl Core {
     pub(crate) fn capabilities(&self, version: ProtocolVersion) -> ServerCapabilities {
         let fields = version.rules().capabilities;
         ServerCapabilities {
-            tools: self.tools_enabled.then_some(ToolsCapability { list_changed: Some(true) }),
-            prompts: self.prompts_enabled.then_some(PromptsCapability { list_changed: Some(true) }),
+            tools: self.tools.enabled.then_some(ToolsCapability { list_changed: Some(true) }),
+            prompts: self.prompts.enabled.then_some(PromptsCapability { list_changed: Some(true) }),
             resources: self
-                .resources_enabled
+                .resources
+                .enabled
                 .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
             logging: self.logging_enabled.then(|| Value::Object(Map::new())),
             completions: (fields.completions && self.completions_enabled())
@@ -61,8 +62,9 @@ impl Core {
         let version = negotiate(&params.protocol_version);
         // 2025-11-25 tasks are offered to a client that declared its own
         // `tasks` capability, when some tool runs as a task.
-        let offer_tasks =
-            self.tasks_offered && version.rules().adds("tasks/result") && params.capabilities.tasks.is_some();
+        let offer_tasks = self.tasks.offered()
+            && version.rules().adds("tasks/result")
+            && params.capabilities.tasks.is_some();
         let negotiated =
             Negotiated { version, client_capabilities: params.capabilities, client_info: params.client_info };
         if !session.initialize(negotiated) {
@@ -77,8 +79,8 @@ impl Core {
         let result = InitializeResult {
             protocol_version: version.as_str().to_owned(),
             capabilities,
-            server_info: shape::implementation(&self.info, version),
-            instructions: self.instructions.clone(),
+            server_info: shape::implementation(&self.shared.info, version),
+            instructions: self.shared.instructions.clone(),
         };
         crate::params::to_map(&result)
     }
@@ -89,7 +91,7 @@ impl Core {
             // `-32022` errors carry the same list (`validate_per_request`).
             supported_versions: ProtocolVersion::SUPPORTED.iter().map(|v| (*v).to_owned()).collect(),
             capabilities: self.capabilities(ProtocolVersion::LATEST),
-            instructions: self.instructions.clone(),
+            instructions: self.shared.instructions.clone(),
         };
         crate::params::to_map(&result)
     }

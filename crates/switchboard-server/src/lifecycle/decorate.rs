@@ -59,7 +59,7 @@ impl Core {
         }
         let meta = result.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(meta) = meta {
-            meta.insert(switchboard_types::meta::SERVER_INFO.into(), self.per_request_info.clone());
+            meta.insert(switchboard_types::meta::SERVER_INFO.into(), self.shared.per_request_info.clone());
         }
     }
 }

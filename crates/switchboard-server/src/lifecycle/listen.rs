@@ -25,10 +25,10 @@ use switchboard_types::subscriptions::{ListenParams, SubscriptionFilter};
 use switchboard_types::{ErrorObject, RequestId};
 
 use crate::context::RequestContext;
-use crate::core::Core;
 use crate::params::Lazy;
 use crate::resources::uri::validate_uri;
-use crate::session::Session;
+use crate::session::{Announced, Session};
+use crate::tasks::Tasks;
 
 /// Removes the listen registration however the request ends (answered,
 /// cancelled, or dropped with the connection).
@@ -54,7 +54,7 @@ fn subscription_meta(id: &RequestId) -> Value {
 }
 
 pub(crate) async fn listen(
-    core: &Core,
+    (announced, tasks): (Announced, &Tasks),
     session: &Arc<Session>,
     ctx: &RequestContext,
     params: Lazy<'_, ListenParams>,
@@ -67,7 +67,6 @@ pub(crate) async fn listen(
     }
     let params = params.parse()?;
     let requested = params.notifications;
-    let inner = &core;
     // Task notifications need the Tasks extension on this request
     // (`tasks.md` §Task Status Notifications: MUST be `-32021`). The
     // acknowledgement agrees to the ids of tasks this caller owns (any
@@ -78,11 +77,11 @@ pub(crate) async fn listen(
         return Err(crate::tasks::extension_required("task status notifications"));
     }
     let task_ids = match &requested.task_ids {
-        Some(ids) => Some(owned_tasks(core, ids, ctx).await),
+        Some(ids) => Some(owned_tasks(tasks, ids, ctx).await),
         None => None,
     };
     let subscriptions = match requested.resource_subscriptions {
-        Some(uris) if inner.resources_enabled && !uris.is_empty() => {
+        Some(uris) if announced.resources && !uris.is_empty() => {
             for uri in &uris {
                 validate_uri(uri).map_err(|reason| {
                     ErrorObject::invalid_params(format!("invalid resource URI {uri:?}: {reason}"))
@@ -94,11 +93,10 @@ pub(crate) async fn listen(
         _ => None,
     };
     let accepted = SubscriptionFilter {
-        tools_list_changed: (requested.tools_list_changed == Some(true) && inner.tools_enabled)
+        tools_list_changed: (requested.tools_list_changed == Some(true) && announced.tools).then_some(true),
+        prompts_list_changed: (requested.prompts_list_changed == Some(true) && announced.prompts)
             .then_some(true),
-        prompts_list_changed: (requested.prompts_list_changed == Some(true) && inner.prompts_enabled)
-            .then_some(true),
-        resources_list_changed: (requested.resources_list_changed == Some(true) && inner.resources_enabled)
+        resources_list_changed: (requested.resources_list_changed == Some(true) && announced.resources)
             .then_some(true),
         resource_subscriptions: subscriptions,
         task_ids,
@@ -129,11 +127,11 @@ pub(crate) async fn listen(
 
 /// The ids among `ids` (the first [`MAX_TASK_IDS`]) of tasks the
 /// request's caller owns, each once.
-async fn owned_tasks(core: &Core, ids: &[String], ctx: &RequestContext) -> Vec<String> {
+async fn owned_tasks(tasks: &Tasks, ids: &[String], ctx: &RequestContext) -> Vec<String> {
     let principal = ctx.principal().map(|p| p.subject.as_str());
     let mut owned: Vec<String> = Vec::new();
     for id in ids.iter().take(MAX_TASK_IDS) {
-        if !owned.contains(id) && core.tasks.get(id, principal).await.is_ok() {
+        if !owned.contains(id) && tasks.get(id, principal).await.is_ok() {
             owned.push(id.clone());
         }
     }

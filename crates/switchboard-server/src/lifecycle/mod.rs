@@ -24,6 +24,7 @@ mod capabilities;
 mod decorate;
 pub(crate) mod listen;
 mod meta;
+pub(crate) mod methods;
 
 use switchboard_types::{Era, ProtocolVersion};
 

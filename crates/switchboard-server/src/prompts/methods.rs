@@ -17,30 +17,38 @@ use switchboard_types::prompts::GetPromptParams;
 
 use crate::completion::{CompletionRequest, MAX_VALUES};
 use crate::context::RequestContext;
-use crate::core::Core;
-use crate::resources::methods::list;
 use crate::output::Output;
 use crate::params::to_map;
+use crate::prompts::area::Prompts;
+use crate::prompts::entry::PromptEntry;
+use crate::resources::area::Resources;
+use crate::resources::entry::TemplateEntry;
+use crate::resources::listing::{list, listed};
 use crate::session::Session;
 use crate::session::caller::permits;
 use crate::shape;
+use crate::shared::Shared;
+
+listed! {
+    PromptEntry: Prompts in "prompts";
+}
 
 pub(crate) async fn list_prompts(
-    core: &Core,
+    (prompts, shared): (&Prompts, &Shared),
     _: &Arc<Session>,
     ctx: &RequestContext,
     params: PaginatedParams,
 ) -> Result<Output, ErrorObject> {
-    list(core, ctx, &core.prompts, params)
+    list(shared, ctx, &prompts.catalog, params)
 }
 
 pub(crate) async fn get_prompt(
-    core: &Core,
+    prompts: &Prompts,
     _: &Arc<Session>,
     ctx: &RequestContext,
     params: GetPromptParams,
 ) -> Result<Map<String, Value>, ErrorObject> {
-    let prompts = core.prompts.load();
+    let prompts = prompts.catalog.load();
     let visible = prompts.get(&params.name).filter(|item| permits(ctx.principal(), &item.value.scopes));
     let item = visible.cloned().ok_or_else(|| {
         ErrorObject::invalid_params(format!(
@@ -69,7 +77,7 @@ pub(crate) async fn get_prompt(
 }
 
 pub(crate) async fn complete(
-    core: &Core,
+    (prompts, resources): (&Prompts, &Resources),
     _: &Arc<Session>,
     ctx: &RequestContext,
     params: CompleteParams,
@@ -77,7 +85,7 @@ pub(crate) async fn complete(
     let argument = params.argument.name;
     let completer = match &params.reference {
         CompletionReference::Prompt { name } => {
-            let prompts = core.prompts.load();
+            let prompts = prompts.catalog.load();
             let item =
                 prompts.get(name).filter(|i| permits(ctx.principal(), &i.value.scopes)).ok_or_else(|| {
                     ErrorObject::invalid_params(format!("Unknown prompt: {name:?}"))
@@ -92,11 +100,10 @@ pub(crate) async fn complete(
             item.value.completers.get(&argument).cloned()
         }
         CompletionReference::Resource { uri } => {
-            let templates = core.templates.load();
+            let templates = resources.templates.load();
             // The reference names a template by its text, or any URI it matches.
-            let allowed = |t: &&Arc<crate::catalog::Item<crate::resources::entry::TemplateEntry>>| {
-                permits(ctx.principal(), &t.value.scopes)
-            };
+            let allowed =
+                |t: &&Arc<crate::catalog::Item<TemplateEntry>>| permits(ctx.principal(), &t.value.scopes);
             let item = templates
                 .iter()
                 .filter(allowed)

@@ -31,6 +31,7 @@
 //!
 //! Spec: `docs/specification/<rev>/server/prompts.mdx`.
 
+pub(crate) mod area;
 pub(crate) mod entry;
 pub(crate) mod methods;
 

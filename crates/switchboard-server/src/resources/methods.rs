@@ -10,30 +10,72 @@
 
 use std::sync::Arc;
 
+use arc_swap::ArcSwap;
+
 use serde_json::{Map, Value, json};
 use switchboard_types::methods::EmptyResult;
 use switchboard_types::pagination::PaginatedParams;
 use switchboard_types::resources::UriParams;
 use switchboard_types::{ErrorCode, ErrorObject, ProtocolVersion, ResourceContents};
 
+use crate::catalog::{Catalog, CursorCodec};
 use crate::context::RequestContext;
-use crate::core::Core;
+use crate::options::ServerOptions;
 use crate::output::Output;
-use crate::prompts::entry::PromptEntry;
+use crate::resources::area::Resources;
 use crate::resources::entry::{ResourceEntry, TemplateEntry};
 use crate::resources::list_page::PageWriter;
-use crate::resources::source::{ResourcePage, SOURCE_PHASE, decode_position, encode_position};
+use crate::resources::listing::{Paging, list, listed};
+use crate::resources::source::{
+    ResourcePage, ResourceSource, SOURCE_PHASE, decode_position, encode_position,
+};
 use crate::resources::uri::validate_uri;
 use crate::resources::{ReadRequest, ResourceHandler};
 use crate::session::Session;
 use crate::session::caller::permits;
 use crate::session::events::ListKind;
 use crate::shape;
-use crate::tools::entry::ToolEntry;
+use crate::shared::Shared;
 
 /// Room reserved per computed item of a page: enough for a URI, a name and
 /// a MIME type, so a typical page is written without growing its buffer.
 const COMPUTED_ITEM_BYTES: usize = 128;
+
+/// The part of the server's core the resources methods read: the area's
+/// registered resources, templates and sources, and the shared cursor
+/// codec and options. References only, so handing it over clones nothing.
+#[derive(Clone, Copy)]
+pub(crate) struct ResourcesCore<'a> {
+    pub resources: &'a Catalog<ResourceEntry>,
+    pub templates: &'a Catalog<TemplateEntry>,
+    pub sources: &'a [Arc<dyn ResourceSource>],
+    pub cursors: &'a ArcSwap<CursorCodec>,
+    pub options: &'a ServerOptions,
+}
+
+impl Resources {
+    /// This area with what it reads of the shared part.
+    pub(crate) fn with_shared<'a>(&'a self, shared: &'a Shared) -> ResourcesCore<'a> {
+        ResourcesCore {
+            resources: &self.catalog,
+            templates: &self.templates,
+            sources: &self.sources,
+            cursors: &shared.cursors,
+            options: &shared.options,
+        }
+    }
+}
+
+impl<'a> From<ResourcesCore<'a>> for Paging<'a> {
+    fn from(core: ResourcesCore<'a>) -> Self {
+        Paging { cursors: core.cursors, options: core.options }
+    }
+}
+
+listed! {
+    ResourceEntry: Resources in "resources";
+    TemplateEntry: ResourceTemplates in "resourceTemplates";
+}
 
 /// The resource-not-found error of `version`.
 pub(crate) fn not_found(uri: &str, version: ProtocolVersion) -> ErrorObject {
@@ -54,7 +96,7 @@ fn checked_uri(params: &UriParams) -> std::result::Result<(), ErrorObject> {
 }
 
 pub(crate) async fn list_resources(
-    core: &Core,
+    core: ResourcesCore<'_>,
     _: &Arc<Session>,
     ctx: &RequestContext,
     params: PaginatedParams,
@@ -109,7 +151,7 @@ pub(crate) async fn list_resources(
 }
 
 /// The first position at or after (`index`, `offset`) that names an item.
-fn next_source_position(core: &Core, index: usize, offset: usize) -> Option<(usize, usize)> {
+fn next_source_position(core: ResourcesCore<'_>, index: usize, offset: usize) -> Option<(usize, usize)> {
     let sources = &core.sources;
     let mut offset = offset;
     for (i, source) in sources.iter().enumerate().skip(index) {
@@ -122,19 +164,19 @@ fn next_source_position(core: &Core, index: usize, offset: usize) -> Option<(usi
 }
 
 pub(crate) async fn list_resource_templates(
-    core: &Core,
+    core: ResourcesCore<'_>,
     _: &Arc<Session>,
     ctx: &RequestContext,
     params: PaginatedParams,
 ) -> Result<Output, ErrorObject> {
-    list(core, ctx, &core.templates, params)
+    list(core, ctx, core.templates, params)
 }
 
 /// Finds who serves `uri` for `principal` among the registered
 /// resources and templates: the exact resource, else the first matching
 /// template; what the caller may not use is not there.
 pub(crate) fn find_resource(
-    core: &Core,
+    core: ResourcesCore<'_>,
     uri: &str,
     principal: Option<&crate::Principal>,
 ) -> Option<(Arc<dyn ResourceHandler>, ReadRequest)> {
@@ -153,7 +195,7 @@ pub(crate) fn find_resource(
 }
 
 pub(crate) async fn read_resource(
-    core: &Core,
+    core: ResourcesCore<'_>,
     _: &Arc<Session>,
     ctx: &RequestContext,
     params: UriParams,
@@ -200,7 +242,7 @@ pub(crate) async fn read_resource(
 }
 
 pub(crate) async fn subscribe(
-    core: &Core,
+    core: ResourcesCore<'_>,
     session: &Arc<Session>,
     ctx: &RequestContext,
     params: UriParams,
@@ -216,7 +258,7 @@ pub(crate) async fn subscribe(
 }
 
 pub(crate) async fn unsubscribe(
-    _: &Core,
+    _: (),
     session: &Arc<Session>,
     _: &RequestContext,
     params: UriParams,
@@ -225,65 +267,4 @@ pub(crate) async fn unsubscribe(
     // Unsubscribing from something not subscribed is harmless.
     session.unsubscribe(&params.uri);
     Ok(Map::new())
-}
-
-/// An item of a list method's catalog: who may see it, and its JSON as
-/// listed, cached per revision.
-pub(crate) trait Listed {
-    /// Its list's cursor kind.
-    const KIND: ListKind;
-    /// The key of its list result's array (`"tools"`).
-    const KEY: &'static str;
-    /// The scopes a caller needs to see it.
-    fn scopes(&self) -> &[String];
-    /// Its cached JSON for `version`.
-    fn listed(&self, version: ProtocolVersion) -> &str;
-}
-
-/// One page of a list method: pages the catalog after the cursor, keeping
-/// what the caller may see, and writes the result straight from each
-/// item's cached JSON for the request's revision (no per-request
-/// rendering or `Value` copies).
-pub(crate) fn list<T: Listed>(
-    core: &Core,
-    ctx: &RequestContext,
-    catalog: &crate::catalog::Catalog<T>,
-    params: PaginatedParams,
-) -> Result<Output, ErrorObject> {
-    let version = ctx.protocol_version();
-    let set = catalog.load();
-    let (page, next) =
-        set.page_of(params.cursor.as_deref(), core.options.page_size, &core.cursors.load(), T::KIND, |e| {
-            permits(ctx.principal(), e.scopes())
-        })?;
-    let bytes = page.iter().map(|e| e.value.listed(version).len() + 1).sum();
-    let mut out = PageWriter::new(T::KEY, bytes);
-    for entry in &page {
-        out.item(entry.value.listed(version).as_bytes());
-    }
-    Ok(out.finish(next))
-}
-
-/// `Entry: Kind in "key";`, one [`Listed`] each: every catalog entry
-/// keeps its scopes and its cached JSON under the same names.
-macro_rules! listed {
-    ($($entry:ty: $kind:ident in $key:literal;)*) => {
-        $(impl Listed for $entry {
-            const KIND: ListKind = ListKind::$kind;
-            const KEY: &'static str = $key;
-            fn scopes(&self) -> &[String] {
-                &self.scopes
-            }
-            fn listed(&self, version: ProtocolVersion) -> &str {
-                self.rendered(version)
-            }
-        })*
-    };
-}
-
-listed! {
-    ToolEntry: Tools in "tools";
-    PromptEntry: Prompts in "prompts";
-    ResourceEntry: Resources in "resources";
-    TemplateEntry: ResourceTemplates in "resourceTemplates";
 }

@@ -18,9 +18,11 @@
 //!
 //! Spec: `docs/specification/<rev>/server/resources.mdx`.
 
+pub(crate) mod area;
 pub(crate) mod entry;
 pub(crate) mod files;
 pub(crate) mod list_page;
+pub(crate) mod listing;
 pub(crate) mod methods;
 pub(crate) mod source;
 pub(crate) mod uri;

@@ -4,7 +4,10 @@
 //!
 //! Each method is its own handler of its own row; which revisions have it
 //! is the row's business (`dispatch/rows.rs`), so a handler only picks the
-//! wire shape of the request's era.
+//! wire shape of the request's era. A handler reads its request through
+//! [`TaskCaller`] rather than the request context itself, because the
+//! context runs tasks (`RequestContext::start_task`) and so sits above
+//! this area.
 //!
 //! Spec: `ext-tasks/specification/draft/tasks.md` (§tasks/get,
 //! §tasks/update, §tasks/cancel, §Error Handling: `-32021` without the
@@ -18,22 +21,32 @@ use serde_json::{Map, Value, json};
 use switchboard_types::methods::tasks::{TaskIdParams, UpdateTaskParams};
 use switchboard_types::methods::{self as m, EmptyResult, Request};
 use switchboard_types::pagination::PaginatedParams;
-use switchboard_types::{Era, ErrorObject};
+use switchboard_types::{ClientCapabilities, Era, ErrorObject};
 
-use crate::context::RequestContext;
-use crate::core::Core;
 use crate::params::Lazy;
 use crate::session::Session;
 use crate::task_wire::task_view;
-use crate::tasks::{declared, extension_required};
+use crate::tasks::{Tasks, declared, extension_required};
+
+/// What the tasks methods read of their request: the era of its revision,
+/// what its client declared, and who asks. The request context is one.
+pub(crate) trait TaskCaller {
+    fn era(&self) -> Era;
+    /// The capabilities the client declared (`initialize`, or the request's
+    /// `_meta` in a per-request revision).
+    fn declared_capabilities(&self) -> &ClientCapabilities;
+    /// The subject of the request's principal: tasks are visible to their
+    /// owner only.
+    fn owner(&self) -> Option<&str>;
+}
 
 /// The era whose shapes answer `M`, once the request's client may use
 /// tasks in it: `-32601` for a 2025-11-25 client that did not declare the
 /// `tasks` capability, `-32021` for a per-request one that did not declare
 /// the extension. Checked before the params are read.
-fn admitted<M: Request>(ctx: &RequestContext) -> Result<Era, ErrorObject> {
-    let era = ctx.protocol_version().era();
-    let capabilities = ctx.client_capabilities();
+fn admitted<M: Request>(caller: &impl TaskCaller) -> Result<Era, ErrorObject> {
+    let era = caller.era();
+    let capabilities = caller.declared_capabilities();
     match era {
         Era::Handshake if capabilities.tasks.is_none() => Err(ErrorObject::method_not_found(M::FACTS.name)
             .with_data(json!({
@@ -44,21 +57,15 @@ fn admitted<M: Request>(ctx: &RequestContext) -> Result<Era, ErrorObject> {
     }
 }
 
-/// The subject of the request's principal: tasks are visible to their
-/// owner only.
-fn owner(ctx: &RequestContext) -> Option<&str> {
-    ctx.principal().map(|p| p.subject.as_str())
-}
-
 /// `tasks/get`: the extension's `DetailedTask`, or 2025-11-25's `Task`.
 pub(crate) async fn get(
-    core: &Core,
+    tasks: &Tasks,
     _: &Arc<Session>,
-    ctx: &RequestContext,
+    caller: &impl TaskCaller,
     params: Lazy<'_, TaskIdParams>,
 ) -> Result<Map<String, Value>, ErrorObject> {
-    let era = admitted::<m::GetTask>(ctx)?;
-    let detailed = core.tasks.get(&params.parse()?.task_id, owner(ctx)).await?;
+    let era = admitted::<m::GetTask>(caller)?;
+    let detailed = tasks.get(&params.parse()?.task_id, caller.owner()).await?;
     Ok(match era {
         Era::Handshake => task_view(&detailed),
         Era::PerRequest => detailed,
@@ -68,17 +75,17 @@ pub(crate) async fn get(
 /// `tasks/update` (the extension): stores the answers to questions now
 /// outstanding; an empty acknowledgement.
 pub(crate) async fn update(
-    core: &Core,
+    tasks: &Tasks,
     _: &Arc<Session>,
-    ctx: &RequestContext,
+    caller: &impl TaskCaller,
     params: Lazy<'_, UpdateTaskParams>,
 ) -> Result<EmptyResult, ErrorObject> {
-    admitted::<m::UpdateTask>(ctx)?;
+    admitted::<m::UpdateTask>(caller)?;
     let params = params.parse()?;
     let Some(responses) = params.input_responses else {
         return Err(ErrorObject::invalid_params("tasks/update needs inputResponses (an object)"));
     };
-    core.tasks.answer(&params.task_id, owner(ctx), responses).await?;
+    tasks.answer(&params.task_id, caller.owner(), responses).await?;
     Ok(Map::new())
 }
 
@@ -86,39 +93,39 @@ pub(crate) async fn update(
 /// with an empty result; 2025-11-25 settles it as `cancelled` at once and
 /// answers its `Task` (a terminal task is `-32602`).
 pub(crate) async fn cancel(
-    core: &Core,
+    tasks: &Tasks,
     _: &Arc<Session>,
-    ctx: &RequestContext,
+    caller: &impl TaskCaller,
     params: Lazy<'_, TaskIdParams>,
 ) -> Result<Map<String, Value>, ErrorObject> {
-    let era = admitted::<m::CancelTask>(ctx)?;
+    let era = admitted::<m::CancelTask>(caller)?;
     let id = params.parse()?.task_id;
     match era {
-        Era::Handshake => core.tasks.cancel_now(&id, owner(ctx)).await,
-        Era::PerRequest => core.tasks.cancel(&id, owner(ctx)).await.map(|()| Map::new()),
+        Era::Handshake => tasks.cancel_now(&id, caller.owner()).await,
+        Era::PerRequest => tasks.cancel(&id, caller.owner()).await.map(|()| Map::new()),
     }
 }
 
 /// `tasks/result` (2025-11-25): blocks until the task is terminal, then
 /// its tool result or the error it failed with.
 pub(crate) async fn result(
-    core: &Core,
+    tasks: &Tasks,
     _: &Arc<Session>,
-    ctx: &RequestContext,
+    caller: &impl TaskCaller,
     params: Lazy<'_, TaskIdParams>,
 ) -> Result<Map<String, Value>, ErrorObject> {
-    admitted::<m::TaskResult>(ctx)?;
-    core.tasks.result(&params.parse()?.task_id, owner(ctx)).await
+    admitted::<m::TaskResult>(caller)?;
+    tasks.result(&params.parse()?.task_id, caller.owner()).await
 }
 
-/// `tasks/list` (2025-11-25): the caller's tasks, a page at a time.
+/// `tasks/list` (2025-11-25): the caller's tasks, `page_size` at a time.
 pub(crate) async fn list(
-    core: &Core,
+    (tasks, page_size): (&Tasks, usize),
     session: &Arc<Session>,
-    ctx: &RequestContext,
+    caller: &impl TaskCaller,
     params: Lazy<'_, PaginatedParams>,
 ) -> Result<Map<String, Value>, ErrorObject> {
-    admitted::<m::ListTasks>(ctx)?;
+    admitted::<m::ListTasks>(caller)?;
     let cursor = params.parse()?.cursor;
-    core.tasks.list(owner(ctx), session, cursor.as_deref(), core.options.page_size).await
+    tasks.list(caller.owner(), session, cursor.as_deref(), page_size).await
 }

@@ -194,6 +194,9 @@ pub(crate) struct Tasks {
     /// The polling interval suggested to clients, and how often a running
     /// task checks the store for answers and cancellation from elsewhere.
     poll: Duration,
+    /// Whether the Tasks extension is offered (so `tasks/*` exist and a
+    /// task-capable tool may become a task).
+    offered: bool,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -220,8 +223,19 @@ fn owner_log(principal: Option<&str>, session: Option<&Session>) -> Option<Strin
 const LISTED_PER_OWNER: usize = 1000;
 
 impl Tasks {
-    pub(crate) fn new(store: Arc<dyn StateStore>, events: EventBus, ttl: Duration, poll: Duration) -> Self {
-        Self { store, events, running: Mutex::new(HashMap::new()), ttl, poll }
+    pub(crate) fn new(
+        store: Arc<dyn StateStore>,
+        events: EventBus,
+        ttl: Duration,
+        poll: Duration,
+        offered: bool,
+    ) -> Self {
+        Self { store, events, running: Mutex::new(HashMap::new()), ttl, poll, offered }
+    }
+
+    /// Whether the Tasks extension is offered.
+    pub(crate) fn offered(&self) -> bool {
+        self.offered
     }
 
     /// The store the tasks live in (the server's state store).
@@ -574,6 +588,7 @@ mod tests {
             EventBus::new(16),
             Duration::from_secs(60),
             Duration::from_millis(20),
+            true,
         ))
     }
 

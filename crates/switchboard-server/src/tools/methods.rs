@@ -15,16 +15,17 @@ use switchboard_types::{CallToolResult, ContentBlock, Era, ErrorObject, Protocol
 
 use crate::catalog::Item;
 use crate::context::RequestContext;
-use crate::core::Core;
-use crate::resources::methods::list;
 use crate::error::Result;
-use crate::options::ArgumentErrorMode;
+use crate::options::{ArgumentErrorMode, ServerOptions};
 use crate::output::Output;
 use crate::params::to_map;
+use crate::resources::listing::{list, listed};
 use crate::session::Session;
 use crate::session::caller::permits;
 use crate::shape;
-use crate::tasks::{TaskRun, TaskSupport};
+use crate::shared::Shared;
+use crate::tasks::{TaskRun, TaskSupport, Tasks};
+use crate::tools::area::Tools;
 use crate::tools::entry::ToolEntry;
 use crate::tools::handler::ToolError;
 
@@ -44,40 +45,48 @@ pub(crate) struct CallParams<'a> {
     task: Option<&'a RawValue>,
 }
 
+listed! {
+    ToolEntry: Tools in "tools";
+}
+
 pub(crate) async fn list_tools(
-    core: &Core,
+    (tools, shared): (&Tools, &Shared),
     _: &Arc<Session>,
     ctx: &RequestContext,
     params: PaginatedParams,
 ) -> Result<Output, ErrorObject> {
-    list(core, ctx, &core.tools, params)
+    list(shared, ctx, &tools.catalog, params)
 }
 
 pub(crate) async fn call_tool(
-    core: &Core,
+    (tools, shared, tasks): (&Tools, &Shared, &Arc<Tasks>),
     _: &Arc<Session>,
     ctx: &RequestContext,
     params: CallParams<'_>,
 ) -> Result<Output, ErrorObject> {
-    let item = visible_tool(core, ctx, &params.name)?;
+    let item = visible_tool(tools, ctx, &params.name)?;
     let entry = &item.value;
     let version = ctx.protocol_version();
     let arguments = Value::Object(params.arguments.unwrap_or_default());
     if let Err(errors) = entry.input.check(&arguments) {
-        return invalid_arguments(core, entry, errors, version);
+        return invalid_arguments(&shared.options, entry, errors, version);
     }
     let task_requested = params.task.is_some_and(|task| task.get() != "null");
-    let plan = task_plan(core, entry, task_requested, ctx)?;
+    let plan = task_plan(tasks.offered(), entry, task_requested, ctx)?;
     if !plan.may_become_task {
         let outcome = entry.handler.call(arguments, ctx.clone()).await;
         return finish_call(entry, outcome, version).map(Output::Map);
     }
-    call_as_task(core, item, arguments, ctx, plan.tasks_2025_11_25).await
+    call_as_task(tasks, shared.options.task_ttl, item, arguments, ctx, plan.tasks_2025_11_25).await
 }
 
 /// The tool `name`, if the caller may see it; otherwise `-32602`.
-fn visible_tool(core: &Core, ctx: &RequestContext, name: &str) -> Result<Arc<Item<ToolEntry>>, ErrorObject> {
-    let tools = core.tools.load();
+fn visible_tool(
+    tools: &Tools,
+    ctx: &RequestContext,
+    name: &str,
+) -> Result<Arc<Item<ToolEntry>>, ErrorObject> {
+    let tools = tools.catalog.load();
     let visible = tools.get(name).filter(|item| permits(ctx.principal(), &item.value.scopes));
     visible.cloned().ok_or_else(|| {
         ErrorObject::invalid_params(format!(
@@ -90,7 +99,7 @@ fn visible_tool(core: &Core, ctx: &RequestContext, name: &str) -> Result<Arc<Ite
 /// The answer to arguments that do not match the tool's `inputSchema`:
 /// a tool error or `-32602`, as [`ArgumentErrorMode`] says.
 fn invalid_arguments(
-    core: &Core,
+    options: &ServerOptions,
     entry: &ToolEntry,
     errors: Vec<String>,
     version: ProtocolVersion,
@@ -100,7 +109,7 @@ fn invalid_arguments(
         entry.def.name,
         errors.join("; ")
     );
-    match core.options.argument_errors {
+    match options.argument_errors {
         ArgumentErrorMode::ToolError => to_map(&shape::call_result(
             CallToolResult::error(message),
             version,
@@ -116,7 +125,7 @@ fn invalid_arguments(
 /// Whether this call may become a task, under 2025-11-25 tasks or the
 /// Tasks extension; `Err` refuses a call asked the wrong way.
 fn task_plan(
-    core: &Core,
+    tasks_offered: bool,
     entry: &ToolEntry,
     asked: bool,
     ctx: &RequestContext,
@@ -127,9 +136,8 @@ fn task_plan(
     // asks for one; `-32601` for a forbidden tool asked as a task (SHOULD)
     // and for a required one asked without (MUST). Without the
     // capability the `task` param is ignored (§Task Support and Handling).
-    let tasks_2025_11_25 = core.tasks_offered
-        && version.rules().adds("tasks/result")
-        && ctx.client_capabilities().tasks.is_some();
+    let tasks_2025_11_25 =
+        tasks_offered && version.rules().adds("tasks/result") && ctx.client_capabilities().tasks.is_some();
     let may_become_task = match entry.task_support {
         support if tasks_2025_11_25 => match (support, asked) {
             (TaskSupport::Forbidden, true) => {
@@ -148,7 +156,7 @@ fn task_plan(
         // A task-capable tool added at run time to a server built
         // without the extension: no `tasks/*` to poll with, so it runs
         // in place.
-        _ if !core.tasks_offered => false,
+        _ if !tasks_offered => false,
         support => {
             // The Tasks extension is defined for per-request revisions.
             let per_request = version.era() == Era::PerRequest;
@@ -172,7 +180,8 @@ fn task_plan(
 /// before it does, otherwise with its `CreateTaskResult` while the
 /// handler goes on in the background.
 async fn call_as_task(
-    core: &Core,
+    tasks: &Arc<Tasks>,
+    ttl: std::time::Duration,
     item: Arc<Item<ToolEntry>>,
     arguments: Value,
     ctx: &RequestContext,
@@ -180,7 +189,7 @@ async fn call_as_task(
 ) -> Result<Output, ErrorObject> {
     let entry = &item.value;
     let version = ctx.protocol_version();
-    ctx.allow_tasks(Arc::clone(&core.tasks));
+    ctx.allow_tasks(Arc::clone(tasks));
     // A 2025-11-25 client asked for a task, so it gets one at once; a
     // handler that starts it itself asks its questions inside it.
     if !entry.task_started_by_handler || tasks_2025_11_25 {
@@ -200,11 +209,11 @@ async fn call_as_task(
         },
     };
     let created = run.created_output();
-    spawn_task_work(item, work, run, version, core.options.task_ttl);
+    spawn_task_work(item, work, run, version, ttl);
     Ok(created)
 }
 
-/// How a `tools/call` may run (see `Server::task_plan`).
+/// How a `tools/call` may run (see `task_plan`).
 struct TaskPlan {
     /// The call may become a task (now, or when its handler starts one).
     may_become_task: bool,

@@ -27,6 +27,7 @@
 //!
 //! Spec: `docs/specification/<rev>/server/tools.mdx`.
 
+pub(crate) mod area;
 pub(crate) mod entry;
 pub(crate) mod handler;
 pub(crate) mod handles;

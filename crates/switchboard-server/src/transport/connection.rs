@@ -142,7 +142,7 @@ impl Requests {
 
 /// Serves one connection until its input ends (see the module docs).
 pub(crate) async fn serve<T: Transport>(server: Dispatch<'_>, transport: T) -> Result<()> {
-    let options = &server.core.options;
+    let options = &server.core.shared.options;
     let (mut reader, writer) = transport.split();
     let (tx, rx) = mpsc::channel::<Vec<u8>>(options.outbound_queue.max(1));
     let writer_task = tokio::spawn(write_loop(writer, rx));
@@ -150,7 +150,7 @@ pub(crate) async fn serve<T: Transport>(server: Dispatch<'_>, transport: T) -> R
     let window = limits::Window::for_max_in_flight(options.max_in_flight);
     session.set_in_flight_cap(window.capacity());
     let mut requests = Requests::new(window, tx.clone());
-    let mut events = server.core.events.subscribe();
+    let mut events = server.core.shared.events.subscribe();
     let announced = server.core.announced();
     let read_result = loop {
         // A batch may hold more registered requests than it takes places.
@@ -228,7 +228,7 @@ async fn on_event(
 /// requests, running or waiting, may finish within the grace period.
 async fn finish(server: Dispatch<'_>, session: &Session, requests: &mut Requests) {
     session.close();
-    let grace = server.core.options.shutdown_grace;
+    let grace = server.core.shared.options.shutdown_grace;
     if tokio::time::timeout(grace, requests.drain()).await.is_err() {
         tracing::warn!(
             remaining = requests.len(),

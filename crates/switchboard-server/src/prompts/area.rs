@@ -1,0 +1,30 @@
+//! The prompts area's state: the registered prompts, whether the `prompts`
+//! capability is announced, and whether some prompt has a completer.
+
+use crate::catalog::Catalog;
+use crate::completion::CompleterFlag;
+use crate::error::{Error, Result};
+use crate::prompts::Prompt;
+use crate::prompts::entry::PromptEntry;
+
+pub(crate) struct Prompts {
+    pub catalog: Catalog<PromptEntry>,
+    /// The `prompts` capability is announced.
+    pub enabled: bool,
+    /// Some prompt has a completer (so `completions` is offered).
+    pub completers: CompleterFlag,
+}
+
+impl Prompts {
+    /// Registers `prompt`; a name already taken is [`Error::DuplicatePrompt`].
+    pub(crate) fn add(&self, prompt: Prompt) -> Result<()> {
+        let entry = PromptEntry::prepare(prompt)?;
+        let name = entry.def.name.clone();
+        let completers = !entry.completers.is_empty();
+        self.catalog.insert(name.clone(), entry, false).map_err(|_| Error::DuplicatePrompt(name))?;
+        if completers {
+            self.completers.note();
+        }
+        Ok(())
+    }
+}

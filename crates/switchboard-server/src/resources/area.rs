@@ -1,0 +1,46 @@
+//! The resources area's state: the registered resources and templates, the
+//! sources listed and read on demand after them, whether the `resources`
+//! capability is announced, and whether some template has a completer.
+
+use std::sync::Arc;
+
+use crate::catalog::Catalog;
+use crate::completion::CompleterFlag;
+use crate::error::{Error, Result};
+use crate::resources::entry::{ResourceEntry, TemplateEntry};
+use crate::resources::source::ResourceSource;
+use crate::resources::{Resource, ResourceTemplate};
+
+pub(crate) struct Resources {
+    pub catalog: Catalog<ResourceEntry>,
+    pub templates: Catalog<TemplateEntry>,
+    /// Resources listed and read on demand, after the registered ones.
+    pub sources: Vec<Arc<dyn ResourceSource>>,
+    /// The `resources` capability is announced.
+    pub enabled: bool,
+    /// Some template has a completer (so `completions` is offered).
+    pub completers: CompleterFlag,
+}
+
+impl Resources {
+    /// Registers `resource`, replacing one at the same URI when `replace`;
+    /// otherwise a URI already taken is [`Error::DuplicateResource`].
+    pub(crate) fn add(&self, resource: Resource, replace: bool) -> Result<()> {
+        let entry = ResourceEntry::prepare(resource)?;
+        let uri = entry.def.uri.clone();
+        self.catalog.insert(uri.clone(), entry, replace).map_err(|_| Error::DuplicateResource(uri))
+    }
+
+    /// Registers `template`; a template text already taken is
+    /// [`Error::DuplicateResource`].
+    pub(crate) fn add_template(&self, template: ResourceTemplate) -> Result<()> {
+        let entry = TemplateEntry::prepare(template)?;
+        let key = entry.def.uri_template.clone();
+        let completers = !entry.completers.is_empty();
+        self.templates.insert(key.clone(), entry, false).map_err(|_| Error::DuplicateResource(key))?;
+        if completers {
+            self.completers.note();
+        }
+        Ok(())
+    }
+}
