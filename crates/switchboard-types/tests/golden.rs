@@ -32,7 +32,7 @@
 //!   `cacheScope`, and the result-level `_meta` (its server-info and
 //!   subscription-id keys). No result type models the first three, and of the
 //!   results only `CallToolResult` models `_meta`. `switchboard-server` adds all of
-//!   them to the serialized result map (`lifecycle/decorate.rs`, `dispatch/listen.rs`). The
+//!   them to the serialized result map (`lifecycle/decorate.rs`, `lifecycle/listen.rs`). The
 //!   2026-07-28 directory therefore has no result envelopes; a 2026-07-28
 //!   server sends no requests, so it never reads a response anyway.
 //! * 2026-07-28 request `_meta` (protocol version, client info, client

@@ -16,10 +16,11 @@
 //!
 //! Every answer is a [`Reply`]: the bytes and the [`Outcome`](crate::Outcome)
 //! they carry, so a transport that decides something from the outcome (an
-//! HTTP status) does not parse them. The method rows ([`rows`]) and the
-//! handlers of the core methods (`tools`, `prompts`, `resources`,
-//! `listen`, `tasks`) are the files beside these; [`reply`] is what every
-//! answer is; [`layers`] is the server middleware around them.
+//! HTTP status) does not parse them. The method rows ([`rows`]) say which
+//! handler answers each core method and what of the core it is handed; the
+//! handlers themselves live in their areas' folders (`tools/methods.rs`,
+//! …). [`reply`] is what every answer is; [`layers`] is the server
+//! middleware around them.
 
 pub(crate) mod admit;
 pub(crate) mod layers;

@@ -20,6 +20,19 @@
 //! converts into an [`ErrorObject`] is the JSON-RPC error. One generic
 //! adapter, [`typed`], does the parsing and converting for every row.
 //!
+//! Why the row hands each handler its parts: a handler lives in its area's
+//! folder (`tools/methods.rs`), and [`Core`] is composed of the areas, so a
+//! handler that took `&Core` would import the module that imports it. The
+//! row sits above both and projects the core into what the handler reads,
+//! `|core| (&core.tools, &core.shared, &core.tasks)` for `tools/call`: its
+//! area, the shared part and a lower area it needs. The projection is
+//! references only, written inside the row's plain `fn`, so it boxes,
+//! clones and counts nothing. Traits that each area defines and `Core`
+//! implements would do the same with a trait per area and generic
+//! handlers; the projection keeps what a handler reads in sight at its row.
+//! `server/discover` describes the whole server, so its row hands it the
+//! whole core.
+//!
 //! [`MethodFacts`]: switchboard_types::methods::MethodFacts
 
 use std::future::Future;
@@ -40,7 +53,7 @@ use switchboard_types::resources::UriParams;
 use switchboard_types::subscriptions::ListenParams;
 
 use crate::context::RequestContext;
-use crate::core::{CoreHandler, Handler};
+use crate::core::{Core, CoreHandler, Handler};
 use crate::lifecycle::listen;
 use crate::lifecycle::methods as lifecycle;
 use crate::methods::Method;
@@ -48,7 +61,7 @@ use crate::output::Output;
 use crate::params::{FromParams, Lazy};
 use crate::prompts::methods as prompts;
 use crate::registry::{Admission, CacheClass, Entry, Needs, Registry, Revisions, ScopedBy, Served};
-use crate::resources::methods as resources;
+use crate::resources::methods::{self as resources, ResourcesCore};
 use crate::session::Session;
 use crate::tasks::methods as tasks;
 use crate::tools::methods as tools;
@@ -128,7 +141,8 @@ where
     })
 }
 
-/// `row!(Marker, needs, revisions, |core| parts, handler)`: the row of core
+/// `row!(Marker, needs, revisions, |core| parts, handler)` (or a function
+/// `parts_of(core)` in place of the closure): the row of core
 /// method `Marker`, answered by `handler` through [`typed`] with the `parts`
 /// of the core it reads (its area, the shared part, a lower area it needs).
 /// A macro because a registry row holds one plain `fn` type for all
@@ -140,6 +154,9 @@ macro_rules! row {
         entry::<$marker>($needs, $revisions, |$core, session, ctx, params| {
             typed::<$marker, _, _, _, _>($parts, session, ctx, params, $handler)
         })
+    };
+    ($marker:ty, $needs:expr, $revisions:expr, $parts_of:path, $handler:path) => {
+        row!($marker, $needs, $revisions, |core| $parts_of(core), $handler)
     };
 }
 
@@ -167,6 +184,11 @@ pub(crate) fn registry(application: Vec<Method>) -> crate::Result<Registry<Handl
         })?;
     }
     Ok(registry)
+}
+
+/// The part of the core every resources method reads.
+fn resources_of(core: &Core) -> ResourcesCore<'_> {
+    core.resources.with_shared(&core.shared)
 }
 
 /// One core row: method `M` with its facts, answered by `handler` (see
@@ -213,40 +235,14 @@ fn core_rows() -> Vec<Entry<Handler>> {
         row!(m::CallTool, Tools, Base, |core| (&core.tools, &core.shared, &core.tasks), tools::call_tool)
             .admitted(Admission::RateLimited)
             .scoped_by(ScopedBy::Tool),
-        row!(
-            m::ListResources,
-            Resources,
-            Base,
-            |core| core.resources.with_shared(&core.shared),
-            resources::list_resources
-        )
-        .cached(List),
-        row!(
-            m::ListResourceTemplates,
-            Resources,
-            Base,
-            |core| core.resources.with_shared(&core.shared),
-            resources::list_resource_templates
-        )
-        .cached(List),
-        row!(
-            m::ReadResource,
-            Resources,
-            Base,
-            |core| core.resources.with_shared(&core.shared),
-            resources::read_resource
-        )
-        .cached(Read)
-        .scoped_by(ScopedBy::Resource),
-        row!(
-            m::Subscribe,
-            Resources,
-            Base,
-            |core| core.resources.with_shared(&core.shared),
-            resources::subscribe
-        )
-        .scoped_by(ScopedBy::Resource),
-        row!(m::Unsubscribe, Resources, Base, |_core| (), resources::unsubscribe),
+        row!(m::ListResources, Resources, Base, resources_of, resources::list_resources).cached(List),
+        row!(m::ListResourceTemplates, Resources, Base, resources_of, resources::list_resource_templates)
+            .cached(List),
+        row!(m::ReadResource, Resources, Base, resources_of, resources::read_resource)
+            .cached(Read)
+            .scoped_by(ScopedBy::Resource),
+        row!(m::Subscribe, Resources, Base, resources_of, resources::subscribe).scoped_by(ScopedBy::Resource),
+        row!(m::Unsubscribe, Resources, Base, resources_of, resources::unsubscribe),
         row!(m::ListPrompts, Prompts, Base, |core| (&core.prompts, &core.shared), prompts::list_prompts)
             .cached(List),
         row!(m::GetPrompt, Prompts, Base, |core| &core.prompts, prompts::get_prompt)

@@ -258,7 +258,7 @@ pub(crate) async fn subscribe(
 }
 
 pub(crate) async fn unsubscribe(
-    _: (),
+    _: ResourcesCore<'_>,
     session: &Arc<Session>,
     _: &RequestContext,
     params: UriParams,

@@ -45,7 +45,7 @@
 //! requests tagged with `io.modelcontextprotocol/related-task` while the
 //! task shows `input_required`. The five methods, with the `-32601` and
 //! `-32021` rules for a client that may not use tasks, are handlers of
-//! their own rows in `dispatch/tasks.rs`.
+//! their own rows in `methods.rs`.
 //!
 //! Every status change is published on the server's event bus
 //! ([`ServerEvent::TaskStatus`]), so it
