@@ -95,6 +95,10 @@ fn checked_uri(params: &UriParams) -> std::result::Result<(), ErrorObject> {
     })
 }
 
+#[expect(
+    clippy::needless_borrow,
+    reason = "the body is kept to the text of its move so the ResourceSource change merges; drop this then"
+)]
 pub(crate) async fn list_resources(
     core: ResourcesCore<'_>,
     _: &Arc<Session>,
