@@ -19,9 +19,10 @@ impl Prompts {
     /// Registers `prompt`; a name already taken is [`Error::DuplicatePrompt`].
     pub(crate) fn add(&self, prompt: Prompt) -> Result<()> {
         let entry = PromptEntry::prepare(prompt)?;
-        let name = entry.def.name.clone();
         let completers = !entry.completers.is_empty();
-        self.catalog.insert(name.clone(), entry, false).map_err(|_| Error::DuplicatePrompt(name))?;
+        self.catalog
+            .insert(entry.def.name.clone(), entry, false)
+            .map_err(|taken| Error::DuplicatePrompt(taken.0))?;
         if completers {
             self.completers.note();
         }

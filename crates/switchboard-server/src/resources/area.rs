@@ -27,17 +27,18 @@ impl Resources {
     /// otherwise a URI already taken is [`Error::DuplicateResource`].
     pub(crate) fn add(&self, resource: Resource, replace: bool) -> Result<()> {
         let entry = ResourceEntry::prepare(resource)?;
-        let uri = entry.def.uri.clone();
-        self.catalog.insert(uri.clone(), entry, replace).map_err(|_| Error::DuplicateResource(uri))
+        self.catalog
+            .insert(entry.def.uri.clone(), entry, replace)
+            .map_err(|taken| Error::DuplicateResource(taken.0))
     }
 
     /// Registers `template`; a template text already taken is
     /// [`Error::DuplicateResource`].
     pub(crate) fn add_template(&self, template: ResourceTemplate) -> Result<()> {
         let entry = TemplateEntry::prepare(template)?;
-        let key = entry.def.uri_template.clone();
         let completers = !entry.completers.is_empty();
-        self.templates.insert(key.clone(), entry, false).map_err(|_| Error::DuplicateResource(key))?;
+        let key = entry.def.uri_template.clone();
+        self.templates.insert(key, entry, false).map_err(|taken| Error::DuplicateResource(taken.0))?;
         if completers {
             self.completers.note();
         }

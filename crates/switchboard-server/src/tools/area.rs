@@ -19,13 +19,6 @@ pub(crate) struct Tools {
 }
 
 impl Tools {
-    /// Registers `tool`; a name already taken is [`Error::DuplicateTool`].
-    pub(crate) fn add(&self, tool: Tool) -> Result<()> {
-        let entry = ToolEntry::prepare(tool)?;
-        let name = entry.def.name.clone();
-        self.catalog.insert(name.clone(), entry, false).map_err(|_| Error::DuplicateTool(name))
-    }
-
     /// Calls `check` with the input schema of tool `name` when the tool
     /// mirrors arguments into headers (`x-mcp-header`); `None` when there
     /// is no such tool or nothing is mirrored. Nothing is cloned.
@@ -33,5 +26,13 @@ impl Tools {
         let tools = self.catalog.load();
         let entry = &tools.get(name)?.value;
         entry.mirrors_headers.then(|| check(&entry.def.input_schema))
+    }
+
+    /// Registers `tool`; a name already taken is [`Error::DuplicateTool`].
+    pub(crate) fn add(&self, tool: Tool) -> Result<()> {
+        let entry = ToolEntry::prepare(tool)?;
+        self.catalog
+            .insert(entry.def.name.clone(), entry, false)
+            .map_err(|taken| Error::DuplicateTool(taken.0))
     }
 }
