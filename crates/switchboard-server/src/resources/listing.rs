@@ -2,7 +2,7 @@
 //! `resources/list`, `resources/templates/list`), written straight from
 //! each item's cached JSON. The lists of three areas page the same way, so
 //! the pager is one generic function over a [`Listed`] item; each area says
-//! how its entries are listed with [`listed!`](crate::resources::listing::listed).
+//! how its entries are listed with `listed!`.
 
 use arc_swap::ArcSwap;
 use switchboard_types::ErrorObject;
