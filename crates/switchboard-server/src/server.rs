@@ -13,23 +13,22 @@ use switchboard_types::{Implementation, IncomingMessage, ProtocolVersion};
 use tokio::sync::broadcast;
 
 use crate::builder::ServerBuilder;
-use crate::catalog::{Catalog, CursorCodec};
+use crate::catalog::CursorCodec;
 use crate::core::Core;
 use crate::dispatch::admit::Dispatch;
 use crate::dispatch::layers::RequestStack;
 use crate::dispatch::{Accepted, AdmissionCheck};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::options::ServerOptions;
 use crate::prompts::Prompt;
-use crate::prompts::entry::PromptEntry;
 use crate::registry::ScopedBy;
-use crate::resources::entry::{ResourceEntry, TemplateEntry};
+use crate::resources::area::Resources;
 use crate::resources::{Resource, ResourceTemplate};
 use crate::session::Session;
 use crate::session::caller::{Outbound, Principal, Via};
 use crate::session::events::{ListKind, ServerEvent};
 use crate::tools::Tool;
-use crate::tools::entry::ToolEntry;
+use crate::tools::area::Tools;
 
 /// An MCP server. Cheap to clone: clones share registries and options.
 #[derive(Clone)]
@@ -137,95 +136,13 @@ impl Server {
 // when the visible list changed (`notifications/*/list_changed` in
 // `docs/specification/<rev>/server/{tools,prompts,resources}.mdx`).
 
-/// Fails on the first key that appears twice in `keys`.
-fn unique<'a>(keys: impl Iterator<Item = &'a str>, error: impl Fn(String) -> Error) -> Result<()> {
-    let mut seen = std::collections::HashSet::new();
-    for key in keys {
-        if !seen.insert(key) {
-            return Err(error(key.to_owned()));
-        }
-    }
-    Ok(())
-}
-
-/// Upserts `entries` and removes `removals` in `catalog` in one step;
-/// announces once if an item came, went, or `differs` from the one it
-/// replaces. Returns whether it announced.
-fn upsert<T>(
-    catalog: &Catalog<T>,
-    entries: Vec<(String, T)>,
-    removals: &[String],
-    differs: impl Fn(&T, &T) -> bool,
-) -> bool {
-    let changed = {
-        let current = catalog.load();
-        entries.iter().any(|(k, e)| current.get(k).is_some_and(|old| differs(&old.value, e)))
-    };
-    let mut announced = false;
-    catalog.apply(entries, removals, |added, removed| {
-        announced = added || removed || changed;
-        announced
-    });
-    announced
-}
-
 impl Server {
-    /// Tools checked and compiled for a bulk change, keyed by name.
-    fn tool_entries(tools: Vec<Tool>) -> Result<Vec<(String, ToolEntry)>> {
-        let mut entries = Vec::with_capacity(tools.len());
-        for tool in tools {
-            let entry = ToolEntry::prepare(tool)?;
-            entries.push((entry.def.name.clone(), entry));
-        }
-        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateTool)?;
-        Ok(entries)
-    }
-
-    /// Prompts checked for a bulk change, keyed by name (a completer among
-    /// them turns `completions` on).
-    fn prompt_entries(&self, prompts: Vec<Prompt>) -> Result<Vec<(String, PromptEntry)>> {
-        let mut entries = Vec::with_capacity(prompts.len());
-        let mut completers = false;
-        for prompt in prompts {
-            let entry = PromptEntry::prepare(prompt)?;
-            completers |= !entry.completers.is_empty();
-            entries.push((entry.def.name.clone(), entry));
-        }
-        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicatePrompt)?;
-        if completers {
-            self.core.prompts.completers.note();
-        }
-        Ok(entries)
-    }
-
-    /// Resource templates checked for a bulk change, keyed by their
-    /// template text (a completer among them turns `completions` on).
-    fn template_entries(&self, templates: Vec<ResourceTemplate>) -> Result<Vec<(String, TemplateEntry)>> {
-        let mut entries = Vec::with_capacity(templates.len());
-        let mut completers = false;
-        for template in templates {
-            let entry = TemplateEntry::prepare(template)?;
-            completers |= !entry.completers.is_empty();
-            entries.push((entry.def.uri_template.clone(), entry));
-        }
-        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateResource)?;
-        if completers {
-            self.core.resources.completers.note();
-        }
-        Ok(entries)
-    }
-
     /// Adds or replaces every resource of `upserts` and removes the URIs in
     /// `removals`, in one step. Clients hear one `resources/list_changed` if
     /// a resource came or went, and `resources/updated` for each replaced
     /// resource they subscribed to. Nothing changes if a resource is invalid.
     pub fn update_resources(&self, upserts: Vec<Resource>, removals: &[String]) -> Result<()> {
-        let mut entries = Vec::with_capacity(upserts.len());
-        for resource in upserts {
-            let entry = ResourceEntry::prepare(resource)?;
-            entries.push((entry.def.uri.clone(), entry));
-        }
-        unique(entries.iter().map(|(k, _)| k.as_str()), Error::DuplicateResource)?;
+        let entries = Resources::entries(upserts)?;
         let replaced =
             self.core.resources.catalog.apply(entries, removals, |added, removed| added || removed);
         for uri in replaced {
@@ -239,7 +156,7 @@ impl Server {
     /// went, or changed its definition; handlers are replaced either way.
     /// Returns whether it announced. Nothing changes if a tool is invalid.
     pub fn replace_tools(&self, tools: Vec<Tool>) -> Result<bool> {
-        Ok(self.core.tools.catalog.replace_all(Self::tool_entries(tools)?, |old, new| old.def != new.def))
+        Ok(self.core.tools.catalog.replace_all(Tools::entries(tools)?, |old, new| old.def != new.def))
     }
 
     /// Makes the prompt list exactly `prompts`, like [`Server::replace_tools`].
@@ -248,7 +165,7 @@ impl Server {
             .core
             .prompts
             .catalog
-            .replace_all(self.prompt_entries(prompts)?, |old, new| old.def != new.def))
+            .replace_all(self.core.prompts.entries(prompts)?, |old, new| old.def != new.def))
     }
 
     /// Makes the resource-template list exactly `templates`, like
@@ -258,7 +175,7 @@ impl Server {
             .core
             .resources
             .templates
-            .replace_all(self.template_entries(templates)?, |old, new| old.def != new.def))
+            .replace_all(self.core.resources.template_entries(templates)?, |old, new| old.def != new.def))
     }
 
     /// Adds or replaces (in place) every tool of `upserts` and removes the
@@ -268,16 +185,16 @@ impl Server {
     /// definition; returns whether it announced. Nothing changes if a tool
     /// is invalid.
     pub fn update_tools(&self, upserts: Vec<Tool>, removals: &[String]) -> Result<bool> {
-        Ok(upsert(&self.core.tools.catalog, Self::tool_entries(upserts)?, removals, |old, new| {
-            old.def != new.def
-        }))
+        Ok(self.core.tools.catalog.upsert(Tools::entries(upserts)?, removals, |old, new| old.def != new.def))
     }
 
     /// [`Server::update_tools`] for prompts.
     pub fn update_prompts(&self, upserts: Vec<Prompt>, removals: &[String]) -> Result<bool> {
-        Ok(upsert(&self.core.prompts.catalog, self.prompt_entries(upserts)?, removals, |old, new| {
-            old.def != new.def
-        }))
+        Ok(self
+            .core
+            .prompts
+            .catalog
+            .upsert(self.core.prompts.entries(upserts)?, removals, |old, new| old.def != new.def))
     }
 
     /// [`Server::update_tools`] for resource templates (keyed by their
@@ -287,8 +204,8 @@ impl Server {
         upserts: Vec<ResourceTemplate>,
         removals: &[String],
     ) -> Result<bool> {
-        let entries = self.template_entries(upserts)?;
-        Ok(upsert(&self.core.resources.templates, entries, removals, |old, new| old.def != new.def))
+        let entries = self.core.resources.template_entries(upserts)?;
+        Ok(self.core.resources.templates.upsert(entries, removals, |old, new| old.def != new.def))
     }
 
     /// The registered prompts' definitions, in listing order.

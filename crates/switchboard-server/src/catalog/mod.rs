@@ -286,6 +286,27 @@ impl<T> Catalog<T> {
         replaced
     }
 
+    /// Upserts `entries` and removes `removals` in one step; announces once
+    /// if an item came, went, or `differs` from the one it replaces.
+    /// Returns whether it announced.
+    pub(crate) fn upsert(
+        &self,
+        entries: Vec<(String, T)>,
+        removals: &[String],
+        differs: impl Fn(&T, &T) -> bool,
+    ) -> bool {
+        let changed = {
+            let current = self.load();
+            entries.iter().any(|(k, e)| current.get(k).is_some_and(|old| differs(&old.value, e)))
+        };
+        let mut announced = false;
+        self.apply(entries, removals, |added, removed| {
+            announced = added || removed || changed;
+            announced
+        });
+        announced
+    }
+
     /// Makes the list exactly `items` (in this order for new keys; keys
     /// already present keep their place), publishing one snapshot. Announces
     /// a change only if a key came or went or `differs` says an existing
@@ -327,6 +348,29 @@ impl<T> Catalog<T> {
         }
         changed
     }
+}
+
+/// Prepares every item of a bulk change, keyed by `key`: fails on the
+/// first item that does not prepare, then with `duplicate(key)` on the
+/// first key that appears twice (a bulk change names each item once).
+pub(crate) fn prepare_all<I, T>(
+    items: Vec<I>,
+    prepare: impl Fn(I) -> crate::error::Result<T>,
+    key: impl Fn(&T) -> &str,
+    duplicate: impl Fn(String) -> crate::error::Error,
+) -> crate::error::Result<Vec<(String, T)>> {
+    let mut entries = Vec::with_capacity(items.len());
+    for item in items {
+        let entry = prepare(item)?;
+        entries.push((key(&entry).to_owned(), entry));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (key, _) in &entries {
+        if !seen.insert(key.as_str()) {
+            return Err(duplicate(key.clone()));
+        }
+    }
+    Ok(entries)
 }
 
 #[cfg(test)]

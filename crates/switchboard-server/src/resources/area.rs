@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, prepare_all};
 use crate::completion::CompleterFlag;
 use crate::error::{Error, Result};
 use crate::resources::entry::{ResourceEntry, TemplateEntry};
@@ -23,6 +23,29 @@ pub(crate) struct Resources {
 }
 
 impl Resources {
+    /// Resources checked for a bulk change, keyed by URI.
+    pub(crate) fn entries(resources: Vec<Resource>) -> Result<Vec<(String, ResourceEntry)>> {
+        prepare_all(resources, ResourceEntry::prepare, |e| e.def.uri.as_str(), Error::DuplicateResource)
+    }
+
+    /// Resource templates checked for a bulk change, keyed by their
+    /// template text (a completer among them turns `completions` on).
+    pub(crate) fn template_entries(
+        &self,
+        templates: Vec<ResourceTemplate>,
+    ) -> Result<Vec<(String, TemplateEntry)>> {
+        let entries = prepare_all(
+            templates,
+            TemplateEntry::prepare,
+            |e| e.def.uri_template.as_str(),
+            Error::DuplicateResource,
+        )?;
+        if entries.iter().any(|(_, e)| !e.completers.is_empty()) {
+            self.completers.note();
+        }
+        Ok(entries)
+    }
+
     /// Registers `resource`, replacing one at the same URI when `replace`;
     /// otherwise a URI already taken is [`Error::DuplicateResource`].
     pub(crate) fn add(&self, resource: Resource, replace: bool) -> Result<()> {

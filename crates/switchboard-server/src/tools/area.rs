@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, prepare_all};
 use crate::error::{Error, Result};
 use crate::session::limits::Limiters;
 use crate::tools::Tool;
@@ -26,6 +26,11 @@ impl Tools {
         let tools = self.catalog.load();
         let entry = &tools.get(name)?.value;
         entry.mirrors_headers.then(|| check(&entry.def.input_schema))
+    }
+
+    /// Tools checked and compiled for a bulk change, keyed by name.
+    pub(crate) fn entries(tools: Vec<Tool>) -> Result<Vec<(String, ToolEntry)>> {
+        prepare_all(tools, ToolEntry::prepare, |e| e.def.name.as_str(), Error::DuplicateTool)
     }
 
     /// Registers `tool`; a name already taken is [`Error::DuplicateTool`].
