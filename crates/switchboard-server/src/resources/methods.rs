@@ -11,7 +11,6 @@
 use std::sync::Arc;
 
 use arc_swap::ArcSwap;
-
 use serde_json::{Map, Value, json};
 use switchboard_types::methods::EmptyResult;
 use switchboard_types::pagination::PaginatedParams;
