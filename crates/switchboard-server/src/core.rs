@@ -1,6 +1,6 @@
-//! The server's state, composed of its areas': what several areas read
-//! ([`Shared`]), the tools, prompts and resources areas, the task registry,
-//! the offered extensions and the method registry. A core method's handler
+//! The server's state: the states the areas own (tools, prompts, resources,
+//! the task registry), what several of them read ([`Shared`]), the offered
+//! extensions and the method registry. A core method's handler
 //! reads only the parts its row hands it (`dispatch/rows.rs`), never all of
 //! `Core`; [`Server`](crate::Server) holds it behind an `Arc` with the
 //! server's middleware stack.
@@ -45,8 +45,9 @@ pub(crate) struct Core {
 /// A core method's row handler: the server's state, the request's session,
 /// context and raw params in, the method's output out. Each is the one
 /// generic adapter of `dispatch/rows.rs` (`typed`) for its method, which
-/// parses the params its marker's handler takes and converts its answer
-/// and error; a plain `fn`, so a row holds no boxed closure.
+/// hands its handler the parts of the core it reads, parses the params the
+/// handler takes and converts its answer and error; a plain `fn`, so a row
+/// holds no boxed closure.
 pub(crate) type CoreHandler = for<'a> fn(
     &'a Core,
     &'a Arc<Session>,
