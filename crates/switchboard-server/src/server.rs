@@ -64,7 +64,8 @@ impl ServerBuilder {
     /// Builds the server. Fails on a bad or duplicate name, URI or
     /// extension identifier, an item without a handler, a schema that
     /// does not compile, or an MCP Apps view that breaks its rules (see
-    /// [`Error::InvalidUiResource`] and [`Error::InvalidToolUi`]).
+    /// [`Error::InvalidUiResource`](crate::Error::InvalidUiResource) and
+    /// [`Error::InvalidToolUi`](crate::Error::InvalidToolUi)).
     pub fn build(self) -> Result<Server> {
         let (core, layered) = self.assemble()?;
         Ok(Server { core, layered })
