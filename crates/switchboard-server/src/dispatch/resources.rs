@@ -97,7 +97,7 @@ pub(crate) async fn list_resources(
     while room > 0 {
         let Some((index, offset)) = position else { break };
         let source = &core.sources[index];
-        let end = (offset + room).min(source.len());
+        let end = (offset + room).min(source.len_past(offset + room));
         source.list_into(offset..end, &mut ResourcePage::new(&mut page, version, end - offset));
         room -= end - offset;
         position = next_source_position(core, index, end);
@@ -113,7 +113,7 @@ fn next_source_position(core: &Core, index: usize, offset: usize) -> Option<(usi
     let sources = &core.sources;
     let mut offset = offset;
     for (i, source) in sources.iter().enumerate().skip(index) {
-        if offset < source.len() {
+        if offset < source.len_past(offset) {
             return Some((i, offset));
         }
         offset = 0;
