@@ -74,6 +74,10 @@ pub(crate) struct Inner {
     pub(crate) resume: Mutex<Option<(usize, ServedKey, u64)>>,
     /// How far the first full scan is (lists wait for the part they need).
     pub(crate) progress: (Mutex<Progress>, Condvar),
+    /// Files the first scan found and has not filed yet (at most
+    /// [`FILL_BATCH`]): the walk files them when there are enough, and a
+    /// list that needs them files them itself rather than wait.
+    pending: Mutex<Vec<(ServedKey, Entry)>>,
     /// Whether a list gave up waiting for the first index
     /// ([`crate::source::FIRST_INDEX_WAIT`]) and answered with part of the
     /// folder; set while holding `indexed`'s lock. Only then is the first
@@ -95,6 +99,9 @@ pub(crate) struct Progress {
     pub settled: usize,
     /// The last settled served path (`None`: nothing settled yet).
     pub frontier: Option<ServedKey>,
+    /// Whether every file so far was found after the one before it
+    /// (false: nothing is published as settled until the scan ends).
+    pub in_order: bool,
 }
 
 /// The next index's id (see [`WatchDirsVersion`]).
@@ -136,7 +143,8 @@ impl FileResources {
                 id: NEXT_INDEX_ID.fetch_add(1, Ordering::Relaxed),
                 version: AtomicU64::new(0),
                 resume: Mutex::new(None),
-                progress: (Mutex::new(Progress::default()), Condvar::new()),
+                progress: (Mutex::new(Progress { in_order: true, ..Progress::default() }), Condvar::new()),
+                pending: Mutex::new(Vec::new()),
                 listed_short: AtomicBool::new(false),
                 created: SystemTime::now(),
             }),
@@ -410,17 +418,25 @@ impl FileResources {
     /// is returned, and with `report_added` every file the walk found too).
     fn first_scan(&self, entering: Option<Entering>, report_added: bool) -> Vec<Change> {
         let tree = &self.inner.tree;
-        let in_order = tree.walks_in_served_order();
-        let mut fill = Fill { files: self, in_order, batch: Vec::with_capacity(FILL_BATCH), added: Vec::new() };
+        if !tree.walks_in_served_order() {
+            self.inner.progress.0.lock().unwrap_or_else(|p| p.into_inner()).in_order = false;
+        }
+        let mut added = Vec::new();
         let mut dirs = BTreeSet::new();
         let walked = tree.walk(entering, &mut |found| match found {
             Found::Dir(dir) => {
                 dirs.insert(dir);
             }
-            Found::File(served, file) => fill.push(served, &file, report_added),
+            Found::File(served, file) => {
+                let entry = index::entry(&file, None);
+                self.found(ServedKey::from(served.as_str()), entry);
+                if report_added {
+                    added.push(Change::Added(served));
+                }
+            }
         });
-        fill.flush();
-        let mut changes: Vec<Change> = std::mem::take(&mut fill.added).into_iter().map(Change::Added).collect();
+        self.settle_pending();
+        let mut changes = added;
         *self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner()) = dirs;
         self.inner.dirs_version.fetch_add(1, Ordering::AcqRel);
         self.inner.version.fetch_add(1, Ordering::AcqRel);
@@ -428,7 +444,7 @@ impl FileResources {
             let (progress, ready) = &self.inner.progress;
             let mut progress = progress.lock().unwrap_or_else(|p| p.into_inner());
             progress.done = true;
-            if !fill.in_order {
+            if !progress.in_order {
                 // Published positions moved: lists that used them hear.
                 self.inner.listed_short.store(true, Ordering::SeqCst);
             }
@@ -439,6 +455,52 @@ impl FileResources {
             changes.extend(self.update_entering(&again, None));
         }
         changes
+    }
+
+    /// Notes a file the first scan found; files the pending ones when
+    /// there are [`FILL_BATCH`] of them.
+    fn found(&self, key: ServedKey, entry: Entry) {
+        let full = {
+            let mut pending = self.inner.pending.lock().unwrap_or_else(|p| p.into_inner());
+            if pending.last().is_some_and(|(last, _)| *last >= key) {
+                self.inner.progress.0.lock().unwrap_or_else(|p| p.into_inner()).in_order = false;
+            }
+            pending.push((key, entry));
+            pending.len() >= FILL_BATCH
+        };
+        if full {
+            self.settle_pending();
+        }
+    }
+
+    /// Files what the first scan found and has not filed, and publishes
+    /// how far the index is settled (called by the walk, and by a list
+    /// that needs more than is settled).
+    fn settle_pending(&self) {
+        let mut pending = self.inner.pending.lock().unwrap_or_else(|p| p.into_inner());
+        let Some((last, _)) = pending.last() else { return };
+        let last = last.clone();
+        let (filed, after_the_filed) = {
+            let mut index = self.index();
+            let after = index.last_key_value().is_none_or(|(filed, _)| *filed < pending[0].0);
+            index.extend(pending.drain(..));
+            (index.len(), after)
+        };
+        drop(pending);
+        let (progress, ready) = &self.inner.progress;
+        let mut progress = progress.lock().unwrap_or_else(|p| p.into_inner());
+        progress.in_order &= after_the_filed;
+        if progress.in_order {
+            progress.settled = filed;
+            progress.frontier = Some(last);
+            ready.notify_all();
+        } else {
+            // Positions moved: resume points taken so far are stale, and
+            // lists wait for the whole index from here on.
+            self.inner.version.fetch_add(1, Ordering::AcqRel);
+            progress.settled = 0;
+            progress.frontier = None;
+        }
     }
 
     /// Waits (off the async threads, at most
@@ -467,6 +529,7 @@ impl FileResources {
         if !past(&self.inner.progress.0.lock().unwrap_or_else(|p| p.into_inner())) {
             let waiting = self.clone();
             let wait = move || {
+                waiting.settle_pending();
                 let (progress, ready) = &waiting.inner.progress;
                 let guard = progress.lock().unwrap_or_else(|p| p.into_inner());
                 let limit = crate::source::FIRST_INDEX_WAIT;
@@ -493,6 +556,11 @@ impl FileResources {
     /// announced (`list_changed`) when it is done.
     pub(crate) fn len_past_waiting(&self, position: usize, limit: Duration) -> usize {
         let (progress, ready) = &self.inner.progress;
+        let known = |p: &Progress| p.done || p.settled > position;
+        if !known(&progress.lock().unwrap_or_else(|p| p.into_inner())) {
+            // What the walk found and has not filed yet may be enough.
+            self.settle_pending();
+        }
         let guard = progress.lock().unwrap_or_else(|p| p.into_inner());
         let (guard, _) = ready
             .wait_timeout_while(guard, limit, |p| !p.done && p.settled <= position)
@@ -610,55 +678,3 @@ fn read_file(
     Ok(vec![ResourceContents::blob(uri, mime_type, base64_encode(&bytes))])
 }
 
-/// The first scan's batch being filed ([`FileResources::first_scan`]).
-struct Fill<'a> {
-    files: &'a FileResources,
-    /// Whether every file so far came after the one before it.
-    in_order: bool,
-    batch: Vec<(ServedKey, Entry)>,
-    /// Every file filed, when the caller wants them as changes.
-    added: Vec<String>,
-}
-
-impl Fill<'_> {
-    fn push(&mut self, served: String, file: &switchboard_tree::ScannedFile, report_added: bool) {
-        let key = ServedKey::from(served.as_str());
-        if self.batch.last().is_some_and(|(last, _)| *last >= key) {
-            self.in_order = false;
-        }
-        if report_added {
-            self.added.push(served);
-        }
-        self.batch.push((key, index::entry(file, None)));
-        if self.batch.len() >= FILL_BATCH {
-            self.flush();
-        }
-    }
-
-    /// Files the batch and publishes how far the index is settled.
-    fn flush(&mut self) {
-        let Some((last, _)) = self.batch.last() else { return };
-        let last = last.clone();
-        let filed = {
-            let mut index = self.files.index();
-            if index.last_key_value().is_some_and(|(k, _)| *k >= self.batch[0].0) {
-                self.in_order = false;
-            }
-            index.extend(self.batch.drain(..));
-            index.len()
-        };
-        let (progress, ready) = &self.files.inner.progress;
-        let mut progress = progress.lock().unwrap_or_else(|p| p.into_inner());
-        if self.in_order {
-            progress.settled = filed;
-            progress.frontier = Some(last);
-            ready.notify_all();
-        } else {
-            // Positions moved: resume points taken so far are stale, and
-            // lists wait for the whole index from here on.
-            self.files.inner.version.fetch_add(1, Ordering::AcqRel);
-            progress.settled = 0;
-            progress.frontier = None;
-        }
-    }
-}
