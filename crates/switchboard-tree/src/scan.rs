@@ -255,11 +255,24 @@ impl ServedTree {
             if self.shadowed(root, &served) {
                 continue;
             }
-            let listed = entry.path().to_path_buf();
-            let Some(located) = self.as_file(entry, served.clone()) else { continue };
-            let modified = std::fs::metadata(&located.path).and_then(|m| m.modified()).ok();
-            visit(Found::File(served, ScannedFile { path: listed, size: located.size, modified }));
+            let Some(file) = self.scanned_file(entry, &served) else { continue };
+            visit(Found::File(served, file));
         }
+    }
+
+    /// A walked entry as a served file (a regular file, or a symlink whose
+    /// target is a served regular file): one `stat` for a regular file,
+    /// which gives its size and time together.
+    fn scanned_file(&self, entry: ignore::DirEntry, served: &str) -> Option<ScannedFile> {
+        if entry.file_type()?.is_file() {
+            let metadata = std::fs::metadata(entry.path()).ok().filter(|m| m.is_file())?;
+            let modified = metadata.modified().ok();
+            return Some(ScannedFile { path: entry.into_path(), size: metadata.len(), modified });
+        }
+        let listed = entry.path().to_path_buf();
+        let located = self.as_file(entry, served.to_owned())?;
+        let modified = std::fs::metadata(&located.path).and_then(|m| m.modified()).ok();
+        Some(ScannedFile { path: listed, size: located.size, modified })
     }
 
     /// The served file at the absolute path `path` as a scan would list it
