@@ -167,17 +167,21 @@ pub(crate) fn replace_all(
 ) -> Vec<Change> {
     let old = std::mem::take(index);
     let mut changes = Vec::new();
-    for (served, file) in new {
-        let key = ServedKey::from(served.as_str());
-        let before = old.get(&key);
-        let after = entry(&file, before);
-        match before {
-            None => changes.push(Change::Added(served)),
-            Some(b) if *b != after || touched.contains(&served) => changes.push(Change::Modified(served)),
-            Some(_) => {}
-        }
-        index.insert(key, after);
-    }
+    // Collected, not inserted one by one: the map is built with full nodes.
+    *index = new
+        .into_iter()
+        .map(|(served, file)| {
+            let key = ServedKey::from(served.as_str());
+            let before = old.get(&key);
+            let after = entry(&file, before);
+            match before {
+                None => changes.push(Change::Added(served)),
+                Some(b) if *b != after || touched.contains(&served) => changes.push(Change::Modified(served)),
+                Some(_) => {}
+            }
+            (key, after)
+        })
+        .collect();
     for served in old.into_keys() {
         if !index.contains_key(&served) {
             changes.push(Change::Removed(served.as_str().to_owned()));

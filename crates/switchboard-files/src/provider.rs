@@ -436,6 +436,15 @@ impl FileResources {
             }
         });
         self.settle_pending();
+        {
+            // Filed one at a time at the right edge, the map's nodes are
+            // left a little over half full; built again from its sorted
+            // entries they are full: about 35 bytes less per file, for
+            // milliseconds under the lock (the positions do not change).
+            let mut index = self.index();
+            let filed = std::mem::take(&mut *index);
+            *index = filed.into_iter().collect();
+        }
         let mut changes = added;
         *self.inner.dirs.lock().unwrap_or_else(|p| p.into_inner()) = dirs;
         self.inner.dirs_version.fetch_add(1, Ordering::AcqRel);
