@@ -119,7 +119,11 @@ impl Entry {
             return None;
         }
         let span = Duration::from_nanos(nanos.unsigned_abs());
-        if nanos >= 0 { SystemTime::UNIX_EPOCH.checked_add(span) } else { SystemTime::UNIX_EPOCH.checked_sub(span) }
+        if nanos >= 0 {
+            SystemTime::UNIX_EPOCH.checked_add(span)
+        } else {
+            SystemTime::UNIX_EPOCH.checked_sub(span)
+        }
     }
 
     /// Its MIME type.
@@ -330,7 +334,10 @@ fn upsert(
 /// one run from `prefix` on in the index's order (`prefix.txt` sorts after it).
 fn covered<'a>(index: &'a BTreeMap<ServedKey, Entry>, prefix: &str) -> impl Iterator<Item = &'a ServedKey> {
     let prefix = prefix.to_owned();
-    index.range(ServedKey::from(prefix.as_str())..).map(|(k, _)| k).take_while(move |k| covers(&prefix, k.as_str()))
+    index
+        .range(ServedKey::from(prefix.as_str())..)
+        .map(|(k, _)| k)
+        .take_while(move |k| covers(&prefix, k.as_str()))
 }
 
 #[cfg(test)]

@@ -159,7 +159,12 @@ pub(crate) fn number(mime: &'static str) -> u16 {
 
 /// The MIME type numbered `n` by [`number`].
 pub(crate) fn numbered(n: u16) -> &'static str {
-    NUMBERED.read().unwrap_or_else(|p| p.into_inner()).get(usize::from(n)).copied().unwrap_or("application/octet-stream")
+    NUMBERED
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(usize::from(n))
+        .copied()
+        .unwrap_or("application/octet-stream")
 }
 
 /// The MIME type of the file at `path`: by name, else by its first bytes.

@@ -460,7 +460,8 @@ impl FileResources {
             ready.notify_all();
         }
         if !walked.changed_while_walked.is_empty() {
-            let again = WatchBatch { paths: walked.changed_while_walked.into_iter().collect(), overflow: false };
+            let again =
+                WatchBatch { paths: walked.changed_while_walked.into_iter().collect(), overflow: false };
             changes.extend(self.update_entering(&again, None));
         }
         changes
@@ -686,4 +687,3 @@ fn read_file(
     }
     Ok(vec![ResourceContents::blob(uri, mime_type, base64_encode(&bytes))])
 }
-

@@ -73,9 +73,13 @@ mod tests {
 
     #[test]
     fn served_order_puts_a_folder_s_files_right_after_its_name() {
-        let mut paths = vec!["foo.rs", "foo-bar", "foo/z", "foo/a/b", "foo", "fo", "foo0", "a/x", "a.txt", "a0"];
+        let mut paths =
+            vec!["foo.rs", "foo-bar", "foo/z", "foo/a/b", "foo", "fo", "foo0", "a/x", "a.txt", "a0"];
         paths.sort_by(|a, b| cmp_served(a, b));
-        assert_eq!(paths, ["a/x", "a.txt", "a0", "fo", "foo", "foo/a/b", "foo/z", "foo-bar", "foo.rs", "foo0"]);
+        assert_eq!(
+            paths,
+            ["a/x", "a.txt", "a0", "fo", "foo", "foo/a/b", "foo/z", "foo-bar", "foo.rs", "foo0"]
+        );
         assert_eq!(cmp_served("x", "x"), Ordering::Equal);
     }
 
