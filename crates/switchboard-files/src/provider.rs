@@ -9,7 +9,8 @@
 //! walk comes in the index's order, so after each batch every position
 //! up to the index's length is settled: no later file sorts before it.
 //! That count is published ([`Progress`]) and a list waits only for the
-//! positions its page needs ([`ResourceSource::len_past`]). When the
+//! positions its page needs
+//! ([`ResourceSource::len_past`](switchboard_server::ResourceSource::len_past)). When the
 //! roots cannot be walked in the index's order (one root mounted at or
 //! below another's mount) nothing is published before the scan ends:
 //! lists wait for the whole index, as they always did. A read of a path
