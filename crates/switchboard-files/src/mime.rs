@@ -40,6 +40,7 @@
 
 use std::io::Read;
 use std::path::Path;
+use std::sync::RwLock;
 
 /// Source code and the project's text formats by extension (lower case),
 /// consulted before `mime_guess`.
@@ -128,6 +129,42 @@ pub fn mime_of_file(path: &Path) -> String {
 /// (magic numbers, else text or `application/octet-stream`).
 pub fn mime_from_content(head: &[u8]) -> &'static str {
     sniff(head)
+}
+
+/// Every MIME type given out so far, by number ([`number`]): an index
+/// entry keeps two bytes instead of a 16-byte `&'static str`. The types
+/// come from fixed tables (ours, `mime_guess`'s, `infer`'s), so the list
+/// stays a few dozen long.
+static NUMBERED: RwLock<Vec<&'static str>> = RwLock::new(Vec::new());
+
+/// The number of `mime` in [`NUMBERED`], adding it the first time. Past
+/// `u16::MAX - 1` distinct types (which no fixed table holds) a type is
+/// kept as `application/octet-stream`.
+pub(crate) fn number(mime: &'static str) -> u16 {
+    let position = |types: &[&'static str]| types.iter().position(|t| *t == mime);
+    if let Some(i) = position(&NUMBERED.read().unwrap_or_else(|p| p.into_inner())) {
+        return i as u16;
+    }
+    let mut types = NUMBERED.write().unwrap_or_else(|p| p.into_inner());
+    if let Some(i) = position(&types) {
+        return i as u16;
+    }
+    if types.len() >= usize::from(u16::MAX) {
+        // Numbered nowhere: `numbered` reads it as octet-stream.
+        return u16::MAX;
+    }
+    types.push(mime);
+    (types.len() - 1) as u16
+}
+
+/// The MIME type numbered `n` by [`number`].
+pub(crate) fn numbered(n: u16) -> &'static str {
+    NUMBERED
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(usize::from(n))
+        .copied()
+        .unwrap_or("application/octet-stream")
 }
 
 /// The MIME type of the file at `path`: by name, else by its first bytes.

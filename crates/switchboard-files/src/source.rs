@@ -9,11 +9,16 @@
 //! the policy at the moment of use.
 //!
 //! A list asked for while the first index is still being built waits for
-//! it (at most [`FIRST_INDEX_WAIT`]), so a list is never silently shorter
-//! than the folder; past the wait it answers with what is indexed and a
-//! `list_changed` follows when the index is done.
+//! the positions its page needs (at most [`FIRST_INDEX_WAIT`]): the first
+//! scan files the tree in index order and publishes how many positions
+//! are settled ([`ResourceSource::len_past`]), so the first page of a
+//! 200,000-file tree is answered once its hundred files are walked, and
+//! a list is never silently shorter than the folder. Past the wait it
+//! answers with what is indexed and a `list_changed` follows when the
+//! index is done.
 //!
-//! Pages are positions in path order. A walk from one page to the next
+//! Pages are positions in path order (component by component:
+//! [`switchboard_tree::cmp_served`]). A walk from one page to the next
 //! resumes from the last path it returned instead of counting from the
 //! start, so full pagination costs O(page) per page.
 
@@ -26,7 +31,7 @@ use switchboard_server::types::resources::Resource;
 use switchboard_server::{RequestContext, ResourcePage, ResourceSource, SourceRead};
 
 use crate::FileResources;
-use crate::index::Entry;
+use crate::index::{Entry, ServedKey};
 
 /// How long a list waits for the first index of the folder at most.
 pub const FIRST_INDEX_WAIT: Duration = Duration::from_secs(30);
@@ -37,9 +42,9 @@ impl FileResources {
         resource.uri = Self::uri_of(served);
         resource.name.clear();
         resource.name.push_str(served);
-        resource.mime_type = Some(entry.mime.to_owned());
+        resource.mime_type = Some(entry.mime().to_owned());
         resource.size = Some(entry.size);
-        resource.annotations = entry.modified.map(|modified| Annotations {
+        resource.annotations = entry.modified().map(|modified| Annotations {
             last_modified: Some(humantime::format_rfc3339_seconds(modified).to_string()),
             ..Annotations::default()
         });
@@ -50,15 +55,15 @@ impl FileResources {
         let index = self.index();
         let mut resume = self.inner.resume.lock().unwrap_or_else(|p| p.into_inner());
         let version = self.inner.version.load(std::sync::atomic::Ordering::Acquire);
-        let iter: Box<dyn Iterator<Item = (&String, &Entry)>> = match resume.as_ref() {
+        let iter: Box<dyn Iterator<Item = (&ServedKey, &Entry)>> = match resume.as_ref() {
             Some((at, after, v)) if *at == range.start && *v == version => {
-                Box::new(index.range::<str, _>((Bound::Excluded(after.as_str()), Bound::Unbounded)))
+                Box::new(index.range((Bound::Excluded(after), Bound::Unbounded)))
             }
             _ => Box::new(index.iter().skip(range.start)),
         };
         let mut last = None;
         for (served, entry) in iter.take(range.len()) {
-            visit(served, entry);
+            visit(served.as_str(), entry);
             last = Some(served);
         }
         *resume = last.map(|l| (range.end, l.clone(), version));
@@ -67,8 +72,11 @@ impl FileResources {
 
 impl ResourceSource for FileResources {
     fn len(&self) -> usize {
-        self.wait_indexed_to_list(FIRST_INDEX_WAIT);
-        FileResources::len(self)
+        self.len_past_waiting(usize::MAX, FIRST_INDEX_WAIT)
+    }
+
+    fn len_past(&self, position: usize) -> usize {
+        self.len_past_waiting(position, FIRST_INDEX_WAIT)
     }
 
     fn list(&self, range: Range<usize>) -> Vec<Resource> {
@@ -130,6 +138,10 @@ impl FileSource {
 impl ResourceSource for FileSource {
     fn len(&self) -> usize {
         self.current().map_or(0, |f| ResourceSource::len(&f))
+    }
+
+    fn len_past(&self, position: usize) -> usize {
+        self.current().map_or(0, |f| f.len_past(position))
     }
 
     fn list(&self, range: Range<usize>) -> Vec<Resource> {

@@ -1,11 +1,14 @@
-//! The first scan watches each folder before it reads it
-//! ([`ServedTree::scan_entering`]), which is what lets the server answer
-//! `initialize` before the scan and still miss no edit made during it:
-//! whatever changes in a folder after its watch is reported by the watch,
-//! and whatever changed before is read by the walk. These tests change a
-//! folder from inside the hook, at the moment it is told the walk enters
-//! it, and check that the walk reads the folder as changed: its new
-//! files, and its new `.gitignore`.
+//! The first scan announces each folder as the walk enters it
+//! ([`ServedTree::scan_entering`]), before it reads the folder's ignore
+//! files and files, and looks again at every folder whose names changed
+//! after the walk began (the sorted walk lists a folder's names just
+//! before announcing it). That is what lets the server answer `initialize`
+//! before the scan and still miss no edit made during it: whatever changes
+//! in a folder after its watch is reported by the watch, and whatever
+//! changed before is read by the walk or by the second look. These tests
+//! change a folder from inside the hook, at the moment it is told the walk
+//! enters it, and check that the scan reads the folder as changed: its
+//! new files, and its new `.gitignore`.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -64,8 +64,8 @@ use serde::Deserialize;
 pub use access::{Kind, Located, WriteTarget};
 pub use history::HistoryRules;
 pub use listing::{Entry, EntryKind, Removable};
-pub use path::ServedPath;
-pub use scan::{PartialScan, Scan, ScannedFile, covers};
+pub use path::{ServedPath, cmp_served};
+pub use scan::{Entering, Found, PartialScan, Scan, ScannedFile, Walked, covers};
 
 /// The `[files]` section of `switchboard.toml`: the roots and the rules of the
 /// served tree (shared by the resources and the file tools).

@@ -3,7 +3,21 @@
 //! parser, so no path reaches the file system with a `..`, an absolute
 //! prefix, a backslash or a NUL in it.
 
+use std::cmp::Ordering;
+
 use crate::TreeError;
+
+/// Compares two served paths (`/`-separated) component by component: as
+/// if `/` sorted below every other byte, so `a/x` < `a.txt` < `a0`, and a
+/// folder's files follow the folder's name directly. This is the order of
+/// a depth-first walk whose folder entries are sorted by file name (the
+/// order [`ServedTree::scan`](crate::ServedTree::scan) walks in), and in
+/// it a path and everything below it (`p`, `p/…`) are one contiguous run,
+/// as are all paths starting with any given string.
+pub fn cmp_served(a: &str, b: &str) -> Ordering {
+    let rank = |byte: u8| if byte == b'/' { 0 } else { u16::from(byte) + 1 };
+    a.bytes().map(rank).cmp(b.bytes().map(rank))
+}
 
 /// A parsed relative path: plain names, no `.` or `..` (empty: the served
 /// folder itself).
@@ -56,6 +70,18 @@ impl ServedPath {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn served_order_puts_a_folder_s_files_right_after_its_name() {
+        let mut paths =
+            vec!["foo.rs", "foo-bar", "foo/z", "foo/a/b", "foo", "fo", "foo0", "a/x", "a.txt", "a0"];
+        paths.sort_by(|a, b| cmp_served(a, b));
+        assert_eq!(
+            paths,
+            ["a/x", "a.txt", "a0", "fo", "foo", "foo/a/b", "foo/z", "foo-bar", "foo.rs", "foo0"]
+        );
+        assert_eq!(cmp_served("x", "x"), Ordering::Equal);
+    }
 
     #[test]
     fn plain_paths_parse_and_escapes_are_refused() {

@@ -142,7 +142,7 @@ pub(crate) async fn list_resources(
     while room > 0 {
         let Some((index, offset)) = position else { break };
         let source = &core.sources[index];
-        let end = (offset + room).min(source.len());
+        let end = (offset + room).min(source.len_past(offset + room));
         source.list_into(offset..end, &mut ResourcePage::new(&mut page, version, end - offset));
         room -= end - offset;
         position = next_source_position(core, index, end);
@@ -158,7 +158,7 @@ fn next_source_position(core: ResourcesCore<'_>, index: usize, offset: usize) ->
     let sources = &core.sources;
     let mut offset = offset;
     for (i, source) in sources.iter().enumerate().skip(index) {
-        if offset < source.len() {
+        if offset < source.len_past(offset) {
             return Some((i, offset));
         }
         offset = 0;

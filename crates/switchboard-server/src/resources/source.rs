@@ -38,6 +38,19 @@ pub trait ResourceSource: Send + Sync + 'static {
     /// How many resources the source has now.
     fn len(&self) -> usize;
 
+    /// How many resources the source has, waiting only until it is known
+    /// whether there is one at `position`: a source still being filled
+    /// (a folder's first scan) may answer as soon as more than `position`
+    /// of its items are settled, with that many; the items at positions
+    /// below the answer do not move while it is filled. `resources/list`
+    /// asks this with the position just past the page it fills, so a
+    /// page waits for its own items, not for the whole source. The
+    /// default is [`len`](Self::len).
+    fn len_past(&self, position: usize) -> usize {
+        let _ = position;
+        self.len()
+    }
+
     /// Whether the source has none.
     fn is_empty(&self) -> bool {
         self.len() == 0
