@@ -94,10 +94,6 @@ fn checked_uri(params: &UriParams) -> std::result::Result<(), ErrorObject> {
     })
 }
 
-#[expect(
-    clippy::needless_borrow,
-    reason = "the body is kept to the text of its move so the ResourceSource change merges; drop this then"
-)]
 pub(crate) async fn list_resources(
     core: ResourcesCore<'_>,
     _: &Arc<Session>,
@@ -105,7 +101,7 @@ pub(crate) async fn list_resources(
     params: PaginatedParams,
 ) -> Result<Output, ErrorObject> {
     if core.sources.is_empty() {
-        return list(core, ctx, &core.resources, params);
+        return list(core, ctx, core.resources, params);
     }
     // Registered resources first, then each source in order; a page
     // fills up across the boundaries.
