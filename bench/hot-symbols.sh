@@ -12,8 +12,16 @@
 # dependency upgrades (switchboard-bench's RSS column shows when it is due).
 #
 # Needs valgrind (callgrind lists every function a run executes).
+#
+# `bench/hot-symbols.sh --check` changes nothing: it says how many of the
+# functions that run until the fixtures answer `initialize` the file still
+# orders in the binary, and fails below 90%. Renaming a module renames its
+# functions (the house moves of 2026-11 left 453 of 984), so run it after
+# moves and dependency upgrades.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+check=0
+if [ "${1:-}" = "--check" ]; then check=1; fi
 # HOT_BIN=path uses that binary as built instead of building one.
 if [ -z "${HOT_BIN:-}" ]; then cargo build --release -p switchboard; fi
 bin="${HOT_BIN:-${CARGO_TARGET_DIR:-target}/release/switchboard}"
@@ -42,6 +50,14 @@ functions() {
     grep -oE '^c?fn=\([0-9]+\) .*' "$work/cg.out" | sed -E 's/^c?fn=\([0-9]+\) //' | sort -u
 }
 nm "$bin" | awk '{print $NF}' | sort -u > "$work/defined"
+if [ "$check" = 1 ]; then
+    functions "$work/initialize.jsonl" "$bin" serve --fixtures bench | comm -12 - "$work/defined" > "$work/start"
+    ordered=$(sort -u crates/switchboard/hot-symbols.txt | comm -12 - "$work/start" | wc -l)
+    total=$(wc -l < "$work/start")
+    echo "hot-symbols.txt orders $ordered of the $total functions that run until initialize is answered"
+    [ $((ordered * 10)) -ge $((total * 9)) ] || { echo "stale: rerun bench/hot-symbols.sh"; exit 1; }
+    exit 0
+fi
 # Three tiers, each laid out after the one before: what runs until the
 # fixtures answer `initialize` (the cold-start and memory figures), the rest
 # of the fixtures' session (a tool's schema compiles on its first call), then

@@ -47,11 +47,13 @@ impl PageWriter {
     }
 
     /// Appends `r`, shaped for `version`.
+    #[inline]
     pub(crate) fn resource(&mut self, r: &Resource, version: ProtocolVersion) {
         write_resource(self.item_buffer(), r, version);
     }
 
     /// The buffer to write the next item into, after its separator.
+    #[inline]
     fn item_buffer(&mut self) -> &mut Vec<u8> {
         if self.items > 0 {
             self.out.push(b',');
@@ -73,9 +75,10 @@ impl PageWriter {
 }
 
 /// Appends `s` as a JSON string.
+#[inline]
 pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
     if needs_escape(s.as_bytes()) {
-        serde_json::to_writer(&mut *out, s).expect("writing to a Vec cannot fail; qed");
+        write_escaped(out, s);
     } else {
         out.reserve(s.len() + 2);
         out.push(b'"');
@@ -84,11 +87,40 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
     }
 }
 
+/// Appends `key` (`,"name":` with its comma and colon, as bytes) and `s`
+/// as a JSON string. The plain case writes the key and the opening quote as
+/// one constant and the string in one copy, without reserving room: the
+/// caller has reserved it ([`write_resource`]), and a push past the
+/// reservation still grows the buffer as usual. Always inlined: `key` is
+/// a constant at every call, so it is stored in place instead of copied by
+/// a call to `memcpy` (with a plain `#[inline]` the compiler kept one
+/// out-of-line copy and the walk of 10,000 items took 7% more instructions).
+#[inline(always)]
+fn write_field(out: &mut Vec<u8>, key: &[u8], s: &str) {
+    out.extend_from_slice(key);
+    if needs_escape(s.as_bytes()) {
+        write_escaped(out, s);
+    } else {
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    }
+}
+
+/// A string that needs escapes, through serde_json (rare: kept out of line
+/// so the plain path stays small).
+#[cold]
+#[inline(never)]
+fn write_escaped(out: &mut Vec<u8>, s: &str) {
+    serde_json::to_writer(&mut *out, s).expect("writing to a Vec cannot fail; qed");
+}
+
 /// Whether any byte needs a JSON escape: a control character, `"` or `\`.
 /// Eight bytes at a time (the usual zero-byte bit trick: a byte of `x` is
 /// below `n` when it borrows in `x - n` without having had its top bit
 /// set), since these strings are mostly 8 to 40 bytes long. The tail is
 /// one more load that overlaps the words before it, not a byte loop.
+#[inline(always)]
 fn needs_escape(bytes: &[u8]) -> bool {
     let n = bytes.len();
     let word_at = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("eight bytes; qed"));
@@ -111,6 +143,7 @@ fn needs_escape(bytes: &[u8]) -> bool {
 }
 
 /// Whether any of the eight bytes of `x` is below 0x20, `"` or `\`.
+#[inline]
 fn special(x: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -129,21 +162,21 @@ fn write_resource(out: &mut Vec<u8>, r: &Resource, version: ProtocolVersion) {
     let title = if fields.title { title } else { &None };
     let meta = if fields.meta { meta } else { &None };
     let icons = if fields.icons { icons } else { &None };
-    out.extend_from_slice(b"{\"uri\":");
-    write_str(out, uri);
-    out.extend_from_slice(b",\"name\":");
-    write_str(out, name);
+    // Room for every field written by hand (keys, quotes, the digits of
+    // `size`) at once, so the copies below do not grow the buffer field by
+    // field; escapes and the rare fields serde writes grow it as needed.
+    let text = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    out.reserve(uri.len() + name.len() + text(title) + text(description) + text(mime_type) + 96);
+    write_field(out, b"{\"uri\":", uri);
+    write_field(out, b",\"name\":", name);
     if let Some(title) = title {
-        out.extend_from_slice(b",\"title\":");
-        write_str(out, title);
+        write_field(out, b",\"title\":", title);
     }
     if let Some(description) = description {
-        out.extend_from_slice(b",\"description\":");
-        write_str(out, description);
+        write_field(out, b",\"description\":", description);
     }
     if let Some(mime_type) = mime_type {
-        out.extend_from_slice(b",\"mimeType\":");
-        write_str(out, mime_type);
+        write_field(out, b",\"mimeType\":", mime_type);
     }
     if let Some(size) = size {
         out.extend_from_slice(b",\"size\":");

@@ -98,6 +98,7 @@ impl<'a> ResourcePage<'a> {
     /// protocol revision. Items past the range the source was asked for
     /// are dropped (with a warning): the cursor after this page counts
     /// exactly that range.
+    #[inline]
     pub fn push(&mut self, resource: &Resource) {
         if self.room == 0 {
             tracing::warn!(uri = %resource.uri, "a ResourceSource pushed more items than it was asked for; dropped");
