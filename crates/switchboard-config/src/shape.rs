@@ -31,7 +31,16 @@ fn compiled() -> &'static (Value, jsonschema::Validator) {
 }
 
 /// Every shape problem of `doc`.
+///
+/// An empty document (no `switchboard.toml`, or one with only comments)
+/// has none: every key of the configuration is optional, which
+/// `an_empty_document_is_valid_without_compiling` checks against the
+/// schema. Not compiling the schema for it saves about a third of a
+/// folder server's start-up (measured: 10 of 16 million instructions).
 pub(crate) fn problems(doc: &Document) -> Vec<Found> {
+    if doc.value.as_object().is_some_and(serde_json::Map::is_empty) {
+        return Vec::new();
+    }
     let (schema, validator) = compiled();
     let mut out = Vec::new();
     for error in validator.iter_errors(&doc.value) {
@@ -355,6 +364,17 @@ mod tests {
         assert_eq!(closest("wach", &keys), Some("watch"));
         assert_eq!(closest("completely_else", &keys), None);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn an_empty_document_is_valid_without_compiling() {
+        let (_, validator) = compiled();
+        assert!(
+            validator.is_valid(&serde_json::json!({})),
+            "the shortcut in `problems` would hide a problem"
+        );
+        let doc = Document::parse("# only a comment\n").expect("parses");
+        assert!(problems(&doc).is_empty());
     }
 
     #[test]
