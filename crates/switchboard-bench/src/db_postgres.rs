@@ -22,7 +22,9 @@
 //! shares CPU 1 with the MCP server, and the load generator (or the bare
 //! loop) has CPU 0 alone: the server side of every contender, database
 //! included, gets the same one core. CPU µs per call counts the MCP
-//! server's process only (the bare loop: this process), not the backend's.
+//! server's process only (the bare loop: this process), not the backend's;
+//! PostgreSQL's own CPU per call is measured apart, in windows of their
+//! own ([`postgres_share`]), from the postmaster's `/proc` counters.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -33,8 +35,8 @@ use switchboard_testkit::postgres::PostgresServer;
 use tokio_postgres::types::Type;
 
 use crate::db::{CUSTOMERS, DbRun, MAX_QUERIES, ORDERS_PER_CUSTOMER, SQL, TOOL, key};
-use crate::load::Sample;
-use crate::proc_stat::cpu_seconds;
+use crate::load::{Dialect, Sample, http_throughput, stdio_throughput};
+use crate::proc_stat::{children_cpu_seconds, cpu_seconds};
 
 /// The database the fixture lives in.
 const DATABASE: &str = "bench";
@@ -139,6 +141,53 @@ fn place_postgres(pg: &PostgresServer) -> String {
     )
 }
 
+/// The CPU seconds PostgreSQL has used so far: the postmaster's own, what
+/// its ended children used (reaped into its counters), and what each child
+/// still running has used. A backend that ends between two readings moves
+/// from the last term to the second, so a difference stays whole.
+fn postgres_cpu_seconds(postmaster: u32) -> f64 {
+    let own = cpu_seconds(postmaster).unwrap_or(0.0) + children_cpu_seconds(postmaster).unwrap_or(0.0);
+    let children = std::fs::read_to_string(format!("/proc/{postmaster}/task/{postmaster}/children"))
+        .unwrap_or_default();
+    own + children.split_whitespace().filter_map(|pid| pid.parse().ok()).filter_map(cpu_seconds).sum::<f64>()
+}
+
+/// PostgreSQL's CPU µs per call, measured in windows of their own: a
+/// switchboard server over stdio and over HTTP at 2026-07-28, and the bare
+/// loop; medians of `run.reps` windows. What one call costs the database
+/// beside what it costs the MCP server (in the table's CPU column).
+async fn postgres_share(run: &DbRun<'_>, dir: &Path, postmaster: u32, url: &str) -> anyhow::Result<String> {
+    let switchboard = crate::db::contenders(run.switchboard, dir, None).remove(0);
+    let workload = crate::db::workload();
+    let mut stdio = Vec::new();
+    let mut http = Vec::new();
+    let mut bare = Vec::new();
+    let per_call = |before: f64, sample: &Sample, window: Duration| {
+        let calls = sample.per_second * window.as_secs_f64();
+        (postgres_cpu_seconds(postmaster) - before) * 1e6 / calls.max(1.0)
+    };
+    for rep in 0..run.reps {
+        eprintln!("PostgreSQL's CPU per call, repetition {}/{}", rep + 1, run.reps);
+        let before = postgres_cpu_seconds(postmaster);
+        let sample = stdio_throughput(&switchboard, run.window, run.in_flight, &workload).await?;
+        stdio.push(per_call(before, &sample, run.window));
+        let before = postgres_cpu_seconds(postmaster);
+        let sample =
+            http_throughput(&switchboard, run.window, run.connections, Dialect::PerRequest, &workload).await?;
+        http.push(per_call(before, &sample, run.window));
+        let before = postgres_cpu_seconds(postmaster);
+        let sample = bare_loop(url, run.window, MAX_QUERIES).await?;
+        bare.push(per_call(before, &sample, run.window));
+    }
+    Ok(format!(
+        "PostgreSQL's own CPU per call (all its processes, windows of their own, medians): switchboard \
+         stdio {:.1} µs, HTTP 2026-07-28 {:.1} µs; the bare loop {:.1} µs.",
+        crate::report::median(stdio),
+        crate::report::median(http),
+        crate::report::median(bare)
+    ))
+}
+
 /// One row as a JSON object, by the column types the fixture uses.
 fn row_object(row: &tokio_postgres::Row) -> anyhow::Result<Value> {
     let mut object = Map::with_capacity(row.len());
@@ -194,10 +243,14 @@ pub(crate) async fn run(run: DbRun<'_>) -> anyhow::Result<String> {
     eprintln!("{placement}");
     let measured = run.measure_servers(&dir, huge_sql).await;
     let mut bare = Vec::new();
+    let mut share = None;
     if measured.is_ok() {
         for rep in 0..run.reps {
             eprintln!("bare tokio-postgres loop, repetition {}/{}", rep + 1, run.reps);
             bare.push(bare_loop(&url, run.window, MAX_QUERIES).await?);
+        }
+        if let Some(postmaster) = pg.pid() {
+            share = Some(postgres_share(&run, &dir, postmaster, &url).await?);
         }
     }
     drop(pg);
@@ -206,6 +259,9 @@ pub(crate) async fn run(run: DbRun<'_>) -> anyhow::Result<String> {
     let mut table =
         run.table(&rows, &huge_rows, &bare, "bare tokio-postgres loop (one connection, the ceiling)");
     table.push_str(&format!("\n{placement}\n"));
+    if let Some(share) = share {
+        table.push_str(&format!("\n{share}\n"));
+    }
     Ok(table)
 }
 

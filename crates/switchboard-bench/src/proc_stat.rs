@@ -8,6 +8,12 @@ pub(crate) fn cpu_seconds(pid: u32) -> Option<f64> {
     parse_cpu(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
+/// User + system CPU seconds of the children `pid` has waited for (ended
+/// and reaped: `cutime` + `cstime`).
+pub(crate) fn children_cpu_seconds(pid: u32) -> Option<f64> {
+    parse_children_cpu(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
 /// Resident set size of `pid` in kB.
 pub(crate) fn rss_kb(pid: u32) -> Option<u64> {
     parse_rss(&std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?)
@@ -28,6 +34,15 @@ fn parse_cpu(stat: &str) -> Option<f64> {
     Some((utime + stime) / TICKS_PER_SECOND)
 }
 
+fn parse_children_cpu(stat: &str) -> Option<f64> {
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // cutime (16) and cstime (17).
+    let cutime: f64 = fields.get(13)?.parse().ok()?;
+    let cstime: f64 = fields.get(14)?.parse().ok()?;
+    Some((cutime + cstime) / TICKS_PER_SECOND)
+}
+
 fn parse_rss(status: &str) -> Option<u64> {
     parse_status(status, "VmRSS:")
 }
@@ -44,6 +59,9 @@ mod tests {
     fn parses_stat_and_status() {
         let stat = "4242 (my server) S 1 4242 4242 0 -1 4194560 525 0 0 0 150 50 0 0 20 0 3 0 1 1 1";
         assert_eq!(parse_cpu(stat), Some(2.0));
+        assert_eq!(parse_children_cpu(stat), Some(0.0));
+        let waited = "4242 (pg) S 1 4242 4242 0 -1 4194560 525 0 0 0 150 50 300 100 20 0 3 0 1 1 1";
+        assert_eq!(parse_children_cpu(waited), Some(4.0));
         assert_eq!(parse_rss("Name:\tx\nVmRSS:\t   9876 kB\nThreads: 1\n"), Some(9876));
         assert_eq!(parse_cpu("garbage"), None);
         assert!(cpu_seconds(std::process::id()).is_some());

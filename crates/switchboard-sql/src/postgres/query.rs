@@ -211,33 +211,34 @@ async fn read_whole(
     let mut begin = pin!(future::maybe_done(client.batch_execute("BEGIN READ ONLY")));
     let mut settings = pin!(future::maybe_done(apply_settings(client, set_config, call.settings)));
     let mut rows = pin!(future::maybe_done(read_stream(client, ready, &params, call)));
-    let mut rollback = pin!(future::maybe_done(client.batch_execute("ROLLBACK")));
+    let mut rollback = pin!(client.batch_execute("ROLLBACK"));
+    let mut rollback_sent = false;
     future::poll_fn(|cx| {
         // In this order every time: the first poll of each sends its request.
         let begun = begin.as_mut().poll(cx).is_ready();
         let set = settings.as_mut().poll(cx).is_ready();
         let read = rows.as_mut().poll(cx).is_ready();
-        let rolled_back = rollback.as_mut().poll(cx).is_ready();
-        // Stopped at a cap: the ROLLBACK answers only after the rest of
-        // the result; the connection is closed instead of waiting.
-        let stopped = matches!(rows.as_mut().output_mut(), Some(Ok((_, false))));
-        if begun && set && read && (rolled_back || stopped) { Poll::Ready(()) } else { Poll::Pending }
+        if !rollback_sent {
+            // Its first poll sends it; its answer is not awaited (below).
+            rollback_sent = true;
+            // A ROLLBACK that cannot be sent means the connection is
+            // closed: the server ends the transaction, and the pool never
+            // lends the connection again.
+            let _ = rollback.as_mut().poll(cx);
+        }
+        if begun && set && read { Poll::Ready(()) } else { Poll::Pending }
     })
     .await;
+    // The ROLLBACK is sent, and its answer is not awaited, as a portal
+    // read's is not (see `read`): the connection runs it before anything a
+    // later call sends, so the next call on this connection begins after
+    // it; a connection that broke meanwhile is never lent again (a call on
+    // it fails before it runs). Not waiting saves the call a wake-up.
     if let Some(Err(e)) = begin.as_mut().take_output() {
         return Err(Failure::Other(execute_error(e)));
     }
     settings.as_mut().take_output().unwrap_or(Ok(()))?;
-    let read = rows
-        .as_mut()
-        .take_output()
-        .unwrap_or_else(|| Err(Failure::Other(Error::Execute("no answer".into()))))?;
-    if read.1
-        && let Some(Err(e)) = rollback.as_mut().take_output()
-    {
-        return Err(Failure::Other(execute_error(e)));
-    }
-    Ok(read)
+    rows.as_mut().take_output().unwrap_or_else(|| Err(Failure::Other(Error::Execute("no answer".into()))))
 }
 
 /// Binds and executes `ready` for its whole result and reads it up to the

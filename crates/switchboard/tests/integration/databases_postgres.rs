@@ -172,6 +172,54 @@ fn the_query_tool_and_typed_params_write_nothing_over_stdio() {
     untouched(&pg);
 }
 
+/// Typed tools whose statements change a session setting, on one pooled
+/// connection: `loosen` turns `statement_timeout` off for the session
+/// (`set_config(…, false)`), `timeout_now` reads it, `nap` sleeps.
+const SESSION_TOOLS: &str = "pool_size = 1\n\n\
+     [[tools.sql]]\nname = \"loosen\"\ndatabase = \"shop\"\n\
+     sql = \"SELECT pg_backend_pid() AS pid, set_config('statement_timeout', '0', false) AS set_to\"\n\n\
+     [[tools.sql]]\nname = \"timeout_now\"\ndatabase = \"shop\"\n\
+     sql = \"SELECT pg_backend_pid() AS pid, current_setting('statement_timeout') AS timeout\"\n\n\
+     [[tools.sql]]\nname = \"nap\"\ndatabase = \"shop\"\n\
+     sql = \"SELECT 1 AS slept FROM pg_sleep(:seconds)\"\n";
+
+/// The per-database settings live in the connection's startup packet and
+/// a call runs only `BEGIN READ ONLY`, its statement and `ROLLBACK`: a
+/// setting a call changes for the whole session is undone by its
+/// `ROLLBACK` (settings are transactional in PostgreSQL), so the next call
+/// on the same connection (the same backend) still has the configured
+/// timeout, and a sleep past it is stopped in the database.
+#[test]
+fn a_session_setting_made_by_a_call_is_rolled_back_before_the_next_call() {
+    let pg = shop();
+    let dir = project(&pg, "reader", SESSION_TOOLS);
+    let env = [("SHOP_DB_PASSWORD", READER_PASSWORD)];
+    let mut switchboard = Switchboard::start_with_env(&["serve", "."], dir.path(), &env);
+    wait_for_tool(&mut switchboard, "nap");
+    let loosened = call(&mut switchboard, "loosen", json!({}));
+    assert_ne!(loosened["isError"], true, "{loosened}");
+    assert_eq!(loosened["structuredContent"]["rows"][0]["set_to"], "0", "{loosened}");
+    let now = call(&mut switchboard, "timeout_now", json!({}));
+    let (pid, timeout) = (&now["structuredContent"]["rows"][0]["pid"], &now["structuredContent"]["rows"][0]["timeout"]);
+    assert_eq!(pid, &loosened["structuredContent"]["rows"][0]["pid"], "not the same connection: {now}");
+    assert_eq!(timeout, "1s", "the session setting outlived its call: {now}");
+    call(&mut switchboard, "loosen", json!({}));
+    let started = Instant::now();
+    let napped = call(&mut switchboard, "nap", json!({"seconds": 30}));
+    assert_eq!(napped["isError"], true, "{napped}");
+    assert!(napped.to_string().contains("statement timeout"), "{napped}");
+    assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while pg.query("SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep($1)%' AND pid <> pg_backend_pid()")
+        != "0"
+    {
+        assert!(Instant::now() < deadline, "pg_sleep is still running in the database");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    switchboard.finish();
+    assert_eq!(rows_of_t(&pg), T_UNTOUCHED);
+}
+
 #[tokio::test]
 async fn the_query_tool_writes_nothing_over_http_2026() {
     let pg = shop();
