@@ -147,8 +147,8 @@ fn place_postgres(pg: &PostgresServer) -> String {
 /// from the last term to the second, so a difference stays whole.
 fn postgres_cpu_seconds(postmaster: u32) -> f64 {
     let own = cpu_seconds(postmaster).unwrap_or(0.0) + children_cpu_seconds(postmaster).unwrap_or(0.0);
-    let children = std::fs::read_to_string(format!("/proc/{postmaster}/task/{postmaster}/children"))
-        .unwrap_or_default();
+    let children =
+        std::fs::read_to_string(format!("/proc/{postmaster}/task/{postmaster}/children")).unwrap_or_default();
     own + children.split_whitespace().filter_map(|pid| pid.parse().ok()).filter_map(cpu_seconds).sum::<f64>()
 }
 
@@ -173,7 +173,8 @@ async fn postgres_share(run: &DbRun<'_>, dir: &Path, postmaster: u32, url: &str)
         stdio.push(per_call(before, &sample, run.window));
         let before = postgres_cpu_seconds(postmaster);
         let sample =
-            http_throughput(&switchboard, run.window, run.connections, Dialect::PerRequest, &workload).await?;
+            http_throughput(&switchboard, run.window, run.connections, Dialect::PerRequest, &workload)
+                .await?;
         http.push(per_call(before, &sample, run.window));
         let before = postgres_cpu_seconds(postmaster);
         let sample = bare_loop(url, run.window, MAX_QUERIES).await?;

@@ -200,7 +200,8 @@ fn a_session_setting_made_by_a_call_is_rolled_back_before_the_next_call() {
     assert_ne!(loosened["isError"], true, "{loosened}");
     assert_eq!(loosened["structuredContent"]["rows"][0]["set_to"], "0", "{loosened}");
     let now = call(&mut switchboard, "timeout_now", json!({}));
-    let (pid, timeout) = (&now["structuredContent"]["rows"][0]["pid"], &now["structuredContent"]["rows"][0]["timeout"]);
+    let (pid, timeout) =
+        (&now["structuredContent"]["rows"][0]["pid"], &now["structuredContent"]["rows"][0]["timeout"]);
     assert_eq!(pid, &loosened["structuredContent"]["rows"][0]["pid"], "not the same connection: {now}");
     assert_eq!(timeout, "1s", "the session setting outlived its call: {now}");
     call(&mut switchboard, "loosen", json!({}));
@@ -210,8 +211,9 @@ fn a_session_setting_made_by_a_call_is_rolled_back_before_the_next_call() {
     assert!(napped.to_string().contains("statement timeout"), "{napped}");
     assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
     let deadline = Instant::now() + Duration::from_secs(10);
-    while pg.query("SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep($1)%' AND pid <> pg_backend_pid()")
-        != "0"
+    while pg.query(
+        "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep($1)%' AND pid <> pg_backend_pid()",
+    ) != "0"
     {
         assert!(Instant::now() < deadline, "pg_sleep is still running in the database");
         std::thread::sleep(Duration::from_millis(100));
