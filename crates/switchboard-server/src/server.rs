@@ -464,7 +464,7 @@ impl Server {
 
     /// Receives every event the server publishes (for transports and tests).
     pub fn subscribe_events(&self) -> broadcast::Receiver<ServerEvent> {
-        self.core.shared.events.subscribe()
+        self.core.shared.events.subscribe_channel()
     }
 
     /// A new session whose outgoing messages go to `outbound`. Transports

@@ -16,10 +16,20 @@
 //! not publish (the store was down), the instances that may have missed
 //! events get [`ServerEvent::Missed`], and every connection then
 //! over-approximates exactly as after lagging.
+//!
+//! The channel's slots (a thousand by default, about 128 KB) are allocated
+//! with the first event that has somewhere to go, not when the server is
+//! built: a stdio server that never changes a list never pays for them
+//! (they were a fifth of its heap after `initialize`). A receiver that
+//! subscribed before then gets its place in the channel as it is made, so
+//! it misses nothing sent after it subscribed, exactly as with the channel
+//! made up front ([`EventReceiver`]).
 
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+use tokio::sync::{Notify, broadcast, mpsc};
 
 use crate::store::{Delivery, StateStore};
 
@@ -115,8 +125,149 @@ pub struct LogEvent {
 /// event to the other instances and delivers theirs here.
 #[derive(Debug, Clone)]
 pub(crate) struct EventBus {
-    tx: broadcast::Sender<ServerEvent>,
+    channel: Arc<Channel>,
     remote: Option<Arc<Remote>>,
+}
+
+/// The local broadcast channel, made when first needed (see the module
+/// docs).
+#[derive(Debug)]
+struct Channel {
+    capacity: usize,
+    tx: OnceLock<broadcast::Sender<ServerEvent>>,
+    /// Receivers that subscribed before the channel was made. Also the lock
+    /// under which it is made.
+    early: Mutex<Vec<Weak<Early>>>,
+}
+
+/// Where an early receiver finds its place in the channel once it is made.
+#[derive(Debug, Default)]
+struct Early {
+    rx: Mutex<Option<broadcast::Receiver<ServerEvent>>>,
+    /// The bus was dropped before the channel was made.
+    closed: AtomicBool,
+    /// Told when `rx` is set or `closed` is.
+    changed: Notify,
+}
+
+impl Channel {
+    fn new(capacity: usize) -> Self {
+        Self { capacity: capacity.max(1), tx: OnceLock::new(), early: Mutex::new(Vec::new()) }
+    }
+
+    /// Sends `event` to every receiver; nobody listening is fine (the
+    /// channel is not made for an event nobody would receive).
+    fn send(&self, event: ServerEvent) {
+        if let Some(tx) = self.tx.get() {
+            let _ = tx.send(event);
+            return;
+        }
+        let mut early = self.early.lock().expect("event bus lock poisoned");
+        early.retain(|receiver| receiver.strong_count() > 0);
+        if early.is_empty() && self.tx.get().is_none() {
+            return;
+        }
+        let tx = self.make(&mut early);
+        drop(early);
+        let _ = tx.send(event);
+    }
+
+    /// The channel, made now if it was not (with a place for every early
+    /// receiver still there); called with the `early` lock held.
+    fn make(&self, early: &mut Vec<Weak<Early>>) -> &broadcast::Sender<ServerEvent> {
+        self.tx.get_or_init(|| {
+            let tx = broadcast::channel(self.capacity).0;
+            for receiver in early.drain(..).filter_map(|receiver| receiver.upgrade()) {
+                *receiver.rx.lock().expect("event receiver lock poisoned") = Some(tx.subscribe());
+                receiver.changed.notify_one();
+            }
+            tx
+        })
+    }
+
+    /// A receiver of every event sent from now on; no channel is made for it.
+    fn subscribe(&self) -> EventReceiver {
+        if let Some(tx) = self.tx.get() {
+            return EventReceiver(Receiving::Live(tx.subscribe()));
+        }
+        let mut early = self.early.lock().expect("event bus lock poisoned");
+        if let Some(tx) = self.tx.get() {
+            return EventReceiver(Receiving::Live(tx.subscribe()));
+        }
+        early.retain(|receiver| receiver.strong_count() > 0);
+        let receiver = Arc::new(Early::default());
+        early.push(Arc::downgrade(&receiver));
+        EventReceiver(Receiving::Early(receiver))
+    }
+
+    /// A receiver of the channel itself, made now if it was not.
+    fn subscribe_now(&self) -> broadcast::Receiver<ServerEvent> {
+        let mut early = self.early.lock().expect("event bus lock poisoned");
+        self.make(&mut early).subscribe()
+    }
+}
+
+impl Drop for Channel {
+    /// Early receivers end as a dropped channel's receivers do.
+    fn drop(&mut self) {
+        let early = self.early.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for receiver in early.drain(..).filter_map(|receiver| receiver.upgrade()) {
+            receiver.closed.store(true, Ordering::Release);
+            receiver.changed.notify_one();
+        }
+    }
+}
+
+/// The receiving side of the bus: a `broadcast::Receiver`, or, subscribed
+/// before the channel was made, the place where it will find one.
+#[derive(Debug)]
+pub(crate) struct EventReceiver(Receiving);
+
+#[derive(Debug)]
+enum Receiving {
+    Live(broadcast::Receiver<ServerEvent>),
+    Early(Arc<Early>),
+}
+
+impl EventReceiver {
+    /// The next event, as [`broadcast::Receiver::recv`] (cancellation-safe
+    /// too: an early receiver's place stays where it is found).
+    pub(crate) async fn recv(&mut self) -> Result<ServerEvent, RecvError> {
+        loop {
+            let early = match &mut self.0 {
+                Receiving::Live(rx) => return rx.recv().await,
+                Receiving::Early(early) => Arc::clone(early),
+            };
+            if let Some(rx) = early.rx.lock().expect("event receiver lock poisoned").take() {
+                self.0 = Receiving::Live(rx);
+                continue;
+            }
+            if early.closed.load(Ordering::Acquire) {
+                return Err(RecvError::Closed);
+            }
+            // `notify_one` keeps its permit when nobody waits yet.
+            early.changed.notified().await;
+        }
+    }
+
+    /// The next event if one is there, as [`broadcast::Receiver::try_recv`].
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn try_recv(&mut self) -> Result<ServerEvent, TryRecvError> {
+        if let Receiving::Early(early) = &self.0 {
+            let Some(rx) = early.rx.lock().expect("event receiver lock poisoned").take() else {
+                return Err(if early.closed.load(Ordering::Acquire) {
+                    TryRecvError::Closed
+                } else {
+                    TryRecvError::Empty
+                });
+            };
+            self.0 = Receiving::Live(rx);
+        }
+        match &mut self.0 {
+            Receiving::Live(rx) => rx.try_recv(),
+            Receiving::Early(_) => Err(TryRecvError::Empty),
+        }
+    }
 }
 
 /// The bridge to other instances: a publisher draining `outbox` in order
@@ -191,7 +342,7 @@ const REPUBLISH_MAX_DELAY: std::time::Duration = std::time::Duration::from_secs(
 
 impl EventBus {
     pub(crate) fn new(capacity: usize) -> Self {
-        Self { tx: broadcast::channel(capacity.max(1)).0, remote: None }
+        Self { channel: Arc::new(Channel::new(capacity)), remote: None }
     }
 
     /// A bus whose events also travel through `store` on `channel`.
@@ -208,7 +359,7 @@ impl EventBus {
             pending: Mutex::new(Some(pending)),
             live: std::sync::atomic::AtomicBool::new(false),
         };
-        let bus = Self { tx: broadcast::channel(capacity.max(1)).0, remote: Some(Arc::new(remote)) };
+        let bus = Self { channel: Arc::new(Channel::new(capacity)), remote: Some(Arc::new(remote)) };
         bus.start_bridge();
         bus
     }
@@ -222,7 +373,7 @@ impl EventBus {
             let _ = remote.outbox.send(event.clone());
             self.start_bridge();
         }
-        let _ = self.tx.send(event);
+        self.channel.send(event);
     }
 
     /// From now on, events also go to the other instances (called when the
@@ -233,9 +384,17 @@ impl EventBus {
         }
     }
 
-    pub(crate) fn subscribe(&self) -> broadcast::Receiver<ServerEvent> {
+    /// A receiver of every event sent from now on.
+    pub(crate) fn subscribe(&self) -> EventReceiver {
         self.start_bridge();
-        self.tx.subscribe()
+        self.channel.subscribe()
+    }
+
+    /// The same as a `broadcast::Receiver` (for the public API); makes the
+    /// channel now.
+    pub(crate) fn subscribe_channel(&self) -> broadcast::Receiver<ServerEvent> {
+        self.start_bridge();
+        self.channel.subscribe_now()
     }
 
     /// Starts the bridge tasks once, when called inside a tokio runtime.
@@ -244,7 +403,7 @@ impl EventBus {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
         let Some(outbox) = remote.pending.lock().expect("bridge lock poisoned").take() else { return };
         runtime.spawn(publish_events(Arc::clone(remote), outbox));
-        runtime.spawn(receive_events(Arc::clone(remote), self.tx.clone()));
+        runtime.spawn(receive_events(Arc::clone(remote), Arc::clone(&self.channel)));
     }
 }
 
@@ -277,7 +436,7 @@ async fn publish_events(remote: Arc<Remote>, mut outbox: mpsc::UnboundedReceiver
 
 /// Delivers the other instances' events here, and [`ServerEvent::Missed`]
 /// wherever the store says some may have been lost.
-async fn receive_events(remote: Arc<Remote>, tx: broadcast::Sender<ServerEvent>) {
+async fn receive_events(remote: Arc<Remote>, channel: Arc<Channel>) {
     let mut deliveries = remote.store.subscribe_with_gaps(&remote.channel);
     while let Some(delivery) = futures::StreamExt::next(&mut deliveries).await {
         let event = match delivery {
@@ -296,7 +455,7 @@ async fn receive_events(remote: Arc<Remote>, tx: broadcast::Sender<ServerEvent>)
                 event
             }
         };
-        let _ = tx.send(event);
+        channel.send(event);
     }
 }
 
@@ -435,6 +594,51 @@ mod tests {
             Some(ServerEvent::ResourceUpdated("test://b".into())),
             "then events as usual"
         );
+    }
+
+    #[tokio::test]
+    async fn the_channel_is_made_by_the_first_event_someone_receives_and_early_receivers_get_it() {
+        let bus = EventBus::new(8);
+        bus.send(ServerEvent::ListChanged(ListKind::Tools));
+        assert!(bus.channel.tx.get().is_none(), "no channel for an event nobody receives");
+
+        let mut early = bus.subscribe();
+        let mut waiting = bus.subscribe();
+        assert!(bus.channel.tx.get().is_none(), "subscribing makes no channel");
+        assert_eq!(early.try_recv(), Err(TryRecvError::Empty));
+        let waiter = tokio::spawn(async move { waiting.recv().await });
+        tokio::task::yield_now().await;
+
+        bus.send(ServerEvent::ResourceUpdated("test://a".into()));
+        assert!(bus.channel.tx.get().is_some(), "made for the first event with a receiver");
+        let mut late = bus.subscribe();
+        bus.send(ServerEvent::ListChanged(ListKind::Prompts));
+        assert_eq!(early.recv().await, Ok(ServerEvent::ResourceUpdated("test://a".into())));
+        assert_eq!(early.recv().await, Ok(ServerEvent::ListChanged(ListKind::Prompts)));
+        let woken = tokio::time::timeout(Duration::from_secs(10), waiter).await.expect("woken").unwrap();
+        assert_eq!(woken, Ok(ServerEvent::ResourceUpdated("test://a".into())), "a waiting receiver wakes");
+        assert_eq!(late.try_recv(), Ok(ServerEvent::ListChanged(ListKind::Prompts)), "late: from then on");
+    }
+
+    #[tokio::test]
+    async fn early_receivers_end_when_the_bus_is_dropped_before_any_event() {
+        let bus = EventBus::new(8);
+        let mut receiver = bus.subscribe();
+        let waiter = tokio::spawn(async move { receiver.recv().await });
+        tokio::task::yield_now().await;
+        drop(bus);
+        let ended = tokio::time::timeout(Duration::from_secs(10), waiter).await.expect("ended").unwrap();
+        assert_eq!(ended, Err(RecvError::Closed));
+    }
+
+    #[tokio::test]
+    async fn a_receiver_that_lags_behind_the_lazily_made_channel_is_told() {
+        let bus = EventBus::new(2);
+        let mut receiver = bus.subscribe();
+        for i in 0..5 {
+            bus.send(ServerEvent::ResourceUpdated(format!("test://{i}")));
+        }
+        assert!(matches!(receiver.recv().await, Err(RecvError::Lagged(_))), "lag is reported, not hidden");
     }
 
     #[tokio::test]

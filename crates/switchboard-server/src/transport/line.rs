@@ -14,7 +14,7 @@
 use std::io;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 
 use super::hold::{Before, PROGRESS_HOLD, ProgressHold};
 use super::{Frame, FrameReader, FrameWriter, StdinStream, StdoutStream, Transport};
@@ -68,7 +68,8 @@ where
     fn split(self) -> (Self::Reader, Self::Writer) {
         (
             LineReader {
-                inner: BufReader::with_capacity(64 * 1024, self.reader),
+                inner: self.reader,
+                buffer: ReadBuffer::default(),
                 limit: self.limit,
                 line: Vec::new(),
                 oversized: false,
@@ -81,10 +82,49 @@ where
     }
 }
 
+/// How many bytes one read from the peer may bring: a page of a list or a
+/// tool call's arguments in one system call.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// Bytes read from the peer and not yet taken as lines. Its memory is
+/// reserved, never zeroed: tokio's `BufReader` writes zeros over its whole
+/// buffer when it is made, which made 64 KB of a stdio server's resident
+/// memory before the first message (a fifth of its heap after `initialize`);
+/// here only the pages a read fills are touched.
+#[derive(Debug, Default)]
+struct ReadBuffer {
+    bytes: Vec<u8>,
+    /// Where the bytes not yet taken start.
+    start: usize,
+}
+
+impl ReadBuffer {
+    fn unread(&self) -> &[u8] {
+        &self.bytes[self.start..]
+    }
+
+    fn consume(&mut self, used: usize) {
+        self.start += used;
+    }
+
+    /// Reads what the peer has sent, at most [`READ_CHUNK`] bytes, once
+    /// everything before was taken; `Ok(0)` at the end of input.
+    async fn fill<R: AsyncRead + Unpin>(&mut self, reader: &mut R) -> io::Result<usize> {
+        debug_assert!(self.unread().is_empty());
+        self.bytes.clear();
+        self.start = 0;
+        self.bytes.reserve_exact(READ_CHUNK);
+        // `read_buf` reads into the `Vec`'s spare capacity, uninitialized;
+        // the buffer is empty here, so its capacity is all of it.
+        reader.read_buf(&mut self.bytes).await
+    }
+}
+
 /// Reading half of a [`LineTransport`].
 #[derive(Debug)]
 pub struct LineReader<R> {
-    inner: BufReader<R>,
+    inner: R,
+    buffer: ReadBuffer,
     limit: usize,
     /// The line read so far. Kept here, not in a local, so that dropping a
     /// `next_frame` future (the connection loop `select!`s on it) loses no
@@ -96,7 +136,10 @@ pub struct LineReader<R> {
 impl<R: AsyncRead + Unpin + Send + 'static> LineReader<R> {
     async fn read_line(&mut self) -> io::Result<Option<Frame>> {
         loop {
-            let buf = self.inner.fill_buf().await?;
+            if self.buffer.unread().is_empty() {
+                self.buffer.fill(&mut self.inner).await?;
+            }
+            let buf = self.buffer.unread();
             if buf.is_empty() {
                 // EOF: a last line without a newline still counts.
                 let line = std::mem::take(&mut self.line);
@@ -118,7 +161,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineReader<R> {
                     self.line.extend_from_slice(chunk);
                 }
             }
-            self.inner.consume(used);
+            self.buffer.consume(used);
             if found_newline {
                 let line = std::mem::take(&mut self.line);
                 if std::mem::take(&mut self.oversized) {
