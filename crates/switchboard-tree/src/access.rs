@@ -1,12 +1,13 @@
 //! Single paths: is this served (to read, list or search), may this be
 //! written? A path counts as served only if the walker of
 //! [`ServedTree::walker`], pruned to the way to that path, reaches it: the
-//! same rules as a full scan, applied now, at the moment of use.
+//! same rules as a full scan, applied now, at the moment of use, at the
+//! cost of the folders on the way (not of the folders beside them).
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
-use ignore::DirEntry;
+use ignore::{DirEntry, WalkState};
 
 use crate::path::ServedPath;
 use crate::rules::{Root, globs};
@@ -250,11 +251,33 @@ impl ServedTree {
 
     /// The walker's entry for `target` (inside `root`), if the rules let
     /// the walk reach it.
+    ///
+    /// The same walker and rules as a scan, in the walker's parallel form
+    /// on one thread, pruned to the folders on the way and stopped at the
+    /// target's depth. The parallel form decides an entry before it opens
+    /// it; the sequential one opens every folder it meets and reads its
+    /// ignore files even when the filter then prunes it, so one path at
+    /// the top of a monorepo read and compiled the `.gitignore` of every
+    /// package beside it (a saved file cost CPU in proportion to the
+    /// folder). Here a path costs the listings of the folders on its way.
     pub(crate) fn reach(&self, root: &Arc<Root>, target: &Path) -> Option<DirEntry> {
+        let depth = target.strip_prefix(&root.dir).ok()?.components().count();
         let goal = target.to_path_buf();
-        self.walker(root, &root.dir, move |e| goal.starts_with(e.path()))
-            .flatten()
-            .find(|e| e.path() == target)
+        let found = Mutex::new(None);
+        self.walk_builder(root, &root.dir, move |e| goal.starts_with(e.path()))
+            .max_depth(Some(depth))
+            .threads(1)
+            .build_parallel()
+            .run(|| {
+                Box::new(|entry| match entry {
+                    Ok(entry) if entry.path() == target => {
+                        *found.lock().unwrap_or_else(PoisonError::into_inner) = Some(entry);
+                        WalkState::Quit
+                    }
+                    _ => WalkState::Continue,
+                })
+            });
+        found.into_inner().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// A walked entry as a served file: a regular file, or a symlink whose

@@ -476,3 +476,30 @@ fn the_view_files_of_an_apps_folder_are_never_written() {
     assert!(!tree.contains_protected(&base.join("apps/web")));
     assert!(switchboard_tree::is_view_file_name("a.html") && !switchboard_tree::is_view_file_name("a.md"));
 }
+
+/// A single path costs the folders on its way, not the folders beside
+/// them: the check never opens a neighbouring folder's ignore files. A
+/// neighbour whose `.gitignore` is a FIFO would block an open for good;
+/// the check still answers (it once read and compiled the ignore files of
+/// every folder beside the way, so one saved file in a monorepo cost CPU
+/// in proportion to the whole tree).
+#[cfg(unix)]
+#[test]
+fn a_single_path_check_never_reads_the_folders_beside_its_way() {
+    let (_base, dir) = project();
+    std::fs::create_dir_all(dir.join("beside")).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(dir.join("beside/.gitignore")).status().unwrap();
+    assert!(made.success(), "mkfifo");
+    let tree = tree(&dir);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let answers = (tree.locate("src/main.rs").is_ok(), tree.locate("src/nested/local.txt").is_err());
+        let _ = tx.send(answers);
+    });
+    let answered = rx.recv_timeout(std::time::Duration::from_secs(20));
+    if answered.is_err() {
+        // Unblock the reader left behind before failing.
+        let _ = std::fs::write(dir.join("beside/.gitignore"), "");
+    }
+    assert_eq!(answered, Ok((true, true)), "a check opened an ignore file off its way");
+}
