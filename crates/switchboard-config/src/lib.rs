@@ -311,7 +311,7 @@ fn check(text: &str, dir: &Path) -> (Vec<Found>, Vec<Found>) {
         Err(syntax) => return (syntax, Vec::new()),
     };
     let literal_credentials = credentials::literal_credentials(&doc);
-    let shape = shape::problems(&doc);
+    let shape = shape::problems(&doc, text);
     let bad: Vec<String> = shape.iter().map(|(pointer, _, _)| pointer.clone()).collect();
     let mut unset_secrets = Vec::new();
     let meaning = meaning::problems(&doc, dir, &bad, &mut unset_secrets);
