@@ -25,22 +25,25 @@ pub(crate) fn peak_rss_kb(pid: u32) -> Option<u64> {
 }
 
 fn parse_cpu(stat: &str) -> Option<f64> {
-    // The command name (field 2) may contain spaces: count from its ')'.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // After the name: state is field 3, so utime (14) and stime (15) are at 11 and 12.
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) / TICKS_PER_SECOND)
+    // utime (field 14) and stime (15).
+    tick_pair(stat, 14)
 }
 
 fn parse_children_cpu(stat: &str) -> Option<f64> {
+    // cutime (field 16) and cstime (17).
+    tick_pair(stat, 16)
+}
+
+/// Fields `field` and `field + 1` of `/proc/PID/stat` (numbered from 1, as
+/// in proc(5)), clock ticks summed, in seconds.
+fn tick_pair(stat: &str, field: usize) -> Option<f64> {
+    // The command name (field 2) may contain spaces: count from its ')',
+    // after which the state is field 3.
     let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // cutime (16) and cstime (17).
-    let cutime: f64 = fields.get(13)?.parse().ok()?;
-    let cstime: f64 = fields.get(14)?.parse().ok()?;
-    Some((cutime + cstime) / TICKS_PER_SECOND)
+    let mut fields = rest.split_whitespace().skip(field - 3);
+    let first: f64 = fields.next()?.parse().ok()?;
+    let second: f64 = fields.next()?.parse().ok()?;
+    Some((first + second) / TICKS_PER_SECOND)
 }
 
 fn parse_rss(status: &str) -> Option<u64> {
