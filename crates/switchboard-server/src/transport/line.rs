@@ -10,6 +10,9 @@
 //! a progress notification (see the `hold` module): clients built on the
 //! official TypeScript SDK otherwise lose the last progress of a request
 //! whose response arrives in the same read.
+//!
+//! The process's stdio also looks for the client's next message for a
+//! moment before the thread goes to sleep ([`LineTransport::poll_before_sleep`]).
 
 use std::io;
 use std::time::Duration;
@@ -26,6 +29,7 @@ pub struct LineTransport<R, W> {
     writer: W,
     limit: usize,
     progress_hold: Option<Duration>,
+    poll_before_sleep: Option<Duration>,
 }
 
 impl<R, W> LineTransport<R, W>
@@ -35,7 +39,23 @@ where
 {
     /// Frames `reader`/`writer`, refusing lines longer than `limit` bytes.
     pub fn new(reader: R, writer: W, limit: usize) -> Self {
-        Self { reader, writer, limit, progress_hold: None }
+        Self { reader, writer, limit, progress_hold: None, poll_before_sleep: None }
+    }
+
+    /// Once everything read is taken, keeps looking for the peer's next
+    /// bytes for up to `window` (letting every other task run between two
+    /// looks) before the runtime's thread waits for them in the kernel.
+    ///
+    /// Why: a client that sends its next request as soon as it has the
+    /// answer (a paginated list walk) otherwise finds the server's thread
+    /// asleep every time, and each round trip pays for waking it: on the
+    /// machine of the README's measurements, most of a page's wall time.
+    /// What it costs: up to `window` of CPU after each message the client
+    /// does not follow up at once; nothing while the client is idle longer.
+    /// [`stdio`] uses [`POLL_BEFORE_SLEEP`].
+    pub fn poll_before_sleep(mut self, window: Duration) -> Self {
+        self.poll_before_sleep = Some(window);
+        self
     }
 
     /// Makes a message that follows a progress notification wait until
@@ -54,7 +74,20 @@ where
 /// ([`StdinStream`]), and a message after progress waits
 /// [`PROGRESS_HOLD`](super::PROGRESS_HOLD) ([`LineTransport::hold_after_progress`]).
 pub fn stdio(limit: usize) -> LineTransport<StdinStream, StdoutStream> {
-    LineTransport::new(StdinStream::new(), StdoutStream::new(), limit).hold_after_progress(PROGRESS_HOLD)
+    LineTransport::new(StdinStream::new(), StdoutStream::new(), limit)
+        .hold_after_progress(PROGRESS_HOLD)
+        .poll_before_sleep(poll_window())
+}
+
+/// How long the process's stdio looks for the client's next message before
+/// its thread sleeps ([`LineTransport::poll_before_sleep`]).
+pub const POLL_BEFORE_SLEEP: Duration = Duration::from_micros(100);
+
+fn poll_window() -> Duration {
+    std::env::var("SWITCHBOARD_STDIO_POLL_US")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(POLL_BEFORE_SLEEP, Duration::from_micros)
 }
 
 impl<R, W> Transport for LineTransport<R, W>
@@ -70,6 +103,7 @@ where
             LineReader {
                 inner: self.reader,
                 buffer: ReadBuffer::default(),
+                poll_before_sleep: self.poll_before_sleep,
                 limit: self.limit,
                 line: Vec::new(),
                 oversized: false,
@@ -108,14 +142,31 @@ impl ReadBuffer {
     }
 
     /// Reads what the peer has sent, at most [`READ_CHUNK`] bytes, once
-    /// everything before was taken; `Ok(0)` at the end of input.
-    async fn fill<R: AsyncRead + Unpin>(&mut self, reader: &mut R) -> io::Result<usize> {
+    /// everything before was taken; `Ok(0)` at the end of input. With a
+    /// `poll_window`, looks without waiting until it passes, yielding to the
+    /// runtime between looks (its reactor then asks the kernel what is
+    /// ready, without sleeping), before it waits.
+    async fn fill<R: AsyncRead + Unpin>(
+        &mut self,
+        reader: &mut R,
+        poll_window: Option<Duration>,
+    ) -> io::Result<usize> {
         debug_assert!(self.unread().is_empty());
         self.bytes.clear();
         self.start = 0;
         self.bytes.reserve_exact(READ_CHUNK);
         // `read_buf` reads into the `Vec`'s spare capacity, uninitialized;
-        // the buffer is empty here, so its capacity is all of it.
+        // the buffer is empty here, so its capacity is all of it. A read
+        // that is not ready reads nothing, so dropping it loses nothing.
+        if let Some(window) = poll_window {
+            let until = std::time::Instant::now() + window;
+            while std::time::Instant::now() < until {
+                if let Some(read) = futures::FutureExt::now_or_never(reader.read_buf(&mut self.bytes)) {
+                    return read;
+                }
+                tokio::task::yield_now().await;
+            }
+        }
         reader.read_buf(&mut self.bytes).await
     }
 }
@@ -125,6 +176,8 @@ impl ReadBuffer {
 pub struct LineReader<R> {
     inner: R,
     buffer: ReadBuffer,
+    /// Set by [`LineTransport::poll_before_sleep`].
+    poll_before_sleep: Option<Duration>,
     limit: usize,
     /// The line read so far. Kept here, not in a local, so that dropping a
     /// `next_frame` future (the connection loop `select!`s on it) loses no
@@ -137,7 +190,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineReader<R> {
     async fn read_line(&mut self) -> io::Result<Option<Frame>> {
         loop {
             if self.buffer.unread().is_empty() {
-                self.buffer.fill(&mut self.inner).await?;
+                self.buffer.fill(&mut self.inner, self.poll_before_sleep).await?;
             }
             let buf = self.buffer.unread();
             if buf.is_empty() {
@@ -270,6 +323,28 @@ mod tests {
                 Frame::Message(b"last".to_vec())
             ]
         );
+    }
+
+    #[tokio::test]
+    async fn a_reader_that_polls_before_sleeping_reads_what_comes_during_and_after_the_window() {
+        let (client, server) = tokio::io::duplex(1024);
+        let (mut reader, _writer) = LineTransport::new(server, tokio::io::sink(), 1000)
+            .poll_before_sleep(Duration::from_millis(5))
+            .split();
+        let sender = tokio::spawn(async move {
+            let mut client = client;
+            client.write_all(b"first\n").await.unwrap();
+            // Within the window, then long after it.
+            tokio::task::yield_now().await;
+            client.write_all(b"second\n").await.unwrap();
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            client.write_all(b"third").await.unwrap();
+        });
+        for line in ["first", "second", "third"] {
+            assert_eq!(reader.next_frame().await.unwrap(), Some(Frame::Message(line.as_bytes().to_vec())));
+        }
+        sender.await.unwrap();
+        assert_eq!(reader.next_frame().await.unwrap(), None, "the end of input ends it");
     }
 
     #[tokio::test]
