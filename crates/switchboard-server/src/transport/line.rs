@@ -80,14 +80,18 @@ pub fn stdio(limit: usize) -> LineTransport<StdinStream, StdoutStream> {
 }
 
 /// How long the process's stdio looks for the client's next message before
-/// its thread sleeps ([`LineTransport::poll_before_sleep`]).
+/// its thread sleeps ([`LineTransport::poll_before_sleep`]), unless
+/// `SWITCHBOARD_STDIO_POLL_US` says otherwise (`0` turns it off).
 pub const POLL_BEFORE_SLEEP: Duration = Duration::from_micros(100);
 
 fn poll_window() -> Duration {
-    std::env::var("SWITCHBOARD_STDIO_POLL_US")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .map_or(POLL_BEFORE_SLEEP, Duration::from_micros)
+    poll_window_from(std::env::var("SWITCHBOARD_STDIO_POLL_US").ok().as_deref())
+}
+
+/// The window `SWITCHBOARD_STDIO_POLL_US` asks for, in microseconds;
+/// [`POLL_BEFORE_SLEEP`] when unset or not a number.
+fn poll_window_from(micros: Option<&str>) -> Duration {
+    micros.and_then(|v| v.trim().parse().ok()).map_or(POLL_BEFORE_SLEEP, Duration::from_micros)
 }
 
 impl<R, W> Transport for LineTransport<R, W>
@@ -323,6 +327,25 @@ mod tests {
                 Frame::Message(b"last".to_vec())
             ]
         );
+    }
+
+    #[test]
+    fn the_poll_window_is_100_microseconds_unless_the_variable_says_otherwise() {
+        assert_eq!(poll_window_from(None), POLL_BEFORE_SLEEP);
+        assert_eq!(POLL_BEFORE_SLEEP, Duration::from_micros(100));
+        assert_eq!(poll_window_from(Some("0")), Duration::ZERO, "0 turns it off");
+        assert_eq!(poll_window_from(Some(" 250 ")), Duration::from_micros(250));
+        assert_eq!(poll_window_from(Some("fast")), POLL_BEFORE_SLEEP);
+    }
+
+    #[tokio::test]
+    async fn a_zero_window_never_polls_and_still_reads() {
+        let (mut reader, _writer) =
+            LineTransport::new(std::io::Cursor::new(b"one\n".to_vec()), tokio::io::sink(), 100)
+                .poll_before_sleep(Duration::ZERO)
+                .split();
+        assert_eq!(reader.next_frame().await.unwrap(), Some(Frame::Message(b"one".to_vec())));
+        assert_eq!(reader.next_frame().await.unwrap(), None);
     }
 
     #[tokio::test]
