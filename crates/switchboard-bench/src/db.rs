@@ -292,11 +292,12 @@ impl DbRun<'_> {
             .await
     }
 
-    /// The Markdown table: the servers' medians beside the bare loop's
-    /// (`bare_name`), then the huge query's when it ran.
-    pub fn table(&self, rows: &[DbRow], huge_rows: &[Huge], bare: &[Sample], bare_name: &str) -> String {
-        let bare = medians(bare).unwrap_or_default();
-        let mut table = markdown(rows, &bare, bare_name, self.connections, self.in_flight);
+    /// The Markdown table: the servers' medians beside each ceiling's
+    /// (its name and samples), then the huge query's when it ran.
+    pub fn table(&self, rows: &[DbRow], huge_rows: &[Huge], ceilings: &[(&str, Vec<Sample>)]) -> String {
+        let ceilings: Vec<(&str, Sample)> =
+            ceilings.iter().map(|(name, samples)| (*name, medians(samples).unwrap_or_default())).collect();
+        let mut table = markdown(rows, &ceilings, self.connections, self.in_flight);
         if let Some(n) = self.huge {
             table.push_str(&huge_markdown(huge_rows, n));
         }
@@ -316,7 +317,7 @@ pub(crate) async fn run(run: DbRun<'_>) -> anyhow::Result<String> {
         bare.push(tokio::task::spawn_blocking(move || bare_loop(&path, window, MAX_QUERIES)).await??);
     }
     let _ = std::fs::remove_dir_all(&dir);
-    Ok(run.table(&rows, &huge_rows, &bare, "bare rusqlite loop (one thread, the ceiling)"))
+    Ok(run.table(&rows, &huge_rows, &[("bare rusqlite loop (one thread, the ceiling)", bare)]))
 }
 
 /// switchboard serving `dir` (its `switchboard.toml`) over stdio and
@@ -424,10 +425,11 @@ fn ratio(a: Option<Sample>, b: Option<Sample>) -> String {
     }
 }
 
+/// The servers' table, a row per ceiling (name, median sample) after
+/// theirs, and switchboard's ratios to every other row.
 pub(crate) fn markdown(
     rows: &[DbRow],
-    bare: &Sample,
-    bare_name: &str,
+    ceilings: &[(&str, Sample)],
     connections: usize,
     in_flight: usize,
 ) -> String {
@@ -448,7 +450,9 @@ pub(crate) fn markdown(
             cell(r.http_handshake)
         );
     }
-    let _ = writeln!(out, "| {bare_name} | {} | – | – | – | – |", cell(Some(*bare)));
+    for (name, ceiling) in ceilings {
+        let _ = writeln!(out, "| {name} | {} | – | – | – | – |", cell(Some(*ceiling)));
+    }
     if let Some(sb) = rows.iter().find(|r| r.name == "switchboard") {
         let _ = writeln!(out, "\n| switchboard ÷ | stdio | HTTP 2026-07-28 | HTTP handshake revision |");
         let _ = writeln!(out, "|---|---|---|---|");
@@ -464,12 +468,14 @@ pub(crate) fn markdown(
                 ratio(sb.http_handshake, other.http_handshake)
             );
         }
-        let _ = writeln!(
-            out,
-            "| bare loop | {} | {} | – |",
-            ratio(Some(sb.stdio), Some(*bare)),
-            ratio(sb.http_2026, Some(*bare))
-        );
+        for (name, ceiling) in ceilings {
+            let _ = writeln!(
+                out,
+                "| {name} | {} | {} | – |",
+                ratio(Some(sb.stdio), Some(*ceiling)),
+                ratio(sb.http_2026, Some(*ceiling))
+            );
+        }
     }
     out
 }

@@ -190,7 +190,7 @@ async fn postgres_share(run: &DbRun<'_>, dir: &Path, postmaster: u32, url: &str)
 }
 
 /// One row as a JSON object, by the column types the fixture uses.
-fn row_object(row: &tokio_postgres::Row) -> anyhow::Result<Value> {
+pub(crate) fn row_object(row: &tokio_postgres::Row) -> anyhow::Result<Value> {
     let mut object = Map::with_capacity(row.len());
     for (i, column) in row.columns().iter().enumerate() {
         let value = match *column.type_() {
@@ -244,11 +244,14 @@ pub(crate) async fn run(run: DbRun<'_>) -> anyhow::Result<String> {
     eprintln!("{placement}");
     let measured = run.measure_servers(&dir, huge_sql).await;
     let mut bare = Vec::new();
+    let mut pipelined = Vec::new();
     let mut share = None;
     if measured.is_ok() {
         for rep in 0..run.reps {
             eprintln!("bare tokio-postgres loop, repetition {}/{}", rep + 1, run.reps);
             bare.push(bare_loop(&url, run.window, MAX_QUERIES).await?);
+            eprintln!("pipelined tokio-postgres ceiling, repetition {}/{}", rep + 1, run.reps);
+            pipelined.push(crate::ceiling_postgres::measure(&url, run.window, run.in_flight).await?);
         }
         if let Some(postmaster) = pg.pid() {
             share = Some(postgres_share(&run, &dir, postmaster, &url).await?);
@@ -257,8 +260,19 @@ pub(crate) async fn run(run: DbRun<'_>) -> anyhow::Result<String> {
     drop(pg);
     let _ = std::fs::remove_dir_all(&dir);
     let (rows, huge_rows) = measured?;
-    let mut table =
-        run.table(&rows, &huge_rows, &bare, "bare tokio-postgres loop (one connection, the ceiling)");
+    let pipelined_name = format!(
+        "pipelined tokio-postgres ({} in flight over {} connections, on the servers' CPU)",
+        run.in_flight,
+        crate::ceiling_postgres::CONNECTIONS
+    );
+    let mut table = run.table(
+        &rows,
+        &huge_rows,
+        &[
+            ("bare tokio-postgres loop (one query at a time, on the load's CPU)", bare),
+            (&pipelined_name, pipelined),
+        ],
+    );
     table.push_str(&format!("\n{placement}\n"));
     if let Some(share) = share {
         table.push_str(&format!("\n{share}\n"));
@@ -271,11 +285,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_postgres_fixture_answers_ten_rows_per_key_to_the_reader_and_the_bare_loop_runs() {
+    fn the_postgres_fixture_answers_ten_rows_per_key_to_the_reader_and_both_ceilings_run() {
         let dir = tempfile_dir();
         let (pg, url) = start(&dir).unwrap();
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let sample = runtime.block_on(bare_loop(&url, Duration::from_secs(5), 200)).unwrap();
+        assert!(sample.per_second > 0.0);
+        // The pipelined ceiling: several queries in flight on each of two
+        // connections, every answer checked to be the key's ten rows.
+        let sample = runtime
+            .block_on(crate::ceiling_postgres::pipelined(&url, Duration::from_secs(5), 8, 2, 200))
+            .unwrap();
         assert!(sample.per_second > 0.0);
         let config = std::fs::read_to_string(dir.join("switchboard.toml")).unwrap();
         assert!(!config.contains(&url), "the password is in switchboard.toml");

@@ -49,6 +49,7 @@
 //! take medians of several repetitions and compare ratios from one run.
 
 mod ceiling;
+mod ceiling_postgres;
 mod db;
 mod db_postgres;
 mod folder;
@@ -121,6 +122,17 @@ enum Internal {
     /// (internal) The bare stdio ceiling.
     #[command(hide = true)]
     CeilingStdio,
+    /// (internal) The pipelined PostgreSQL ceiling, its database URL in
+    /// `SWITCHBOARD_BENCH_PG_URL`; prints its sample as JSON.
+    #[command(hide = true)]
+    CeilingPostgres {
+        #[arg(long)]
+        seconds: f64,
+        #[arg(long)]
+        in_flight: usize,
+        #[arg(long)]
+        connections: usize,
+    },
     /// `resources/list` walks only: every server walks the whole list
     /// `--sweeps` times per process, `--reps` processes, servers taking
     /// turns; median sweep time and server CPU per sweep and per page.
@@ -191,6 +203,9 @@ fn main() -> anyhow::Result<()> {
     match cli.command {
         Some(Internal::CeilingHttp { port }) => return ceiling::http(port),
         Some(Internal::CeilingStdio) => return ceiling::stdio(),
+        Some(Internal::CeilingPostgres { seconds, in_flight, connections }) => {
+            return ceiling_postgres::main(seconds, in_flight, connections);
+        }
         Some(
             Internal::ScaleOut { .. } | Internal::List { .. } | Internal::Db { .. } | Internal::Folder { .. },
         )

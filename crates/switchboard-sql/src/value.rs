@@ -78,9 +78,25 @@ pub fn string_schema(format: Option<&str>) -> Value {
     }
 }
 
-/// The serialized size of a value, as counted against `max_bytes`.
+/// The serialized size of a value, as counted against `max_bytes`:
+/// written into a counter, not a buffer (a row's cells are sized one by
+/// one, so a buffer per cell was an allocation per cell).
 pub fn size(value: &Value) -> u64 {
-    serde_json::to_vec(value).map_or(0, |v| v.len() as u64)
+    /// Counts the bytes written to it and keeps none.
+    struct Counter(u64);
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len() as u64;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    // Writing a Value into a counter cannot fail.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
 }
 
 /// The bytes the keys of one row object take (`"name":` per column), as
