@@ -23,10 +23,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use serde_json::json;
+use serde_json::{Map, Value, json};
+use tokio_postgres::types::Type;
 
 use crate::db::{MAX_QUERIES, ORDERS_PER_CUSTOMER, SQL, key};
-use crate::db_postgres::row_object;
 use crate::load::Sample;
 use crate::proc_stat::cpu_seconds;
 
@@ -36,6 +36,22 @@ pub(crate) const URL_ENV: &str = "SWITCHBOARD_BENCH_PG_URL";
 /// switchboard's default PostgreSQL pool (`pool_size`), the connections
 /// the ceiling spreads its queries over.
 pub(crate) const CONNECTIONS: usize = 4;
+
+/// One row as a JSON object, by the column types the fixture uses (both
+/// PostgreSQL ceilings make their rows so).
+pub(crate) fn row_object(row: &tokio_postgres::Row) -> anyhow::Result<Value> {
+    let mut object = Map::with_capacity(row.len());
+    for (i, column) in row.columns().iter().enumerate() {
+        let value = match *column.type_() {
+            Type::INT8 => json!(row.try_get::<_, Option<i64>>(i)?),
+            Type::INT4 => json!(row.try_get::<_, Option<i32>>(i)?),
+            Type::FLOAT8 => json!(row.try_get::<_, Option<f64>>(i)?),
+            _ => json!(row.try_get::<_, Option<String>>(i)?),
+        };
+        object.insert(column.name().to_owned(), value);
+    }
+    Ok(Value::Object(object))
+}
 
 /// The `ceiling-postgres` subcommand: runs the ceiling for `seconds` with
 /// `in_flight` queries outstanding and prints its [`Sample`] as JSON.

@@ -30,9 +30,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use serde_json::{Map, Value, json};
 use switchboard_testkit::postgres::PostgresServer;
-use tokio_postgres::types::Type;
 
 use crate::db::{CUSTOMERS, DbRun, MAX_QUERIES, ORDERS_PER_CUSTOMER, SQL, TOOL, key};
 use crate::load::{Dialect, Sample, http_throughput, stdio_throughput};
@@ -189,21 +187,6 @@ async fn postgres_share(run: &DbRun<'_>, dir: &Path, postmaster: u32, url: &str)
     ))
 }
 
-/// One row as a JSON object, by the column types the fixture uses.
-pub(crate) fn row_object(row: &tokio_postgres::Row) -> anyhow::Result<Value> {
-    let mut object = Map::with_capacity(row.len());
-    for (i, column) in row.columns().iter().enumerate() {
-        let value = match *column.type_() {
-            Type::INT8 => json!(row.try_get::<_, Option<i64>>(i)?),
-            Type::INT4 => json!(row.try_get::<_, Option<i32>>(i)?),
-            Type::FLOAT8 => json!(row.try_get::<_, Option<f64>>(i)?),
-            _ => json!(row.try_get::<_, Option<String>>(i)?),
-        };
-        object.insert(column.name().to_owned(), value);
-    }
-    Ok(Value::Object(object))
-}
-
 /// The ceiling: the same prepared statement through tokio-postgres for
 /// `window`, one query at a time, each result made JSON objects and
 /// serialized. Queries per second and this process's CPU µs each.
@@ -219,7 +202,7 @@ async fn bare_loop(url: &str, window: Duration, limit: u64) -> anyhow::Result<Sa
     while started.elapsed() < window && done < limit {
         let customer = key(done) as i64;
         let rows = client.query(&statement, &[&customer]).await?;
-        let out = rows.iter().map(row_object).collect::<anyhow::Result<Vec<_>>>()?;
+        let out = rows.iter().map(crate::ceiling_postgres::row_object).collect::<anyhow::Result<Vec<_>>>()?;
         anyhow::ensure!(out.len() == ORDERS_PER_CUSTOMER as usize, "key {customer} gave {} rows", out.len());
         bytes += serde_json::to_vec(&out)?.len();
         done += 1;
