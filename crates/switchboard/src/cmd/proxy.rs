@@ -16,11 +16,7 @@ use crate::shutdown::Stop;
 use crate::transport::{self, HttpArgs, Served, show_banner};
 
 pub(crate) fn run(args: ProxyArgs) -> anyhow::Result<()> {
-    let runtime = match args.http {
-        None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
-        Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
-    }
-    .context("starting the async runtime")?;
+    let runtime = transport::runtime(args.http.is_some()).context("starting the async runtime")?;
     let result = runtime.block_on(async {
         // Before the upstream starts: a signal kills it and stops the proxy.
         let stop = Stop::listen();

@@ -151,13 +151,7 @@ struct Built {
 /// `switchboard serve`: builds the server, then serves it until its input
 /// ends or a signal arrives.
 pub(crate) fn run(args: ServeArgs) -> anyhow::Result<()> {
-    // stdio runs on one thread: a message is read, dispatched and answered
-    // without hopping between cores. HTTP uses every core.
-    let runtime = match args.http {
-        None => tokio::runtime::Builder::new_current_thread().enable_all().build(),
-        Some(_) => tokio::runtime::Builder::new_multi_thread().enable_all().build(),
-    }
-    .context("starting the async runtime")?;
+    let runtime = transport::runtime(args.http.is_some()).context("starting the async runtime")?;
     let shared = runtime.block_on(connect_state(args.state.as_deref()))?;
     // Every instance signs cursors with the same key: read it now if the
     // store answers soon, else adopt it once the store is back.
