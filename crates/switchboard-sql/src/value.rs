@@ -78,10 +78,11 @@ pub fn string_schema(format: Option<&str>) -> Value {
     }
 }
 
-/// The serialized size of a value, as counted against `max_bytes`:
-/// written into a counter, not a buffer (a row's cells are sized one by
-/// one, so a buffer per cell was an allocation per cell).
-pub fn size(value: &Value) -> u64 {
+/// The serialized size of a value (a cell, or a row's cells as an array),
+/// as counted against `max_bytes`: written into a counter, not a buffer
+/// (cells and rows are sized one by one, so a buffer each was an
+/// allocation each). Every engine sizes its results here.
+pub fn size<T: serde::Serialize + ?Sized>(value: &T) -> u64 {
     /// Counts the bytes written to it and keeps none.
     struct Counter(u64);
     impl std::io::Write for Counter {
@@ -94,7 +95,7 @@ pub fn size(value: &Value) -> u64 {
         }
     }
     let mut counter = Counter(0);
-    // Writing a Value into a counter cannot fail.
+    // Writing JSON into a counter cannot fail.
     let _ = serde_json::to_writer(&mut counter, value);
     counter.0
 }
@@ -130,5 +131,7 @@ mod tests {
         let row = json!({"id": 1, "na\"me": "x"});
         let values = size(&json!(1)) + size(&json!("x"));
         assert_eq!(object_keys_size(["id", "na\"me"]) + values + 1 + 2, size(&row));
+        let cells = [json!(1), json!("a\"b"), Value::Null];
+        assert_eq!(size(&cells[..]), serde_json::to_vec(&cells).unwrap().len() as u64);
     }
 }

@@ -340,7 +340,7 @@ fn stream(
             return Ok((kept, true, bytes));
         }
         let values: Vec<Value> = (0..width).map(|i| types::to_json(row.get_ref_unwrap(i))).collect();
-        let size = keys + types::json_size(&values) + separator;
+        let size = keys + crate::value::size(values.as_slice()) + separator;
         if bytes + size > call.max_bytes {
             return Ok((kept, true, bytes));
         }

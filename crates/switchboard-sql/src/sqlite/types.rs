@@ -83,23 +83,6 @@ pub(super) fn json_size_at_least(value: ValueRef<'_>) -> u64 {
     }
 }
 
-/// The serialized size of a row's values, counted without building the text.
-pub(super) fn json_size(values: &[Value]) -> u64 {
-    struct Count(u64);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len() as u64;
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    let _ = serde_json::to_writer(&mut count, values);
-    count.0
-}
-
 /// A JSON argument as the value bound to parameter `name`: numbers as
 /// integers when they are whole and fit 64 bits, else reals; booleans as
 /// 0/1 (SQLite has no boolean); strings as text; null as NULL.
@@ -141,7 +124,7 @@ mod tests {
     #[test]
     fn sizes_are_exact_and_the_lower_bound_holds() {
         let values = vec![json!(1), json!("é\"x"), Value::Null, value::bytes(b"hello")];
-        assert_eq!(json_size(&values), serde_json::to_vec(&values).unwrap().len() as u64);
+        assert_eq!(value::size(values.as_slice()), serde_json::to_vec(&values).unwrap().len() as u64);
         for (raw, json) in [
             (ValueRef::Text("é\"x".as_bytes()), json!("é\"x")),
             (ValueRef::Blob(b"hello"), value::bytes(b"hello")),
