@@ -26,7 +26,7 @@ use anyhow::Context as _;
 use serde_json::{Map, Value, json};
 use tokio_postgres::types::Type;
 
-use crate::db::{MAX_QUERIES, ORDERS_PER_CUSTOMER, SQL, key};
+use crate::db::{MAX_QUERIES, ORDERS_PER_CUSTOMER, key, positional_sql};
 use crate::load::Sample;
 use crate::proc_stat::cpu_seconds;
 
@@ -79,7 +79,7 @@ pub(crate) async fn pipelined(
         let (client, connection) =
             tokio_postgres::connect(url, tokio_postgres::NoTls).await.context("the ceiling's connection")?;
         tokio::spawn(connection);
-        let statement = client.prepare(&SQL.replace(":customer_id", "$1")).await?;
+        let statement = client.prepare(&positional_sql("$1")).await?;
         clients.push((client, statement));
     }
     let clients = Arc::new(clients);

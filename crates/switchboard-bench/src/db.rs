@@ -34,6 +34,12 @@ pub(crate) const ORDERS_PER_CUSTOMER: u64 = 10;
 pub(crate) const TOOL: &str = "orders_of_customer";
 /// The query, with switchboard's named placeholder.
 pub(crate) const SQL: &str = "SELECT id, customer_id, total, status, note, created_at FROM orders WHERE customer_id = :customer_id ORDER BY id";
+/// [`SQL`] with an engine's positional placeholder (`$1`, `?1`, `?`) in
+/// place of switchboard's named one, for the clients that take only those.
+pub(crate) fn positional_sql(placeholder: &str) -> String {
+    SQL.replace(":customer_id", placeholder)
+}
+
 /// The query of the memory check (`rows` rows), sent to the ad-hoc tool.
 fn huge_sql(rows: u64) -> String {
     format!(
@@ -102,7 +108,7 @@ pub(crate) fn fixture(dir: &Path) -> anyhow::Result<PathBuf> {
              [[tools.parameters]]\nname = \"customer_id\"\ntype = \"integer\"\ndescription = \"The customer's id\"\n\n\
              [[tools]]\nname = \"execute_sql\"\nsource = \"bench\"\nreadonly = true\n",
             path.display(),
-            SQL.replace(":customer_id", "?")
+            positional_sql("?")
         ),
     )?;
     Ok(path)
@@ -112,7 +118,7 @@ pub(crate) fn fixture(dir: &Path) -> anyhow::Result<PathBuf> {
 /// made JSON objects and serialized. Queries per second and CPU µs each.
 pub(crate) fn bare_loop(path: &Path, window: Duration, limit: u64) -> anyhow::Result<Sample> {
     let db = rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    let sql = SQL.replace(":customer_id", "?1");
+    let sql = positional_sql("?1");
     let cpu_before = cpu_seconds(std::process::id()).unwrap_or(0.0);
     let started = Instant::now();
     let mut done = 0u64;

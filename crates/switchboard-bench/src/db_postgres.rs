@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use switchboard_testkit::postgres::PostgresServer;
 
-use crate::db::{CUSTOMERS, DbRun, MAX_QUERIES, ORDERS_PER_CUSTOMER, SQL, TOOL, key};
+use crate::db::{CUSTOMERS, DbRun, MAX_QUERIES, ORDERS_PER_CUSTOMER, SQL, TOOL, key, positional_sql};
 use crate::load::{Dialect, Sample, http_throughput, stdio_throughput};
 use crate::proc_stat::{children_cpu_seconds, cpu_seconds};
 
@@ -108,7 +108,7 @@ fn start(dir: &Path) -> anyhow::Result<(PostgresServer, String)> {
              description = \"The orders of one customer.\"\nstatement = \"{}\"\nreadonly = true\n\n\
              [[tools.parameters]]\nname = \"customer_id\"\ntype = \"integer\"\ndescription = \"The customer's id\"\n\n\
              [[tools]]\nname = \"execute_sql\"\nsource = \"{DATABASE}\"\nreadonly = true\n",
-            SQL.replace(":customer_id", "$1")
+            positional_sql("$1")
         ),
     )?;
     Ok((pg, url))
@@ -194,7 +194,7 @@ async fn bare_loop(url: &str, window: Duration, limit: u64) -> anyhow::Result<Sa
     let (client, connection) =
         tokio_postgres::connect(url, tokio_postgres::NoTls).await.context("the bare loop's connection")?;
     let driver = tokio::spawn(connection);
-    let statement = client.prepare(&SQL.replace(":customer_id", "$1")).await?;
+    let statement = client.prepare(&positional_sql("$1")).await?;
     let cpu_before = cpu_seconds(std::process::id()).unwrap_or(0.0);
     let started = Instant::now();
     let mut done = 0u64;

@@ -5,6 +5,13 @@ use std::time::Duration;
 
 use crate::auth::AuthOptions;
 
+/// How long HTTP looks for the next request after a connection last read
+/// or wrote ([`HttpOptions::poll_before_sleep`]). Twice stdio's window: a
+/// client reading an HTTP answer and sending the next request takes longer
+/// than one reading a line (measured on a `resources/list` walk of 100
+/// pages: 100 µs saved 1 ms of 25, 200 µs saved 7).
+pub const POLL_BEFORE_SLEEP: Duration = Duration::from_micros(200);
+
 /// When a POST that carries requests is answered with an SSE stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ResponseMode {
@@ -95,6 +102,14 @@ pub struct HttpOptions {
     /// the JSON body (e.g. the states of a gateway's upstreams). It does not
     /// change the status code.
     pub readiness: Option<Readiness>,
+    /// How long the server keeps looking for the next request after a
+    /// connection last read or wrote, before its thread sleeps: a client
+    /// that sends request after request (pages of a list) then finds it
+    /// awake. Only on Tokio's single-threaded runtime, and only while the
+    /// runtime has nothing else to run; `Duration::ZERO` turns it off.
+    /// Default: [`POLL_BEFORE_SLEEP`] (200 µs), or what
+    /// `SWITCHBOARD_HTTP_POLL_US` says in microseconds.
+    pub poll_before_sleep: Duration,
 }
 
 /// Details added to `GET /readyz` (see [`HttpOptions::readiness`]).
@@ -138,6 +153,10 @@ impl Default for HttpOptions {
             metrics: None,
             state: None,
             readiness: None,
+            poll_before_sleep: switchboard_server::transport::poll_window(
+                "SWITCHBOARD_HTTP_POLL_US",
+                POLL_BEFORE_SLEEP,
+            ),
         }
     }
 }

@@ -9,6 +9,7 @@ use switchboard_server::Server;
 
 use crate::error::Error;
 use crate::options::HttpOptions;
+use crate::poll_before_sleep::PollBeforeSleep;
 use crate::routes::router;
 
 /// Serves `server` on `addr` until `shutdown` completes; in-flight requests
@@ -33,6 +34,7 @@ pub async fn serve_listener(
     use hyper_util::rt::{TokioIo, TokioTimer};
     let header_timeout = options.header_timeout;
     let shutdown_timeout = options.shutdown_timeout;
+    let poll = PollBeforeSleep::start(options.poll_before_sleep);
     let app = router(server, options);
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new()).header_read_timeout(header_timeout).keep_alive(true);
@@ -55,7 +57,8 @@ pub async fn serve_listener(
             tracing::warn!(error = %e, "could not set TCP_NODELAY");
         }
         let service = hyper_util::service::TowerToHyperService::new(app.clone());
-        let connection = graceful.watch(http.serve_connection(TokioIo::new(tcp), service));
+        let io = TokioIo::new(PollBeforeSleep::watch(poll.as_ref(), tcp));
+        let connection = graceful.watch(http.serve_connection(io, service));
         tokio::spawn(async move {
             if let Err(e) = connection.await {
                 tracing::debug!(error = %e, "connection ended with an error");

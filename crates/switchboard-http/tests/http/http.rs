@@ -869,3 +869,28 @@ async fn a_2025_11_25_task_reports_progress_and_asks_on_the_get_stream() {
     .unwrap();
     assert!(result.contains(r#"got \"yes\""#), "{result}");
 }
+
+/// `HttpOptions::poll_before_sleep` through the accept loop: on the
+/// single-threaded runtime (`#[tokio::test]`'s), after a request's bytes the
+/// server keeps looking for the next one instead of sleeping, for the window;
+/// with a zero window the thread sleeps whenever it waits. Both answer alike.
+#[tokio::test]
+async fn the_single_threaded_server_looks_for_the_next_request_for_the_window_instead_of_sleeping() {
+    let parks = || tokio::runtime::Handle::current().metrics().worker_park_count(0);
+    for (window, sleeps) in [(Duration::from_secs(3), false), (Duration::ZERO, true)] {
+        let mut options = HttpOptions::default();
+        options.legacy_sessions = false;
+        options.poll_before_sleep = window;
+        let s = start_with(server(Arc::new(AtomicBool::new(false))), options).await;
+        let ping = |id: u64| {
+            s.post(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}))
+                .header("mcp-protocol-version", "2025-06-18")
+        };
+        assert_eq!(ping(1).send().await.unwrap().json::<Value>().await.unwrap()["result"], json!({}));
+        let before = parks();
+        // The client waits a moment (a timer) before its next request.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(ping(2).send().await.unwrap().json::<Value>().await.unwrap()["result"], json!({}));
+        assert_eq!(parks() > before, sleeps, "window {window:?}");
+    }
+}

@@ -76,7 +76,7 @@ where
 pub fn stdio(limit: usize) -> LineTransport<StdinStream, StdoutStream> {
     LineTransport::new(StdinStream::new(), StdoutStream::new(), limit)
         .hold_after_progress(PROGRESS_HOLD)
-        .poll_before_sleep(poll_window())
+        .poll_before_sleep(poll_window("SWITCHBOARD_STDIO_POLL_US", POLL_BEFORE_SLEEP))
 }
 
 /// How long the process's stdio looks for the client's next message before
@@ -84,14 +84,17 @@ pub fn stdio(limit: usize) -> LineTransport<StdinStream, StdoutStream> {
 /// `SWITCHBOARD_STDIO_POLL_US` says otherwise (`0` turns it off).
 pub const POLL_BEFORE_SLEEP: Duration = Duration::from_micros(100);
 
-fn poll_window() -> Duration {
-    poll_window_from(std::env::var("SWITCHBOARD_STDIO_POLL_US").ok().as_deref())
+/// The window the environment `variable` asks for, in microseconds (`0`
+/// turns looking off); `default` when unset or not a number. The one reader
+/// of the stdio and HTTP windows' variables.
+pub fn poll_window(variable: &str, default: Duration) -> Duration {
+    poll_window_from(std::env::var(variable).ok().as_deref(), default)
 }
 
-/// The window `SWITCHBOARD_STDIO_POLL_US` asks for, in microseconds;
-/// [`POLL_BEFORE_SLEEP`] when unset or not a number.
-fn poll_window_from(micros: Option<&str>) -> Duration {
-    micros.and_then(|v| v.trim().parse().ok()).map_or(POLL_BEFORE_SLEEP, Duration::from_micros)
+/// The window a variable's value asks for, in microseconds; `default` when
+/// unset or not a number.
+fn poll_window_from(micros: Option<&str>, default: Duration) -> Duration {
+    micros.and_then(|v| v.trim().parse().ok()).map_or(default, Duration::from_micros)
 }
 
 impl<R, W> Transport for LineTransport<R, W>
@@ -331,11 +334,13 @@ mod tests {
 
     #[test]
     fn the_poll_window_is_100_microseconds_unless_the_variable_says_otherwise() {
-        assert_eq!(poll_window_from(None), POLL_BEFORE_SLEEP);
+        let default = POLL_BEFORE_SLEEP;
+        assert_eq!(poll_window_from(None, default), POLL_BEFORE_SLEEP);
         assert_eq!(POLL_BEFORE_SLEEP, Duration::from_micros(100));
-        assert_eq!(poll_window_from(Some("0")), Duration::ZERO, "0 turns it off");
-        assert_eq!(poll_window_from(Some(" 250 ")), Duration::from_micros(250));
-        assert_eq!(poll_window_from(Some("fast")), POLL_BEFORE_SLEEP);
+        assert_eq!(poll_window_from(Some("0"), default), Duration::ZERO, "0 turns it off");
+        assert_eq!(poll_window_from(Some(" 250 "), default), Duration::from_micros(250));
+        assert_eq!(poll_window_from(Some("fast"), default), POLL_BEFORE_SLEEP);
+        assert_eq!(poll_window_from(None, Duration::from_micros(7)), Duration::from_micros(7));
     }
 
     #[tokio::test]

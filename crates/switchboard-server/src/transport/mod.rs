@@ -21,7 +21,7 @@ use std::io;
 pub(crate) use connection::serve;
 
 pub use hold::PROGRESS_HOLD;
-pub use line::{LineReader, LineTransport, LineWriter, POLL_BEFORE_SLEEP, stdio};
+pub use line::{LineReader, LineTransport, LineWriter, POLL_BEFORE_SLEEP, poll_window, stdio};
 pub use stdio::{StdinStream, StdoutStream};
 
 /// One unit read from a transport.
