@@ -175,6 +175,12 @@ mod tests {
         Handle::current().metrics().worker_park_count(0)
     }
 
+    #[test]
+    fn http_looks_for_200_microseconds_unless_the_variable_says_otherwise() {
+        assert_eq!(crate::POLL_BEFORE_SLEEP, Duration::from_micros(200));
+        assert_eq!(crate::HttpOptions::default().poll_before_sleep, crate::POLL_BEFORE_SLEEP);
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn the_work_stealing_runtime_never_polls() {
         assert!(PollBeforeSleep::start(Duration::from_millis(1)).is_none());
@@ -235,9 +241,10 @@ mod tests {
         let (plain, mut peer) = tokio::io::duplex(64);
         let mut plain = PollBeforeSleep::watch(None, plain);
         plain.write_all(b"y").await.unwrap();
-        let mut two = [0; 1];
-        peer.read_exact(&mut two).await.unwrap();
-        far.read_exact(&mut two).await.unwrap();
-        assert_eq!(&two, b"x");
+        let mut one = [0; 1];
+        peer.read_exact(&mut one).await.unwrap();
+        assert_eq!(&one, b"y");
+        far.read_exact(&mut one).await.unwrap();
+        assert_eq!(&one, b"x");
     }
 }
