@@ -15,9 +15,11 @@
 #
 # `bench/hot-symbols.sh --check` changes nothing: it says how many of the
 # functions that run until the fixtures answer `initialize` the file still
-# orders in the binary, and fails below 90%. Renaming a module renames its
-# functions (the house moves of 2026-11 left 453 of 984), so run it after
-# moves and dependency upgrades.
+# orders in the binary, and fails below 98%. Renaming a module renames its
+# functions (the house moves of 2026-11 left 453 of 984), and thin LTO renames
+# the functions it promotes across crates whenever their crate's code changes
+# (`....llvm.<hash>`; 36 of 911 after one day's changes, 1.4 MB more RSS), so
+# run it after changing a crate start-up runs, moves and dependency upgrades.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 check=0
@@ -70,7 +72,7 @@ if [ "$check" = 1 ]; then
     ordered=$(sort -u crates/switchboard/hot-symbols.txt | comm -12 - "$work/start" | wc -l)
     total=$(wc -l < "$work/start")
     echo "hot-symbols.txt orders $ordered of the $total functions that run until initialize is answered and initialized read"
-    [ $((ordered * 10)) -ge $((total * 9)) ] || { echo "stale: rerun bench/hot-symbols.sh"; exit 1; }
+    [ $((ordered * 50)) -ge $((total * 49)) ] || { echo "stale: rerun bench/hot-symbols.sh"; exit 1; }
     exit 0
 fi
 # Three tiers, each laid out after the one before: what runs until the
